@@ -1,0 +1,165 @@
+# cordon - confine what a command may write.
+#
+#   make            build/cordon, build/libcordon.a, build/libcordon.so
+#   make check      unit tests, shell tests (as root also as an unprivileged
+#                   user), fuzz corpus replay, lint and sanitizers
+#   make asan       the suite under AddressSanitizer + UBSan
+#   make lint       cppcheck, clang-tidy, shellcheck, format-check
+#   make fuzz       libFuzzer targets (clang)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+MANDIR    ?= $(PREFIX)/share/man
+PKGDIR    ?= $(LIBDIR)/pkgconfig
+
+CC        ?= cc
+B         ?= build
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+             -Wformat=2 -Wimplicit-fallthrough -Wvla
+HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+OPT       ?= -O2
+CFLAGS    ?= $(OPT) -g
+ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC \
+             -Iinclude -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS    += -lpthread
+
+LIB_SRC := src/cordon.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
+           src/json.c src/path.c src/strv.c src/caps.c \
+           src/backend-landlock.c src/backend-none.c
+CLI_SRC := cli/main.c cli/args.c
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+
+UNIT_SRC := $(wildcard tests/unit/test-*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/helpers/%)
+FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
+REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
+
+.PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
+        shellcheck fuzz install uninstall clean demo header-check
+.SUFFIXES:
+
+all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
+
+$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libcordon.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/libcordon.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libcordon.so.0 $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The CLI links the library statically: one program start, no loader work.
+$(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
+
+# ---- tests ----
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libcordon.a $(B)/cli/args.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+
+$(B)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(B)/replay/%: fuzz/%.c fuzz/standalone.c $(B)/libcordon.a $(B)/cli/args.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Icli $(LDFLAGS) -o $@ $< fuzz/standalone.c $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+
+unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
+	prove -v $(UNIT_BIN) 2>&1 | tail -n +1
+
+replay: $(REPLAY_BIN)
+	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \
+	  $$t fuzz/corpus/$$n/* || exit 1; done
+
+shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
+	tests/run-shell-tests
+
+# The README's test command. Everything a change must pass.
+check: all header-check
+	$(MAKE) unit replay
+	tests/run-shell-tests
+	$(MAKE) lint
+	$(MAKE) asan
+
+header-check:
+	@mkdir -p $(B)
+	printf '#include "cordon.h"\nint main(void){return cordon_new()==0;}\n' > $(B)/hc.c
+	$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Iinclude -c $(B)/hc.c -o $(B)/hc.o
+
+asan:
+	$(MAKE) B=build-asan OPT=-O1 \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -U_FORTIFY_SOURCE" \
+	  LDFLAGS="-fsanitize=address,undefined" all unit replay
+	CORDON_BUILD=build-asan tests/run-shell-tests
+
+# ---- lint ----
+lint: format-check cppcheck tidy shellcheck
+
+CPPCHECK_FLAGS := --enable=warning,performance,portability --error-exitcode=1 \
+  --inline-suppr --quiet -D__linux__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
+  --suppress=missingIncludeSystem
+cppcheck:
+	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz
+
+tidy:
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
+
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run demo/run)
+shellcheck:
+	shellcheck -x $(SHELL_SCRIPTS)
+
+FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h src/*.h \
+                $(UNIT_SRC) tests/unit/tap.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+# ---- fuzz (clang + libFuzzer) ----
+fuzz:
+	@mkdir -p $(B)/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	    -Iinclude -Isrc -Icli -o $(B)/fuzz/$$n $$f $(LIB_SRC) cli/args.c -lpthread || exit 1; \
+	done
+	@echo "run e.g.: $(B)/fuzz/fuzz-json -max_total_time=60 fuzz/corpus/fuzz-json"
+
+# ---- demo ----
+demo: $(B)/cordon
+	demo/run
+
+# ---- install ----
+$(B)/cordon.pc: cordon.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: all $(B)/cordon.pc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGDIR)
+	install -m 0755 $(B)/cordon $(DESTDIR)$(BINDIR)/cordon
+	install -m 0644 $(B)/libcordon.a $(DESTDIR)$(LIBDIR)/libcordon.a
+	install -m 0755 $(B)/libcordon.so $(DESTDIR)$(LIBDIR)/libcordon.so.0
+	ln -sf libcordon.so.0 $(DESTDIR)$(LIBDIR)/libcordon.so
+	install -m 0644 include/cordon.h $(DESTDIR)$(INCDIR)/cordon.h
+	install -m 0644 man/cordon.1 $(DESTDIR)$(MANDIR)/man1/cordon.1
+	install -m 0644 $(B)/cordon.pc $(DESTDIR)$(PKGDIR)/cordon.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cordon $(DESTDIR)$(LIBDIR)/libcordon.a \
+	      $(DESTDIR)$(LIBDIR)/libcordon.so $(DESTDIR)$(LIBDIR)/libcordon.so.0 \
+	      $(DESTDIR)$(INCDIR)/cordon.h $(DESTDIR)$(MANDIR)/man1/cordon.1 \
+	      $(DESTDIR)$(PKGDIR)/cordon.pc
+
+clean:
+	rm -rf build build-asan

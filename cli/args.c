@@ -1,0 +1,298 @@
+#include "args.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_uint(const char *s, long max, long *out)
+{
+	long v = 0;
+	if (s == NULL || s[0] == '\0' || strlen(s) > 18)
+		return -1;
+	for (const char *p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_timeout(const char *s, uint64_t *ms)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000;
+	const char *p = s;
+	int digits = 0;
+
+	if (s == NULL)
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		whole = whole * 10 + (uint64_t)(*p - '0');
+		if (whole > 100000000ULL) /* about three years */
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		for (; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+		}
+	}
+	if (*p != '\0' || digits == 0)
+		return -1;
+	*ms = whole * 1000 + frac;
+	return *ms > 0 ? 0 : -1;
+}
+
+static int push(const char ***list, size_t *n, const char *v)
+{
+	const char **l = realloc(*list, (*n + 1) * sizeof(*l));
+	if (l == NULL)
+		return -1;
+	l[(*n)++] = v;
+	*list = l;
+	return 0;
+}
+
+static int fail(struct cli_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct cli_args *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Options that take a value. */
+enum opt {
+	O_WORKSPACE, O_SANDBOX, O_ALLOW_WRITE, O_CACHE, O_PROTECT, O_STATE_DIR,
+	O_STATUS_FD, O_STATUS_FILE, O_TIMEOUT, O_ENV, O_KEEP_FD, O_TEST_MAX_ABI,
+	/* flags */
+	O_NO_CACHES, O_NO_DEFAULT_PROTECT, O_CLEAN_ENV, O_ALLOW_BROAD, O_HELP,
+	O_COUNT
+};
+#define FIRST_FLAG O_NO_CACHES
+
+static const char *const long_names[O_COUNT] = {
+	[O_WORKSPACE] = "workspace", [O_SANDBOX] = "sandbox", [O_ALLOW_WRITE] = "allow-write",
+	[O_CACHE] = "cache", [O_PROTECT] = "protect", [O_STATE_DIR] = "state-dir",
+	[O_STATUS_FD] = "status-fd", [O_STATUS_FILE] = "status-file", [O_TIMEOUT] = "timeout",
+	[O_ENV] = "env", [O_KEEP_FD] = "keep-fd", [O_TEST_MAX_ABI] = "test-max-abi",
+	[O_NO_CACHES] = "no-caches", [O_NO_DEFAULT_PROTECT] = "no-default-protect",
+	[O_CLEAN_ENV] = "clean-env", [O_ALLOW_BROAD] = "allow-broad", [O_HELP] = "help",
+};
+
+static int find_opt(const char *arg, const char **inline_val)
+{
+	*inline_val = NULL;
+	if (strcmp(arg, "-w") == 0)
+		return O_WORKSPACE;
+	if (strcmp(arg, "-h") == 0)
+		return O_HELP;
+	if (strncmp(arg, "--", 2) != 0)
+		return -1;
+	const char *name = arg + 2;
+	const char *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+	for (int i = 0; i < O_COUNT; i++) {
+		if (strlen(long_names[i]) == n && strncmp(long_names[i], name, n) == 0) {
+			if (eq != NULL)
+				*inline_val = eq + 1;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int apply_value(struct cli_args *a, int o, const char *v)
+{
+	long n;
+	switch (o) {
+	case O_WORKSPACE:
+		a->workspace = v;
+		return 0;
+	case O_SANDBOX:
+		if (cordon_parse_mode(v, &a->mode) != 0)
+			return fail(a, "unknown --sandbox mode '%s' (want auto, required or off)", v);
+		return 0;
+	case O_ALLOW_WRITE:
+		return push(&a->allow_write, &a->nallow_write, v);
+	case O_CACHE:
+		if (cordon_parse_caches(v, &a->caches) != 0)
+			return fail(a, "bad --cache list '%s' (want names from cargo,npm,pip,playwright)", v);
+		return 0;
+	case O_PROTECT:
+		return push(&a->protect, &a->nprotect, v);
+	case O_STATE_DIR:
+		a->state_dir = v;
+		return 0;
+	case O_STATUS_FD:
+		if (cli_parse_uint(v, 1 << 30, &n) != 0)
+			return fail(a, "bad --status-fd '%s' (want a file descriptor number)", v);
+		a->status_fd = (int)n;
+		return 0;
+	case O_STATUS_FILE:
+		if (v[0] == '\0')
+			return fail(a, "empty --status-file");
+		a->status_file = v;
+		return 0;
+	case O_TIMEOUT:
+		if (cli_parse_timeout(v, &a->timeout_ms) != 0)
+			return fail(a, "bad --timeout '%s' (want seconds > 0, e.g. 30 or 1.5)", v);
+		return 0;
+	case O_ENV:
+		if (v[0] == '\0' || v[0] == '=')
+			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
+		return push(&a->env, &a->nenv, v);
+	case O_KEEP_FD: {
+		if (cli_parse_uint(v, 1 << 30, &n) != 0)
+			return fail(a, "bad --keep-fd '%s' (want a file descriptor number)", v);
+		int *k = realloc(a->keep_fds, (a->nkeep + 1) * sizeof(int));
+		if (k == NULL)
+			return -1;
+		k[a->nkeep++] = (int)n;
+		a->keep_fds = k;
+		return 0;
+	}
+	case O_TEST_MAX_ABI:
+		if (cli_parse_uint(v, 1000, &n) != 0 || n == 0)
+			return fail(a, "bad --test-max-abi '%s' (want a version >= 1)", v);
+		a->max_abi = (int)n;
+		return 0;
+	default:
+		return fail(a, "internal: option %d", o);
+	}
+}
+
+static int apply_flag(struct cli_args *a, int o)
+{
+	switch (o) {
+	case O_NO_CACHES:
+		a->caches = 0;
+		break;
+	case O_NO_DEFAULT_PROTECT:
+		a->no_default_protect = 1;
+		break;
+	case O_CLEAN_ENV:
+		a->clean_env = 1;
+		break;
+	case O_ALLOW_BROAD:
+		a->allow_broad = 1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int parse_run(int argc, char *const argv[], int i, struct cli_args *a)
+{
+	for (; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *val;
+		if (strcmp(arg, "--") == 0) {
+			if (i + 1 >= argc)
+				return fail(a, "empty command after '--'");
+			a->command = argv + i + 1;
+			return 0;
+		}
+		int o = find_opt(arg, &val);
+		if (o < 0) {
+			if (arg[0] == '-')
+				return fail(a, "unknown option '%s' (see cordon run --help)", arg);
+			return fail(a, "missing '--' before the command '%s'", arg);
+		}
+		if (o == O_HELP) {
+			a->cmd = CLI_HELP;
+			a->help_topic = "run";
+			return 0;
+		}
+		if (o == O_TEST_MAX_ABI || o < FIRST_FLAG) {
+			if (val == NULL) {
+				if (i + 1 >= argc)
+					return fail(a, "option '%s' needs a value", arg);
+				val = argv[++i];
+			}
+			if (apply_value(a, o, val) != 0)
+				return -1;
+		} else {
+			if (val != NULL)
+				return fail(a, "option '%s' takes no value", arg);
+			apply_flag(a, o);
+		}
+	}
+	return fail(a, "missing '--' and command (cordon run [OPTIONS] -- COMMAND [ARG...])");
+}
+
+static int parse_probe(int argc, char *const argv[], int i, struct cli_args *a)
+{
+	for (; i < argc; i++) {
+		const char *val;
+		if (strcmp(argv[i], "--json") == 0) {
+			a->json = 1;
+			continue;
+		}
+		int o = find_opt(argv[i], &val);
+		if (o == O_HELP) {
+			a->cmd = CLI_HELP;
+			a->help_topic = "probe";
+			return 0;
+		}
+		if (o == O_TEST_MAX_ABI) {
+			if (val == NULL) {
+				if (i + 1 >= argc)
+					return fail(a, "option '%s' needs a value", argv[i]);
+				val = argv[++i];
+			}
+			if (apply_value(a, o, val) != 0)
+				return -1;
+			continue;
+		}
+		return fail(a, "unknown probe argument '%s' (see cordon probe --help)", argv[i]);
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char *const argv[], struct cli_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->status_fd = -1;
+	a->caches = CORDON_CACHE_DEFAULT;
+	a->mode = CORDON_MODE_AUTO;
+	if (argc < 2)
+		return fail(a, "missing command (try 'cordon --help')");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		a->cmd = CLI_HELP;
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		a->cmd = CLI_VERSION;
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0) {
+		a->cmd = CLI_RUN;
+		return parse_run(argc, argv, 2, a);
+	}
+	if (strcmp(cmd, "probe") == 0) {
+		a->cmd = CLI_PROBE;
+		return parse_probe(argc, argv, 2, a);
+	}
+	return fail(a, "unknown command '%s' (try 'cordon --help')", cmd);
+}
+
+void cli_args_free(struct cli_args *a)
+{
+	free(a->allow_write);
+	free(a->protect);
+	free(a->env);
+	free(a->keep_fds);
+	a->allow_write = a->protect = a->env = NULL;
+	a->keep_fds = NULL;
+}

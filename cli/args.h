@@ -1,0 +1,54 @@
+/*
+ * Command-line parsing for cordon(1). Pure: no system calls, no global
+ * state, so unit tests and the fuzzer feed it argv directly. Strings in
+ * the result point into argv.
+ */
+#ifndef CORDON_CLI_ARGS_H
+#define CORDON_CLI_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cordon.h"
+
+enum cli_cmd { CLI_RUN, CLI_PROBE, CLI_HELP, CLI_VERSION };
+
+struct cli_args {
+	enum cli_cmd cmd;
+	const char *help_topic; /* "run", "probe" or NULL */
+	/* run */
+	const char *workspace;
+	enum cordon_mode mode;
+	const char **allow_write;
+	size_t nallow_write;
+	unsigned caches;
+	const char **protect;
+	size_t nprotect;
+	int no_default_protect;
+	const char *state_dir;
+	int status_fd; /* -1: none */
+	const char *status_file;
+	uint64_t timeout_ms; /* 0: none */
+	int clean_env;
+	const char **env;
+	size_t nenv;
+	int *keep_fds;
+	size_t nkeep;
+	int allow_broad;
+	int max_abi; /* testing knob; 0: none */
+	char *const *command; /* after "--", NULL-terminated */
+	/* probe */
+	int json;
+	char err[512]; /* the message when parsing fails */
+};
+
+/* 0 on success; -1 with a["err"] set. Free with cli_args_free either way. */
+int cli_parse(int argc, char *const argv[], struct cli_args *a);
+void cli_args_free(struct cli_args *a);
+
+/* Decimal seconds ("1", "0.25") to milliseconds; must be > 0. */
+int cli_parse_timeout(const char *s, uint64_t *ms);
+/* A non-negative decimal int no larger than max. */
+int cli_parse_uint(const char *s, long max, long *out);
+
+#endif

@@ -1,0 +1,286 @@
+/*
+ * cordon(1): argv -> setters -> run -> exit status. All the work is in
+ * libcordon; this file parses, reports and maps results to exit codes.
+ */
+#include "args.h"
+#include "cordon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_CORDON 125
+
+static const char usage_main[] =
+	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]   run one command confined\n"
+	"       cordon probe [--json]                     what confinement works here\n"
+	"       cordon --help | --version\n"
+	"\n"
+	"cordon confines what a command, and everything it spawns, may write:\n"
+	"the workspace, the run's temp dir, allowed tool caches and a few devices.\n"
+	"See 'cordon run --help' and cordon(1).\n";
+
+static const char usage_run[] =
+	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]\n"
+	"\n"
+	"  -w, --workspace DIR     the tree the command may write (default: current dir)\n"
+	"  --sandbox MODE          auto (default): confine, or warn and run unconfined;\n"
+	"                          required: confine or refuse (exit 125); off: plain exec\n"
+	"  --allow-write PATH      an extra writable tree or file (repeatable)\n"
+	"  --cache LIST            writable tool caches (default cargo,npm,pip,playwright)\n"
+	"  --no-caches             no tool cache is writable\n"
+	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
+	"  --no-default-protect    do not protect the workspace's .git/hooks, .git/config\n"
+	"  --state-dir DIR         where per-run temp dirs are made\n"
+	"                          (default $XDG_STATE_HOME/cordon or ~/.local/state/cordon)\n"
+	"  --status-fd N           write JSON status events to fd N\n"
+	"  --status-file PATH      append JSON status events to PATH\n"
+	"  --timeout SECONDS       kill the command's process group after SECONDS (exit 124)\n"
+	"  --clean-env             pass only PATH HOME USER LOGNAME SHELL LANG LC_* TERM TZ\n"
+	"  --env NAME[=VALUE]      set NAME, or pass the caller's NAME (repeatable)\n"
+	"  --keep-fd N             let the command keep inherited fd N (repeatable)\n"
+	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
+	"  --test-max-abi N        FOR TESTS: use at most Landlock ABI N\n"
+	"\n"
+	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
+	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
+
+static const char usage_probe[] =
+	"usage: cordon probe [--json] [--test-max-abi N]\n"
+	"\n"
+	"Report which confinement works on this machine and, if none, why.\n"
+	"Exit status: 0 when confinement is available, 1 when it is not.\n";
+
+/* Print bytes that would break the one-line message as escapes. */
+static void put_sanitized(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
+		if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
+static void msg(const char *prefix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void msg(const char *prefix, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs(prefix, stderr);
+	put_sanitized(stderr, buf);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+#define die(...)                                  \
+	do {                                      \
+		msg("cordon: ", __VA_ARGS__);     \
+		exit(EXIT_CORDON);                \
+	} while (0)
+
+/* fds 0-2 closed at start would be reused by cordon's own files. */
+static void sanitize_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+		if (n < 0)
+			exit(EXIT_CORDON);
+		if (n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
+/* Signals that reach cordon go to the command's process group. */
+static volatile sig_atomic_t child_pgid;
+static volatile sig_atomic_t pending_sig;
+
+static void forward(int sig)
+{
+	int saved = errno;
+	if (child_pgid > 0)
+		(void)kill(-child_pgid, sig);
+	else
+		pending_sig = sig;
+	errno = saved;
+}
+
+static void install_forwarding(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		/* A signal ignored at start stays ignored, for cordon and the
+		 * command alike (as with nohup). */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void print_list(const char *label, const char *const *l)
+{
+	printf("%-9s", label);
+	if (l[0] == NULL)
+		printf(" (none)");
+	for (size_t i = 0; l[i] != NULL; i++)
+		printf(" %s", l[i]);
+	printf("\n");
+}
+
+static int cmd_probe(const struct cli_args *a)
+{
+	cordon *c = cordon_new();
+	if (c == NULL)
+		die("out of memory");
+	if (a->max_abi > 0)
+		cordon_test_set_max_abi(c, a->max_abi);
+	cordon_set_mode(c, CORDON_MODE_AUTO);
+	if (cordon_probe(c) != 0)
+		die("%s", cordon_last_error(c));
+	int ok = cordon_applied(c);
+	if (a->json) {
+		char *j = cordon_probe_json(c);
+		if (j == NULL)
+			die("out of memory");
+		printf("%s\n", j);
+		free(j);
+	} else {
+		printf("backend   %s\n", cordon_backend_name(c));
+		printf("available %s\n", ok ? "yes" : "no");
+		if (!ok)
+			printf("reason    %s: %s\n", cordon_reason(c), cordon_reason_text(cordon_reason(c)));
+		if (cordon_abi(c) > 0)
+			printf("abi       %d\n", cordon_abi(c));
+		print_list("layers", cordon_layers(c));
+		print_list("gaps", cordon_gaps(c));
+	}
+	cordon_free(c);
+	return ok ? 0 : 1;
+}
+
+static void check(cordon *c, int r)
+{
+	if (r != 0)
+		die("%s", cordon_last_error(c));
+}
+
+static void configure(cordon *c, const struct cli_args *a)
+{
+	check(c, cordon_set_mode(c, a->mode));
+	if (a->workspace != NULL)
+		check(c, cordon_set_workspace(c, a->workspace));
+	for (size_t i = 0; i < a->nallow_write; i++)
+		check(c, cordon_add_allow_write(c, a->allow_write[i]));
+	check(c, cordon_set_caches(c, a->caches));
+	for (size_t i = 0; i < a->nprotect; i++)
+		check(c, cordon_add_protect(c, a->protect[i]));
+	check(c, cordon_set_default_protect(c, !a->no_default_protect));
+	if (a->state_dir != NULL)
+		check(c, cordon_set_state_dir(c, a->state_dir));
+	if (a->status_fd >= 0)
+		check(c, cordon_set_status_fd(c, a->status_fd));
+	if (a->status_file != NULL)
+		check(c, cordon_set_status_file(c, a->status_file));
+	check(c, cordon_set_timeout_ms(c, a->timeout_ms));
+	check(c, cordon_set_clean_env(c, a->clean_env));
+	for (size_t i = 0; i < a->nenv; i++)
+		check(c, cordon_add_env(c, a->env[i]));
+	for (size_t i = 0; i < a->nkeep; i++)
+		check(c, cordon_add_keep_fd(c, a->keep_fds[i]));
+	check(c, cordon_set_allow_broad(c, a->allow_broad));
+	check(c, cordon_set_foreground(c, 1));
+	if (a->max_abi > 0)
+		check(c, cordon_test_set_max_abi(c, a->max_abi));
+}
+
+static int cmd_run(const struct cli_args *a)
+{
+	struct cordon_result res;
+	cordon_proc *p;
+	cordon *c = cordon_new();
+	if (c == NULL)
+		die("out of memory");
+	configure(c, a);
+	install_forwarding();
+
+	int r = cordon_begin(c);
+	if (r != 0)
+		die("%s", cordon_last_error(c));
+	if (a->mode == CORDON_MODE_AUTO && !cordon_applied(c))
+		msg("cordon: warning: ", "running UNCONFINED: %s (%s)",
+		    cordon_reason_text(cordon_reason(c)), cordon_reason(c));
+
+	r = cordon_spawn(c, (const char *const *)a->command, &p);
+	if (r != 0) {
+		/* Not found (127), not executable (126), or confinement could
+		 * not be applied in the child (125: the command never ran). */
+		msg("cordon: ", "%s", cordon_last_error(c));
+		int code = EXIT_CORDON;
+		if (r == CORDON_EEXEC && cordon_last_result(c, &res) == 0)
+			code = res.exit_code;
+		cordon_end(c);
+		cordon_free(c);
+		return code;
+	}
+	child_pgid = (sig_atomic_t)cordon_proc_pid(p);
+	if (pending_sig != 0)
+		(void)cordon_proc_kill(p, pending_sig);
+	r = cordon_wait(p, &res);
+	child_pgid = 0;
+	if (r != 0)
+		msg("cordon: ", "%s", cordon_last_error(c));
+	cordon_end(c);
+	cordon_free(c);
+	return r != 0 ? EXIT_CORDON : res.exit_code;
+}
+
+int main(int argc, char *argv[])
+{
+	struct cli_args a;
+
+	sanitize_std_fds();
+	if (cli_parse(argc, argv, &a) != 0)
+		die("%s", a.err);
+	int rc;
+	switch (a.cmd) {
+	case CLI_HELP:
+		fputs(a.help_topic == NULL ? usage_main
+		      : strcmp(a.help_topic, "run") == 0 ? usage_run
+							 : usage_probe,
+		      stdout);
+		rc = 0;
+		break;
+	case CLI_VERSION:
+		printf("cordon %s\n", cordon_version());
+		rc = 0;
+		break;
+	case CLI_PROBE:
+		rc = cmd_probe(&a);
+		break;
+	case CLI_RUN:
+	default:
+		rc = cmd_run(&a);
+		break;
+	}
+	cli_args_free(&a);
+	return rc;
+}

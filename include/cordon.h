@@ -1,0 +1,185 @@
+/*
+ * cordon.h - confine what a command may write, using the kernel's own
+ * isolation (Landlock on Linux, Seatbelt on macOS).
+ *
+ * Life cycle of a run:
+ *   1. c = cordon_new();
+ *   2. cordon_set_*() / cordon_add_*() record the configuration. They only
+ *      copy their arguments; nothing touches the file system or the kernel.
+ *   3. cordon_begin(c) canonicalises and validates the policy, probes the
+ *      platform (once per process), makes the run's temp dir and writes the
+ *      start status event.
+ *   4. cordon_spawn(c, argv, &p) starts a command; cordon_wait(p, &r) reaps
+ *      it. Any number of spawns, from any thread, share the decision made
+ *      by cordon_begin().
+ *   5. cordon_end(c) removes the run's temp dir and writes the exit status
+ *      event (describing the command waited for last).
+ *   6. cordon_free(c) releases the handle (ending the run if still open).
+ * cordon_run() does steps 3 to 5 for a single command.
+ *
+ * Errors: every function returning int returns 0 on success or a negative
+ * CORDON_E* code; cordon_last_error() then says what failed, in one line.
+ *
+ * Ownership: string arguments are copied; the caller keeps its own. File
+ * descriptors passed in are borrowed, never closed. Strings returned by
+ * const getters belong to the handle and live until cordon_free(); strings
+ * returned as plain char * are the caller's to free().
+ */
+#ifndef CORDON_H
+#define CORDON_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CORDON_BUILDING) && defined(__GNUC__)
+#define CORDON_EXPORT __attribute__((visibility("default")))
+#else
+#define CORDON_EXPORT
+#endif
+
+#define CORDON_VERSION "0.1.0"
+
+/* Return codes. 0 is success. */
+#define CORDON_EINVAL (-1)      /* a bad argument or a bad path */
+#define CORDON_ENOMEM (-2)      /* out of memory */
+#define CORDON_ESYS (-3)        /* an operating system call failed */
+#define CORDON_ESTATE (-4)      /* called at the wrong point of the life cycle */
+#define CORDON_EREFUSED (-5)    /* the policy was refused (e.g. workspace "/") */
+#define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
+#define CORDON_ECONFINE (-7)    /* the child could not apply confinement */
+#define CORDON_EEXEC (-8)       /* the command could not be executed */
+
+/* Fixed identifiers of the status events. Callers that redact secrets from
+ * logs may leave every string of cordon_identifiers() alone. */
+#define CORDON_EVENT_STATUS "bash_sandbox_status"
+#define CORDON_EVENT_EXIT "bash_sandbox_exit"
+#define CORDON_REASON_UNAVAILABLE "bash_sandbox_unavailable"
+#define CORDON_REASON_OFF "sandbox_off"
+
+enum cordon_mode {
+	CORDON_MODE_AUTO = 0, /* confine when possible, else warn and run */
+	CORDON_MODE_REQUIRED, /* confine or refuse to run */
+	CORDON_MODE_OFF       /* run as a plain exec would */
+};
+
+/* Tool caches that may stay writable (design section 4). */
+#define CORDON_CACHE_CARGO 0x1u
+#define CORDON_CACHE_NPM 0x2u
+#define CORDON_CACHE_PIP 0x4u
+#define CORDON_CACHE_PLAYWRIGHT 0x8u
+#define CORDON_CACHE_DEFAULT 0xfu
+
+typedef struct cordon cordon;
+typedef struct cordon_proc cordon_proc;
+
+/* How a command ended. */
+struct cordon_result {
+	int exit_code;  /* 0-255 as the shell reports it: 128+N when killed by N */
+	int signal;     /* the signal that killed it, or 0 */
+	int timed_out;  /* 1 when the timeout fired (exit_code is then 124) */
+	int exec_errno; /* errno of a failed exec (exit_code 126/127), else 0 */
+};
+
+CORDON_EXPORT const char *cordon_version(void);
+
+/* Every fixed identifier cordon writes as an event name, mode, backend,
+ * reason, layer, gap or cache name. NULL-terminated, static. */
+CORDON_EXPORT const char *const *cordon_identifiers(void);
+
+/* Returns NULL when out of memory. */
+CORDON_EXPORT cordon *cordon_new(void);
+CORDON_EXPORT void cordon_free(cordon *c);
+
+/* Never NULL; "" when nothing failed yet. Owned by the handle. */
+CORDON_EXPORT const char *cordon_last_error(const cordon *c);
+
+/* --- configuration (copies; no side effects until cordon_begin) --- */
+CORDON_EXPORT int cordon_set_mode(cordon *c, enum cordon_mode mode);
+/* "auto", "required" or "off". */
+CORDON_EXPORT int cordon_parse_mode(const char *s, enum cordon_mode *out);
+/* Absolute path. Default: the current directory at cordon_begin(). */
+CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
+/* An extra writable tree or file (absolute path). */
+CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
+CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
+/* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */
+CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
+/* A path inside a writable tree that must stay read-only (absolute). */
+CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
+/* Protect the workspace's .git/hooks and .git/config (default on). */
+CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
+/* Absolute directory for per-run temp dirs. Default
+ * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon. */
+CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
+/* Status events go to this fd (borrowed) ... */
+CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
+/* ... and/or are appended to this file (created 0600 if missing). */
+CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
+/* Kill the command's process group after this many ms (0: never). */
+CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
+/* Pass only an allow-list of the environment (see the CLI reference). */
+CORDON_EXPORT int cordon_set_clean_env(cordon *c, int on);
+/* "NAME=VALUE" sets NAME; "NAME" passes the caller's NAME through. */
+CORDON_EXPORT int cordon_add_env(cordon *c, const char *spec);
+/* An inherited fd the command may keep; all others above 2 are closed. */
+CORDON_EXPORT int cordon_add_keep_fd(cordon *c, int fd);
+/* Accept "/", the home directory or an ancestor of it as a writable path. */
+CORDON_EXPORT int cordon_set_allow_broad(cordon *c, int on);
+/* When the caller is the foreground process group of the terminal on fd
+ * 0, 1 or 2, hand the terminal to the command while it runs (default off;
+ * the CLI turns it on). */
+CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
+/* FOR TESTS ONLY: use at most this Landlock ABI version (0: no cap). Lets
+ * tests show the behaviour of older kernels on a newer one. */
+CORDON_EXPORT int cordon_test_set_max_abi(cordon *c, int abi);
+
+/* --- the run --- */
+/* Only probes: fills the decision getters below, no temp dir, no event. */
+CORDON_EXPORT int cordon_probe(cordon *c);
+CORDON_EXPORT int cordon_begin(cordon *c);
+/* argv[0] is looked up in the command's PATH after confinement. On success
+ * *out is a process to pass to cordon_wait(). */
+CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
+/* Process id of the command; it leads its own process group. */
+CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
+/* Send a signal to the command's whole process group. */
+CORDON_EXPORT int cordon_proc_kill(const cordon_proc *p, int sig);
+/* Waits (honouring the timeout), fills *res, frees p. */
+CORDON_EXPORT int cordon_wait(cordon_proc *p, struct cordon_result *res);
+CORDON_EXPORT int cordon_end(cordon *c);
+/* How the command waited for last ended, including a failed exec (127 or
+ * 126) or a failed confinement (125). 0, or CORDON_ESTATE when none. */
+CORDON_EXPORT int cordon_last_result(cordon *c, struct cordon_result *out);
+/* begin + spawn + wait + end. */
+CORDON_EXPORT int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res);
+
+/* --- the decision, valid after cordon_probe() or cordon_begin() --- */
+CORDON_EXPORT int cordon_applied(const cordon *c);
+CORDON_EXPORT const char *cordon_backend_name(const cordon *c);
+/* NULL when applied; else a fixed identifier. */
+CORDON_EXPORT const char *cordon_reason(const cordon *c);
+/* The platform's own reason behind CORDON_REASON_UNAVAILABLE, or NULL. */
+CORDON_EXPORT const char *cordon_cause(const cordon *c);
+/* Landlock ABI in use (0 when none). */
+CORDON_EXPORT int cordon_abi(const cordon *c);
+/* NULL-terminated lists of fixed identifiers. */
+CORDON_EXPORT const char *const *cordon_layers(const cordon *c);
+CORDON_EXPORT const char *const *cordon_gaps(const cordon *c);
+/* The run's temp dir, or NULL. */
+CORDON_EXPORT const char *cordon_tmpdir(const cordon *c);
+/* The start status event as one JSON line without newline; caller frees.
+ * NULL when out of memory or before cordon_probe()/cordon_begin(). */
+CORDON_EXPORT char *cordon_status_json(const cordon *c);
+/* What cordon_probe() found, as one JSON object; caller frees. */
+CORDON_EXPORT char *cordon_probe_json(cordon *c);
+/* A one-line English explanation of a reason identifier (static). */
+CORDON_EXPORT const char *cordon_reason_text(const char *reason);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

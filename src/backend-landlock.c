@@ -1,0 +1,264 @@
+/*
+ * Linux backend: Landlock write confinement.
+ *
+ * One ruleset, built once per run in the parent; the child sets
+ * PR_SET_NO_NEW_PRIVS, reduces root's capabilities and restricts itself
+ * right before exec. Only write-type rights are handled, so reads and
+ * execution are unchanged everywhere.
+ */
+#include "backend.h"
+
+#if defined(__linux__)
+
+#include "landlock-abi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* How long the trial restriction may take before it counts as blocked. */
+#define TRIAL_TIMEOUT_MS 2000
+
+static long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
+{
+	return syscall(LL_SYS_CREATE_RULESET, attr, size, flags);
+}
+
+static long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr)
+{
+	return syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, attr, 0U);
+}
+
+static long ll_restrict_self(int fd)
+{
+	return syscall(LL_SYS_RESTRICT_SELF, fd, 0U);
+}
+
+/*
+ * Write-type rights each ABI version added. ABI 4 added network rights,
+ * ABI 6 scopes and ABI 7 logging flags: none are file rights.
+ */
+static const uint64_t rights_added_at[LL_ABI_KNOWN + 1] = {
+	[1] = LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR |
+	      LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO |
+	      LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM,
+	[2] = LL_FS_REFER,
+	[3] = LL_FS_TRUNCATE,
+	[5] = LL_FS_IOCTL_DEV,
+};
+
+static uint64_t handled_for_abi(int abi)
+{
+	uint64_t r = 0;
+	for (int v = 1; v <= abi && v <= LL_ABI_KNOWN; v++)
+		r |= rights_added_at[v];
+	return r;
+}
+
+static void ruleset_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->handled_access_fs = handled_for_abi(abi);
+	/* ABI 6: a scoped process cannot signal processes outside its
+	 * Landlock domain, e.g. the agent that started it. */
+	if (abi >= 6)
+		attr->scoped = LL_SCOPE_SIGNAL;
+}
+
+/* The kernel's answer, asked once per process. */
+static struct {
+	int kernel_abi; /* > 0 when the version query worked */
+	int query_err;  /* errno of the version query */
+	int trial_err;  /* 0, an errno of the trial, or -1 (timeout/crash) */
+} probed;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+/*
+ * A trial restriction in a throw-away child: a kernel may answer the
+ * version query yet refuse the restriction (a container's seccomp filter
+ * returning EPERM). The child only makes system calls.
+ */
+static int trial_restrict(int abi)
+{
+	struct ll_ruleset_attr attr;
+	int status;
+
+	ruleset_attr_for_abi(abi, &attr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			_exit(errno & 0xff);
+		long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
+		if (fd < 0)
+			_exit(errno & 0xff);
+		if (ll_restrict_self((int)fd) != 0)
+			_exit(errno & 0xff);
+		_exit(0);
+	}
+	if (reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) != 0)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return -1;
+}
+
+static void probe_kernel(void)
+{
+	int saved = errno;
+	long v = ll_create_ruleset(NULL, 0, LL_CREATE_RULESET_VERSION);
+	if (v < 0) {
+		probed.query_err = errno;
+	} else {
+		probed.kernel_abi = (int)v;
+		int abi = (int)v < LL_ABI_KNOWN ? (int)v : LL_ABI_KNOWN;
+		if (abi >= 2)
+			probed.trial_err = trial_restrict(abi);
+	}
+	errno = saved;
+}
+
+static void ll_probe(int max_abi, struct backend_probe *out)
+{
+	pthread_once(&probe_once, probe_kernel);
+	memset(out, 0, sizeof(*out));
+	out->kernel_abi = probed.kernel_abi;
+	if (probed.kernel_abi <= 0) {
+		/* ENOSYS: not compiled into this kernel. EOPNOTSUPP: compiled in
+		 * but not enabled (missing from the lsm= boot list). Anything
+		 * else (EPERM from a container's seccomp filter) is a block. */
+		if (probed.query_err == ENOSYS)
+			out->reason = "landlock_not_built_in";
+		else if (probed.query_err == EOPNOTSUPP)
+			out->reason = "landlock_disabled";
+		else
+			out->reason = "landlock_blocked";
+		return;
+	}
+	int abi = probed.kernel_abi < LL_ABI_KNOWN ? probed.kernel_abi : LL_ABI_KNOWN;
+	if (max_abi > 0 && max_abi < abi)
+		abi = max_abi;
+	out->abi = abi;
+	/* ABI 1 always denies renames and links across directories (REFER
+	 * cannot be granted), which breaks git, npm and cargo. */
+	if (abi < 2) {
+		out->reason = "landlock_abi_too_old";
+		return;
+	}
+	if (probed.trial_err != 0) {
+		out->reason = "landlock_blocked";
+		return;
+	}
+	out->available = 1;
+}
+
+static void ll_coverage(int abi, unsigned *layers, unsigned *gaps)
+{
+	*layers = 1u << LAYER_LANDLOCK | 1u << LAYER_NO_NEW_PRIVS;
+	*gaps = 1u << GAP_METADATA | 1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	if (abi < 3)
+		*gaps |= 1u << GAP_TRUNCATE;
+	if (abi < 5)
+		*gaps |= 1u << GAP_DEVICE_IOCTL;
+	if (abi >= 6)
+		*layers |= 1u << LAYER_SIGNAL_SCOPE;
+	else
+		*gaps |= 1u << GAP_SIGNALS;
+}
+
+static int add_path_rule(cordon *c, int ruleset, const struct wentry *w, uint64_t dir_rights,
+			 uint64_t file_rights)
+{
+	struct stat st;
+	int fd = open(w->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot open writable path %s",
+					 w->path);
+	if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) ||
+	    (S_ISDIR(st.st_mode) ? 1 : 0) != (w->is_dir ? 1 : 0)) {
+		close(fd);
+		return cordon_fail(c, CORDON_ESYS, "writable path changed while preparing: %s",
+				   w->path);
+	}
+	/* A rule on a file may only carry file rights (EINVAL otherwise). */
+	struct ll_path_beneath_attr pb = {
+		.allowed_access = w->is_dir ? dir_rights : file_rights,
+		.parent_fd = fd,
+	};
+	long r = ll_add_rule(ruleset, &pb);
+	int err = errno;
+	close(fd);
+	if (r != 0)
+		return cordon_fail_errno(c, CORDON_ESYS, err, "landlock_add_rule %s", w->path);
+	return 0;
+}
+
+static int ll_prepare(cordon *c, struct prepared *out)
+{
+	struct ll_ruleset_attr attr;
+	int abi = c->dec.abi;
+
+	ruleset_attr_for_abi(abi, &attr);
+	/* Everything handled is granted on the writable set except device
+	 * node creation: a block device made in the workspace would give
+	 * root raw writes to a disk. */
+	uint64_t dir_rights = attr.handled_access_fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
+	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
+
+	long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
+	if (fd < 0)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset");
+	for (size_t i = 0; i < c->pol.nw; i++) {
+		int r = add_path_rule(c, (int)fd, &c->pol.w[i], dir_rights, file_rights);
+		if (r != 0) {
+			close((int)fd);
+			return r;
+		}
+	}
+	out->ruleset_fd = (int)fd;
+	out->abi = abi;
+	out->reduce_caps = caps_would_reduce();
+	return 0;
+}
+
+static int ll_apply(const struct prepared *p)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return errno;
+	if (p->reduce_caps) {
+		int e = caps_reduce();
+		if (e != 0)
+			return e;
+	}
+	if (ll_restrict_self(p->ruleset_fd) != 0)
+		return errno;
+	return 0;
+}
+
+static void ll_release(struct prepared *p)
+{
+	if (p->ruleset_fd >= 0)
+		close(p->ruleset_fd);
+	p->ruleset_fd = -1;
+}
+
+const struct backend cordon_backend_landlock = {
+	.name = "landlock",
+	.probe = ll_probe,
+	.coverage = ll_coverage,
+	.prepare = ll_prepare,
+	.apply = ll_apply,
+	.release = ll_release,
+};
+
+#else
+/* Not Linux: no Landlock code at all in this build. */
+typedef int cordon_no_landlock_here;
+#endif

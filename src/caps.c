@@ -1,0 +1,115 @@
+/*
+ * Capability reduction for a command run by root (Linux).
+ *
+ * Landlock confines paths, but root's capabilities reach past the file
+ * system: loading modules, raw I/O, mounting, ptrace, device nodes, the
+ * clock, BPF. The confined command keeps only the capabilities ordinary
+ * root work inside a tree needs, and the rest are removed from the
+ * bounding set too, so exec cannot give them back.
+ *
+ * Kept, and why:
+ *   CHOWN, FOWNER, FSETID, DAC_OVERRIDE  package managers and archive
+ *            extraction running as root (cp -a, tar, npm) set owners and
+ *            modes and read root-owned trees; writes stay confined by
+ *            Landlock.
+ *   SETUID, SETGID                       tools that drop to another user.
+ *   NET_BIND_SERVICE                     dev servers on ports below 1024.
+ *   SYS_CHROOT                           build tools that chroot (debootstrap).
+ *   IPC_LOCK, LEASE                      mlock buffers, file leases.
+ * Everything else is dropped, notably SYS_MODULE, SYS_RAWIO, SYS_ADMIN,
+ * SYS_PTRACE, MKNOD, SYS_TIME, SYS_BOOT, BPF, PERFMON, AUDIT_*,
+ * DAC_READ_SEARCH (open_by_handle_at), NET_ADMIN, NET_RAW, KILL,
+ * LINUX_IMMUTABLE, SETPCAP, SETFCAP, SYS_RESOURCE, SYS_NICE, MAC_*.
+ */
+#include "internal.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const int kept_caps[] = {
+	CAP_CHOWN,  CAP_DAC_OVERRIDE,     CAP_FOWNER,      CAP_FSETID,   CAP_SETGID,
+	CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT,  CAP_IPC_LOCK, CAP_LEASE,
+};
+
+static uint64_t kept_mask(void)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < sizeof(kept_caps) / sizeof(kept_caps[0]); i++)
+		m |= 1ULL << kept_caps[i];
+	return m;
+}
+
+static int cap_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+/* Parent: does this process hold anything the command must lose? Root
+ * regains the whole bounding set at exec, so uid 0 always reduces. */
+int caps_would_reduce(void)
+{
+	struct __user_cap_data_struct d[2];
+	if (geteuid() == 0 || getuid() == 0)
+		return 1;
+	if (cap_get(d) != 0)
+		return 0;
+	uint64_t perm = (uint64_t)d[1].permitted << 32 | d[0].permitted;
+	return (perm & ~kept_mask()) != 0;
+}
+
+/* Child: async-signal-safe. 0 or an errno value. */
+int caps_reduce(void)
+{
+	uint64_t keep = kept_mask();
+	struct __user_cap_data_struct d[2];
+
+	for (int cap = 0; cap < 64; cap++) {
+		if (keep & (1ULL << cap))
+			continue;
+		int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (r < 0) {
+			if (errno == EINVAL)
+				break; /* past the kernel's last capability */
+			return errno;
+		}
+		if (r == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+			return errno;
+	}
+	/* Ambient capabilities need kernel 4.3; EINVAL before that means
+	 * there are none to clear. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+		return errno;
+	if (cap_get(d) != 0)
+		return errno;
+	for (int i = 0; i < 2; i++) {
+		uint32_t k = (uint32_t)(keep >> (32 * i));
+		d[i].effective &= k;
+		d[i].permitted &= k;
+		d[i].inheritable &= k;
+	}
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	if (syscall(SYS_capset, &h, d) != 0)
+		return errno;
+	return 0;
+}
+
+#else
+
+int caps_would_reduce(void)
+{
+	return 0;
+}
+
+int caps_reduce(void)
+{
+	return 0;
+}
+
+#endif

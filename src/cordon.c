@@ -1,0 +1,633 @@
+/*
+ * The handle: configuration setters that only record, and the life cycle
+ * begin -> spawn/wait -> end. The decision (backend, applied, reason) is
+ * made once in cordon_begin() and stored in the handle, which every
+ * thread shares, so a spawn from any thread sees the same decision.
+ */
+#include "backend.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+const char *cordon_version(void)
+{
+	return CORDON_VERSION;
+}
+
+int cordon_fail(cordon *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&c->lock);
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&c->lock);
+	return code;
+}
+
+int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[400];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return cordon_fail(c, code, "%s: %s", msg, strerror(err));
+}
+
+cordon *cordon_new(void)
+{
+	cordon *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->mode = CORDON_MODE_AUTO;
+	c->caches = CORDON_CACHE_DEFAULT;
+	c->default_protect = 1;
+	c->status_fd = -1;
+	c->status_file_fd = -1;
+	c->tmp_lock_fd = -1;
+	c->prep.ruleset_fd = -1;
+	if (pthread_mutex_init(&c->lock, NULL) != 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void release_run(cordon *c)
+{
+	runtmp_remove(c);
+	if (c->dec.backend != NULL)
+		c->dec.backend->release(&c->prep);
+	env_free(c->envp);
+	c->envp = NULL;
+	if (c->status_file_fd >= 0)
+		close(c->status_file_fd);
+	c->status_file_fd = -1;
+}
+
+void cordon_free(cordon *c)
+{
+	if (c == NULL)
+		return;
+	if (c->stage == ST_BEGUN)
+		(void)cordon_end(c);
+	release_run(c);
+	policy_free(&c->pol);
+	free(c->workspace_opt);
+	free(c->state_dir_opt);
+	free(c->status_file);
+	free(c->keep_fds);
+	strv_free(&c->allow_write);
+	strv_free(&c->protect);
+	strv_free(&c->envspec);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+const char *cordon_last_error(const cordon *c)
+{
+	return c != NULL ? c->err : "no handle";
+}
+
+/* Setters: only before the run begins. */
+static int configurable(cordon *c)
+{
+	if (c == NULL)
+		return CORDON_EINVAL;
+	if (c->stage >= ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "the run has already begun");
+	return 0;
+}
+
+static int set_path(cordon *c, char **slot, const char *what, const char *path)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (path == NULL || path[0] != '/')
+		return cordon_fail(c, CORDON_EINVAL, "%s must be an absolute path: %s", what,
+				   path ? path : "(null)");
+	if (strlen(path) >= 4096)
+		return cordon_fail(c, CORDON_EINVAL, "%s is too long", what);
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(*slot);
+	*slot = dup;
+	return 0;
+}
+
+static int add_path(cordon *c, struct strv *list, const char *what, const char *path)
+{
+	char *tmp = NULL;
+	int r = set_path(c, &tmp, what, path);
+	if (r != 0)
+		return r;
+	return strv_take(list, tmp);
+}
+
+int cordon_parse_mode(const char *s, enum cordon_mode *out)
+{
+	static const char *const names[] = { "auto", "required", "off" };
+	for (int i = 0; s != NULL && i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum cordon_mode)i;
+			return 0;
+		}
+	return CORDON_EINVAL;
+}
+
+int cordon_set_mode(cordon *c, enum cordon_mode mode)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (mode != CORDON_MODE_AUTO && mode != CORDON_MODE_REQUIRED && mode != CORDON_MODE_OFF)
+		return cordon_fail(c, CORDON_EINVAL, "unknown mode %d", (int)mode);
+	c->mode = mode;
+	return 0;
+}
+
+int cordon_set_workspace(cordon *c, const char *dir)
+{
+	return set_path(c, &c->workspace_opt, "workspace", dir);
+}
+
+int cordon_add_allow_write(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_write, "--allow-write path", path);
+}
+
+int cordon_add_protect(cordon *c, const char *path)
+{
+	return add_path(c, &c->protect, "--protect path", path);
+}
+
+int cordon_set_state_dir(cordon *c, const char *dir)
+{
+	return set_path(c, &c->state_dir_opt, "state directory", dir);
+}
+
+int cordon_set_status_file(cordon *c, const char *path)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (path == NULL || path[0] == '\0')
+		return cordon_fail(c, CORDON_EINVAL, "empty status file name");
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(c->status_file);
+	c->status_file = dup;
+	return 0;
+}
+
+int cordon_parse_caches(const char *list, unsigned *out)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "cargo", CORDON_CACHE_CARGO },
+		{ "npm", CORDON_CACHE_NPM },
+		{ "pip", CORDON_CACHE_PIP },
+		{ "playwright", CORDON_CACHE_PLAYWRIGHT },
+	};
+	unsigned mask = 0;
+	if (list == NULL)
+		return CORDON_EINVAL;
+	for (const char *p = list;;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && strncmp(names[i].name, p, n) == 0)
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return CORDON_EINVAL;
+		mask |= names[i].bit;
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	*out = mask;
+	return 0;
+}
+
+int cordon_set_caches(cordon *c, unsigned mask)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (mask & ~CORDON_CACHE_DEFAULT)
+		return cordon_fail(c, CORDON_EINVAL, "unknown cache bits 0x%x", mask);
+	c->caches = mask;
+	return 0;
+}
+
+#define FLAG_SETTER(fn, field)                     \
+	int fn(cordon *c, int on)                  \
+	{                                          \
+		int r = configurable(c);           \
+		if (r != 0)                        \
+			return r;                  \
+		c->field = on ? 1 : 0;             \
+		return 0;                          \
+	}
+
+FLAG_SETTER(cordon_set_default_protect, default_protect)
+FLAG_SETTER(cordon_set_clean_env, clean_env)
+FLAG_SETTER(cordon_set_allow_broad, allow_broad)
+FLAG_SETTER(cordon_set_foreground, foreground)
+
+int cordon_set_status_fd(cordon *c, int fd)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (fd < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad status fd %d", fd);
+	c->status_fd = fd;
+	return 0;
+}
+
+int cordon_set_timeout_ms(cordon *c, uint64_t ms)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (ms > (uint64_t)1000 * 60 * 60 * 24 * 366 * 10)
+		return cordon_fail(c, CORDON_EINVAL, "timeout too long");
+	c->timeout_ms = ms;
+	return 0;
+}
+
+int cordon_add_env(cordon *c, const char *spec)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (!env_spec_valid(spec))
+		return cordon_fail(c, CORDON_EINVAL, "bad --env (want NAME or NAME=VALUE): %s",
+				   spec ? spec : "(null)");
+	return strv_push(&c->envspec, spec);
+}
+
+int cordon_add_keep_fd(cordon *c, int fd)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (fd < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad fd %d", fd);
+	if (fd <= 2)
+		return 0; /* always kept */
+	for (size_t i = 0; i < c->nkeep; i++)
+		if (c->keep_fds[i] == fd)
+			return 0;
+	int *n = realloc(c->keep_fds, (c->nkeep + 1) * sizeof(int));
+	if (n == NULL)
+		return CORDON_ENOMEM;
+	c->keep_fds = n;
+	c->keep_fds[c->nkeep++] = fd;
+	return 0;
+}
+
+int cordon_test_set_max_abi(cordon *c, int abi)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (abi < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad ABI cap %d", abi);
+	c->max_abi = abi;
+	return 0;
+}
+
+/* ---- the decision ---- */
+
+void decision_finish(struct decision *d)
+{
+	size_t k = 0;
+	for (int i = 0; i < LAYER_COUNT; i++)
+		if (d->layers & (1u << i))
+			d->layer_list[k++] = cordon_layer_names[i];
+	d->layer_list[k] = NULL;
+	k = 0;
+	for (int i = 0; i < GAP_COUNT; i++)
+		if (d->gaps & (1u << i))
+			d->gap_list[k++] = cordon_gap_names[i];
+	d->gap_list[k] = NULL;
+}
+
+static void decide(cordon *c)
+{
+	struct decision *d = &c->dec;
+	struct backend_probe pr;
+
+	memset(d, 0, sizeof(*d));
+	if (c->mode == CORDON_MODE_OFF) {
+		d->backend = &cordon_backend_none;
+		d->reason = CORDON_REASON_OFF;
+		d->gaps = 1u << GAP_UNCONFINED;
+		decision_finish(d);
+		return;
+	}
+	d->backend = backend_for_platform();
+	d->backend->probe(c->max_abi, &pr);
+	d->abi = pr.abi;
+	d->kernel_abi = pr.kernel_abi;
+	if (pr.available) {
+		d->applied = 1;
+		d->backend->coverage(pr.abi, &d->layers, &d->gaps);
+		d->layers |= 1u << LAYER_FDS_CLOSED;
+	} else {
+		d->gaps = 1u << GAP_UNCONFINED;
+		if (c->mode == CORDON_MODE_REQUIRED) {
+			d->reason = CORDON_REASON_UNAVAILABLE;
+			d->cause = pr.reason;
+		} else {
+			d->reason = pr.reason;
+		}
+	}
+	decision_finish(d);
+}
+
+int cordon_probe(cordon *c)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	decide(c);
+	c->stage = ST_PROBED;
+	return 0;
+}
+
+static int fd_writable(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl >= 0 && ((fl & O_ACCMODE) == O_WRONLY || (fl & O_ACCMODE) == O_RDWR);
+}
+
+static int check_fds(cordon *c)
+{
+	if (c->status_fd >= 0 && !fd_writable(c->status_fd))
+		return cordon_fail(c, CORDON_EINVAL, "status fd %d is not open for writing",
+				   c->status_fd);
+	for (size_t i = 0; i < c->nkeep; i++)
+		if (fcntl(c->keep_fds[i], F_GETFD) < 0)
+			return cordon_fail(c, CORDON_EINVAL, "--keep-fd %d is not open", c->keep_fds[i]);
+	if (c->status_file != NULL) {
+		c->status_file_fd = open(c->status_file,
+					 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+		if (c->status_file_fd < 0)
+			return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot open status file %s",
+						 c->status_file);
+	}
+	return 0;
+}
+
+/* Gaps and refusals that depend on this run's policy. */
+static int policy_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
+	int explicit_unenforced = 0;
+
+	if (c->prep.reduce_caps)
+		d->layers |= 1u << LAYER_CAPABILITIES;
+	if (c->nkeep > 0)
+		d->gaps |= 1u << GAP_KEPT_FDS;
+	for (size_t i = 0; i < c->pol.nprot; i++) {
+		if (c->pol.prot[i].enforced)
+			continue;
+		d->gaps |= 1u << GAP_PROTECT;
+		explicit_unenforced |= c->pol.prot[i].explicit_;
+	}
+	decision_finish(d);
+	/* A control the user asked for is never dropped silently. */
+	if (explicit_unenforced && c->mode == CORDON_MODE_REQUIRED)
+		return 1;
+	return 0;
+}
+
+static void emit_start(cordon *c)
+{
+	char *json = status_start_json(c);
+	status_emit(c, json);
+	free(json);
+}
+
+static void emit_refusal(cordon *c, const char *cause)
+{
+	struct cordon_result r = { 125, 0, 0, 0 };
+	c->dec.applied = 0;
+	c->dec.reason = CORDON_REASON_UNAVAILABLE;
+	c->dec.cause = cause;
+	c->dec.layers = 0;
+	c->dec.gaps = 1u << GAP_UNCONFINED;
+	decision_finish(&c->dec);
+	emit_start(c);
+	char *json = status_exit_json(&r);
+	status_emit(c, json);
+	free(json);
+	c->last = r;
+	c->have_last = 1;
+	c->stage = ST_ENDED;
+}
+
+static int begin(cordon *c)
+{
+	int r;
+	if ((r = check_fds(c)) != 0)
+		return r;
+	if (c->mode != CORDON_MODE_OFF && (r = policy_resolve(c)) != 0)
+		return r;
+	decide(c);
+	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
+		const char *cause = c->dec.cause;
+		emit_refusal(c, cause);
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s", cause,
+				   cordon_reason_text(cause));
+	}
+	if (c->mode != CORDON_MODE_OFF) {
+		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
+			return r;
+		if ((r = runtmp_create(c)) != 0)
+			return r;
+		if ((r = policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR)) != 0)
+			return r;
+	}
+	if (c->dec.applied) {
+		policy_add_devices(&c->pol);
+		if ((r = c->dec.backend->prepare(c, &c->prep)) != 0)
+			return r;
+	}
+	if (policy_coverage(c) != 0) {
+		emit_refusal(c, "protect_not_enforceable");
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
+				   cordon_reason_text("protect_not_enforceable"));
+	}
+	c->envp = env_build((const char *const *)environ, c->clean_env,
+			    (const char *const *)c->envspec.v, c->envspec.n, c->tmpdir);
+	if (c->envp == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	emit_start(c);
+	c->stage = ST_BEGUN;
+	return 0;
+}
+
+int cordon_begin(cordon *c)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	r = begin(c);
+	if (r != 0 && c->stage != ST_ENDED) {
+		/* Nothing half-done: undo what this begin made. */
+		release_run(c);
+		policy_free(&c->pol);
+		c->stage = ST_NEW;
+	} else if (r != 0) {
+		release_run(c);
+	}
+	return r;
+}
+
+int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	if (c == NULL || out == NULL)
+		return CORDON_EINVAL;
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
+	if (argv == NULL || argv[0] == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "empty command");
+	return spawn_command(c, argv, out);
+}
+
+long cordon_proc_pid(const cordon_proc *p)
+{
+	return p ? (long)p->pid : -1;
+}
+
+int cordon_wait(cordon_proc *p, struct cordon_result *res)
+{
+	if (p == NULL)
+		return CORDON_EINVAL;
+	return wait_command(p, res);
+}
+
+int cordon_end(cordon *c)
+{
+	if (c == NULL)
+		return CORDON_EINVAL;
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "no run to end");
+	runtmp_remove(c); /* before the exit event: "ended" means cleaned up */
+	pthread_mutex_lock(&c->lock);
+	int have = c->have_last;
+	struct cordon_result last = c->last;
+	pthread_mutex_unlock(&c->lock);
+	if (have) {
+		char *json = status_exit_json(&last);
+		status_emit(c, json);
+		free(json);
+	}
+	release_run(c);
+	c->stage = ST_ENDED;
+	return 0;
+}
+
+int cordon_last_result(cordon *c, struct cordon_result *out)
+{
+	if (c == NULL || out == NULL)
+		return CORDON_EINVAL;
+	pthread_mutex_lock(&c->lock);
+	int have = c->have_last;
+	if (have)
+		*out = c->last;
+	pthread_mutex_unlock(&c->lock);
+	return have ? 0 : CORDON_ESTATE;
+}
+
+int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res)
+{
+	cordon_proc *p;
+	int r = cordon_begin(c);
+	if (r != 0)
+		return r;
+	r = cordon_spawn(c, argv, &p);
+	if (r == 0)
+		r = cordon_wait(p, res);
+	else if (res != NULL)
+		(void)cordon_last_result(c, res);
+	int e = cordon_end(c); /* sets no error when it succeeds */
+	return r != 0 ? r : e;
+}
+
+/* ---- getters ---- */
+
+int cordon_applied(const cordon *c)
+{
+	return c != NULL && c->dec.applied;
+}
+
+const char *cordon_backend_name(const cordon *c)
+{
+	return c != NULL && c->dec.backend != NULL ? c->dec.backend->name : "none";
+}
+
+const char *cordon_reason(const cordon *c)
+{
+	return c != NULL ? c->dec.reason : NULL;
+}
+
+const char *cordon_cause(const cordon *c)
+{
+	return c != NULL ? c->dec.cause : NULL;
+}
+
+int cordon_abi(const cordon *c)
+{
+	return c != NULL ? c->dec.abi : 0;
+}
+
+const char *const *cordon_layers(const cordon *c)
+{
+	static const char *const none[] = { NULL };
+	return c != NULL ? c->dec.layer_list : none;
+}
+
+const char *const *cordon_gaps(const cordon *c)
+{
+	static const char *const none[] = { NULL };
+	return c != NULL ? c->dec.gap_list : none;
+}
+
+const char *cordon_tmpdir(const cordon *c)
+{
+	return c != NULL ? c->tmpdir : NULL;
+}
+
+char *cordon_status_json(const cordon *c)
+{
+	if (c == NULL || c->stage == ST_NEW)
+		return NULL;
+	return status_start_json(c);
+}
+
+int cordon_proc_kill(const cordon_proc *p, int sig)
+{
+	if (p == NULL)
+		return CORDON_EINVAL;
+	return killpg(p->pid, sig) == 0 ? 0 : CORDON_ESYS;
+}

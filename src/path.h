@@ -1,0 +1,25 @@
+/*
+ * Pure path helpers: no system calls, so they are unit-tested and fuzzed
+ * without privileges.
+ */
+#ifndef CORDON_PATH_H
+#define CORDON_PATH_H
+
+#include <stddef.h>
+
+/* 1 when p is base or lies beneath it (component-wise; "/ab" is not
+ * beneath "/a"). Both must be normalised absolute paths. */
+int path_within(const char *base, const char *p);
+
+/* Lexically normalise in (made absolute against cwd when relative):
+ * collapses "//", "." and "..", drops a trailing "/". cwd must be an
+ * absolute normalised path when in is relative. Returns 0, or -1 when
+ * the result does not fit or cwd is unusable. */
+int path_normalize(const char *cwd, const char *in, char *out, size_t outlen);
+
+/* 1 when p is "/", one of the homes, or an ancestor of one of them:
+ * paths cordon refuses as writable unless told otherwise. Empty or NULL
+ * homes are ignored. */
+int path_is_broad(const char *p, const char *const *homes, size_t nhomes);
+
+#endif

@@ -1,0 +1,398 @@
+/*
+ * The policy: which trees and files stay writable, which paths are
+ * protected, which tool caches are allowed. Everything is canonicalised
+ * (realpath) and validated here, in the parent, before anything runs.
+ */
+#include "internal.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATHBUF 4096
+
+/* The user's home directories as cordon sees them: $HOME and the
+ * password database's entry, canonicalised when they exist. */
+int home_dirs(char out[2][PATHBUF])
+{
+	int n = 0;
+	const char *env = getenv("HOME");
+	char tmp[PATHBUF];
+
+	out[0][0] = out[1][0] = '\0';
+	if (env != NULL && env[0] == '/') {
+		if (realpath(env, out[n]) == NULL && path_normalize(NULL, env, out[n], PATHBUF) != 0)
+			out[n][0] = '\0';
+		if (out[n][0] != '\0')
+			n++;
+	}
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res != NULL &&
+	    pw.pw_dir != NULL && pw.pw_dir[0] == '/') {
+		if (realpath(pw.pw_dir, tmp) == NULL &&
+		    path_normalize(NULL, pw.pw_dir, tmp, sizeof(tmp)) != 0)
+			tmp[0] = '\0';
+		if (tmp[0] != '\0' && (n == 0 || strcmp(tmp, out[0]) != 0))
+			memcpy(out[n++], tmp, strlen(tmp) + 1);
+	}
+	return n;
+}
+
+static int is_broad(const char *p)
+{
+	char homes[2][PATHBUF];
+	int n = home_dirs(homes);
+	const char *hv[2] = { homes[0], homes[1] };
+	return path_is_broad(p, hv, (size_t)n);
+}
+
+int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind)
+{
+	for (size_t i = 0; i < p->nw; i++) {
+		if (strcmp(p->w[i].path, path) == 0 ||
+		    (p->w[i].is_dir && path_within(p->w[i].path, path)))
+			return 0; /* already covered */
+	}
+	if (is_dir) {
+		size_t k = 0;
+		for (size_t i = 0; i < p->nw; i++) {
+			if (path_within(path, p->w[i].path))
+				free(p->w[i].path);
+			else
+				p->w[k++] = p->w[i];
+		}
+		p->nw = k;
+	}
+	if (p->nw == p->capw) {
+		size_t cap = p->capw ? p->capw * 2 : 16;
+		struct wentry *w = realloc(p->w, cap * sizeof(*w));
+		if (w == NULL)
+			return CORDON_ENOMEM;
+		p->w = w;
+		p->capw = cap;
+	}
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	p->w[p->nw].path = dup;
+	p->w[p->nw].is_dir = is_dir;
+	p->w[p->nw].kind = kind;
+	p->nw++;
+	return 0;
+}
+
+void policy_free(struct policy *p)
+{
+	free(p->workspace);
+	for (size_t i = 0; i < p->nw; i++)
+		free(p->w[i].path);
+	free(p->w);
+	for (size_t i = 0; i < p->ncaches; i++)
+		free(p->caches[i].path);
+	for (size_t i = 0; i < p->nprot; i++)
+		free(p->prot[i].path);
+	free(p->prot);
+	memset(p, 0, sizeof(*p));
+}
+
+/* realpath + stat; what names the path in messages. */
+static int canonical(cordon *c, const char *what, const char *in, char *out, int *is_dir)
+{
+	struct stat st;
+	if (realpath(in, out) == NULL) {
+		int e = errno;
+		if (e == ENOENT || e == ENOTDIR)
+			return cordon_fail(c, CORDON_EINVAL, "%s does not exist: %s", what, in);
+		return cordon_fail_errno(c, CORDON_EINVAL, e, "%s: %s", what, in);
+	}
+	if (stat(out, &st) != 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "%s: %s", what, in);
+	*is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
+	return 0;
+}
+
+static int refuse_broad(cordon *c, const char *what, const char *path)
+{
+	if (c->allow_broad || !is_broad(path))
+		return 0;
+	return cordon_fail(c, CORDON_EREFUSED,
+			   "refusing %s %s: it is /, the home directory or an ancestor of it "
+			   "(--allow-broad overrides)",
+			   what, path);
+}
+
+static int add_protect(struct policy *p, const char *path, int explicit_)
+{
+	for (size_t i = 0; i < p->nprot; i++)
+		if (strcmp(p->prot[i].path, path) == 0) {
+			p->prot[i].explicit_ |= explicit_;
+			return 0;
+		}
+	struct protect_entry *n = realloc(p->prot, (p->nprot + 1) * sizeof(*n));
+	if (n == NULL)
+		return CORDON_ENOMEM;
+	p->prot = n;
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	p->prot[p->nprot].path = dup;
+	p->prot[p->nprot].explicit_ = explicit_;
+	p->prot[p->nprot].enforced = 0;
+	p->nprot++;
+	return 0;
+}
+
+static int inside_writable(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].is_dir ? path_within(p->w[i].path, path) : strcmp(p->w[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Workspace, --allow-write paths, protected paths. */
+int policy_resolve(cordon *c)
+{
+	struct policy *p = &c->pol;
+	char buf[PATHBUF], real[PATHBUF];
+	const char *ws = c->workspace_opt;
+	int is_dir, r;
+
+	if (ws == NULL) {
+		if (getcwd(buf, sizeof(buf)) == NULL)
+			return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot get the current directory");
+		ws = buf;
+	}
+	if ((r = canonical(c, "workspace", ws, real, &is_dir)) != 0)
+		return r;
+	if (!is_dir)
+		return cordon_fail(c, CORDON_EINVAL, "workspace is not a directory: %s", ws);
+	if ((r = refuse_broad(c, "workspace", real)) != 0)
+		return r;
+	if ((p->workspace = strdup(real)) == NULL)
+		return CORDON_ENOMEM;
+	if ((r = policy_add_writable(p, real, 1, W_WORKSPACE)) != 0)
+		return r;
+
+	for (size_t i = 0; i < c->allow_write.n; i++) {
+		if ((r = canonical(c, "--allow-write path", c->allow_write.v[i], real, &is_dir)) != 0)
+			return r;
+		if ((r = refuse_broad(c, "--allow-write path", real)) != 0)
+			return r;
+		if ((r = policy_add_writable(p, real, is_dir, W_EXTRA)) != 0)
+			return r;
+	}
+
+	for (size_t i = 0; i < c->protect.n; i++) {
+		if ((r = canonical(c, "--protect path", c->protect.v[i], real, &is_dir)) != 0)
+			return r;
+		if (!inside_writable(p, real))
+			return cordon_fail(c, CORDON_EINVAL,
+					   "--protect path is not inside a writable tree: %s",
+					   c->protect.v[i]);
+		if ((r = add_protect(p, real, 1)) != 0)
+			return r;
+	}
+
+	/* .git/hooks and .git/config, when they exist at the start: a fresh
+	 * "git init" during the run must keep working. */
+	static const char *const defaults[] = { "/.git/hooks", "/.git/config" };
+	for (size_t i = 0; c->default_protect && i < 2; i++) {
+		if (strlen(p->workspace) + strlen(defaults[i]) + 1 > sizeof(buf))
+			continue;
+		strcpy(buf, p->workspace);
+		strcat(buf, defaults[i]);
+		if (realpath(buf, real) == NULL || !inside_writable(p, real))
+			continue;
+		if ((r = add_protect(p, real, 0)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* mkdir -p with owner-only modes for what it creates. */
+int mkdir_p(const char *path)
+{
+	char tmp[PATHBUF];
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, path, len + 1);
+	for (char *s = tmp + 1; *s != '\0'; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static const char *env_path(const char *name)
+{
+	const char *v = getenv(name);
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* base/sub[/leaf] made absolute against the current directory. */
+static int join(char *out, const char *base, const char *sub, const char *leaf)
+{
+	char tmp[PATHBUF], cwd[PATHBUF];
+	size_t n = strlen(base) + strlen(sub) + (leaf ? strlen(leaf) : 0) + 3;
+	if (n > sizeof(tmp))
+		return -1;
+	strcpy(tmp, base);
+	if (sub[0] != '\0') {
+		strcat(tmp, "/");
+		strcat(tmp, sub);
+	}
+	if (leaf != NULL) {
+		strcat(tmp, "/");
+		strcat(tmp, leaf);
+	}
+	if (tmp[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	return path_normalize(tmp[0] == '/' ? NULL : cwd, tmp, out, PATHBUF);
+}
+
+static void add_cache(cordon *c, const char *name, const char *path, int is_dir)
+{
+	struct policy *p = &c->pol;
+	struct cache_entry *e;
+	char real[PATHBUF];
+	struct stat st;
+
+	if (p->ncaches >= sizeof(p->caches) / sizeof(p->caches[0]))
+		return;
+	e = &p->caches[p->ncaches++];
+	e->name = name;
+	e->is_dir = is_dir;
+	e->path = strdup(path);
+	e->state = "unavailable";
+	if (e->path == NULL)
+		return;
+	if (lstat(path, &st) != 0) {
+		int made;
+		if (is_dir) {
+			made = mkdir_p(path) == 0;
+		} else {
+			char parent[PATHBUF];
+			strcpy(parent, path);
+			char *slash = strrchr(parent, '/');
+			if (slash != NULL && slash != parent)
+				*slash = '\0';
+			int fd = mkdir_p(parent) == 0
+					 ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+					 : -1;
+			made = fd >= 0;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (!made)
+			return;
+		e->created = 1;
+	}
+	if (realpath(path, real) == NULL || stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
+		return;
+	free(e->path);
+	e->path = strdup(real);
+	if (e->path == NULL)
+		return;
+	if (!c->allow_broad && is_broad(real)) {
+		e->state = "refused";
+		return;
+	}
+	if (policy_add_writable(p, real, is_dir, W_CACHE) != 0)
+		return;
+	e->state = e->created ? "created" : "existing";
+}
+
+/* The tool caches of design section 4, honouring each tool's variable. */
+int policy_resolve_caches(cordon *c)
+{
+	char home[PATHBUF], base[PATHBUF], path[PATHBUF];
+	char homes[2][PATHBUF];
+	const char *v;
+
+	if (home_dirs(homes) == 0)
+		return 0; /* no home: the default caches have no location */
+	const char *h = env_path("HOME");
+	strcpy(home, h != NULL && h[0] == '/' ? h : homes[0]);
+
+	if (c->caches & CORDON_CACHE_CARGO) {
+		v = env_path("CARGO_HOME");
+		if (join(base, v ? v : home, v ? "" : ".cargo", NULL) == 0) {
+			if (join(path, base, "registry", NULL) == 0)
+				add_cache(c, "cargo", path, 1);
+			if (join(path, base, "git", NULL) == 0)
+				add_cache(c, "cargo", path, 1);
+			if (join(path, base, ".package-cache", NULL) == 0)
+				add_cache(c, "cargo", path, 0);
+		}
+	}
+	if (c->caches & CORDON_CACHE_NPM) {
+		v = env_path("npm_config_cache");
+		if (v == NULL)
+			v = env_path("NPM_CONFIG_CACHE");
+		if (join(path, v ? v : home, v ? "" : ".npm", NULL) == 0)
+			add_cache(c, "npm", path, 1);
+	}
+#if defined(__APPLE__)
+	const char *cache_home = NULL;
+	const char *cache_sub = "Library/Caches";
+#else
+	const char *cache_home = env_path("XDG_CACHE_HOME");
+	const char *cache_sub = ".cache";
+	if (cache_home != NULL && cache_home[0] != '/')
+		cache_home = NULL; /* the XDG spec ignores relative values */
+#endif
+	if (c->caches & CORDON_CACHE_PIP) {
+		v = env_path("PIP_CACHE_DIR");
+		if (v != NULL ? join(path, v, "", NULL) == 0
+			      : join(path, cache_home ? cache_home : home, cache_home ? "" : cache_sub,
+				     "pip") == 0)
+			add_cache(c, "pip", path, 1);
+	}
+	if (c->caches & CORDON_CACHE_PLAYWRIGHT) {
+		v = env_path("PLAYWRIGHT_BROWSERS_PATH");
+		/* "0" means browsers live in node_modules, inside the workspace. */
+		if (v != NULL && strcmp(v, "0") == 0)
+			return 0;
+		if (v != NULL ? join(path, v, "", NULL) == 0
+			      : join(path, cache_home ? cache_home : home, cache_home ? "" : cache_sub,
+				     "ms-playwright") == 0)
+			add_cache(c, "playwright", path, 1);
+	}
+	return 0;
+}
+
+/* The devices of design section 4, where this system has them. */
+void policy_add_devices(struct policy *p)
+{
+	static const char *const devices[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
+	};
+	char real[PATHBUF];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		if (realpath(devices[i], real) == NULL || stat(real, &st) != 0)
+			continue;
+		if (!path_within("/dev", real))
+			continue; /* never widen the set through a link out of /dev */
+		if (S_ISCHR(st.st_mode))
+			(void)policy_add_writable(p, real, 0, W_DEVICE);
+		else if (S_ISDIR(st.st_mode) && strcmp(real, "/dev/pts") == 0)
+			(void)policy_add_writable(p, real, 1, W_DEVICE);
+	}
+}

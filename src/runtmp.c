@@ -1,0 +1,236 @@
+/*
+ * The run's own temp dir: STATE_DIR/runs/XXXXXX, made with mkdtemp (0700)
+ * before confinement, held with an flock for the life of the run, and
+ * removed at its end by a walk that works on directory fds only
+ * (openat/unlinkat with O_NOFOLLOW), so a symlink planted by the command
+ * is removed, never followed. A dir whose lock nobody holds belongs to a
+ * run that died; the next run removes it.
+ */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATHBUF 4096
+/* Deeper directories are moved up to the top of the tree being removed,
+ * so removal needs a bounded number of open directories. */
+#define MAX_DEPTH 48
+
+int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
+{
+	const char *x = getenv("XDG_STATE_HOME");
+	char homes[2][PATHBUF];
+	int n;
+
+	if (c->state_dir_opt != NULL)
+		n = snprintf(out, outlen, "%s", c->state_dir_opt);
+	else if (x != NULL && x[0] == '/')
+		n = snprintf(out, outlen, "%s/cordon", x);
+	else if (home_dirs(homes) > 0)
+		n = snprintf(out, outlen, "%s/.local/state/cordon", homes[0]);
+	else
+		return -1;
+	return n > 0 && (size_t)n < outlen ? 0 : -1;
+}
+
+struct rm_ctx {
+	int top_fd;        /* the tree's root, where deep dirs are moved */
+	unsigned long moved;
+	int progress;
+};
+
+static int remove_at(struct rm_ctx *rc, int pfd, const char *name, int depth);
+
+/* Empty the directory open on fd. Returns 0 when it is empty. */
+static int empty_dir(struct rm_ctx *rc, int fd, int depth)
+{
+	for (int pass = 0; pass < 64; pass++) {
+		unsigned long moved_before = rc->moved;
+		int dfd = dup(fd);
+		if (dfd < 0)
+			return -1;
+		DIR *d = fdopendir(dfd);
+		if (d == NULL) {
+			close(dfd);
+			return -1;
+		}
+		rewinddir(d);
+		int left = 0;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if (remove_at(rc, fd, e->d_name, depth + 1) != 0)
+				left++;
+		}
+		closedir(d);
+		/* At the top, dirs moved up during this pass need another. */
+		if (left == 0 && (depth > 0 || rc->moved == moved_before))
+			return 0;
+		if (!rc->progress)
+			return -1;
+		rc->progress = 0;
+	}
+	return -1;
+}
+
+static int remove_at(struct rm_ctx *rc, int pfd, const char *name, int depth)
+{
+	struct stat st;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(pfd, name, 0) != 0)
+			return errno == ENOENT ? 0 : -1;
+		rc->progress = 1;
+		return 0;
+	}
+	if (depth >= MAX_DEPTH && rc->top_fd >= 0) {
+		char up[64];
+		snprintf(up, sizeof(up), ".cordon-deep-%lu", rc->moved++);
+		if (renameat(pfd, name, rc->top_fd, up) != 0)
+			return -1;
+		rc->progress = 1;
+		return 1; /* removed on a later pass over the top */
+	}
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* The command may have made its own directory unreadable. */
+		if (fchmodat(pfd, name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
+			return -1;
+		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	(void)fchmod(fd, 0700); /* entries of a read-only dir cannot be unlinked */
+	int r = empty_dir(rc, fd, depth);
+	close(fd);
+	if (r != 0)
+		return -1;
+	if (unlinkat(pfd, name, AT_REMOVEDIR) != 0)
+		return errno == ENOENT ? 0 : -1;
+	rc->progress = 1;
+	return 0;
+}
+
+int remove_tree_at(int parent_fd, const char *name)
+{
+	struct rm_ctx rc = { -1, 0, 0 };
+	int top = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
+		return remove_at(&rc, parent_fd, name, 0);
+	rc.top_fd = top;
+	(void)fchmod(top, 0700);
+	int r = empty_dir(&rc, top, 0);
+	close(top);
+	if (r != 0)
+		return -1;
+	return unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* Remove dirs of runs that died: nobody holds their lock. */
+static void sweep(int runs_fd, const char *own)
+{
+	int dfd = dup(runs_fd);
+	if (dfd < 0)
+		return;
+	DIR *d = fdopendir(dfd);
+	if (d == NULL) {
+		close(dfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || strcmp(e->d_name, own) == 0)
+			continue;
+		int fd = openat(runs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			(void)remove_tree_at(runs_fd, e->d_name);
+		close(fd);
+	}
+	closedir(d);
+}
+
+int runtmp_create(cordon *c)
+{
+	char state[PATHBUF], real[PATHBUF], tmpl[PATHBUF];
+	struct stat a, b;
+
+	if (runtmp_state_dir(c, state, sizeof(state)) != 0)
+		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
+	if (mkdir_p(state) != 0 || realpath(state, real) == NULL)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create state directory %s",
+					 state);
+	if (snprintf(tmpl, sizeof(tmpl), "%s/runs", real) >= (int)sizeof(tmpl))
+		return cordon_fail(c, CORDON_EINVAL, "state directory path too long");
+	if (mkdir(tmpl, 0700) != 0 && errno != EEXIST)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create %s", tmpl);
+	int runs_fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (runs_fd < 0)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot open %s", tmpl);
+
+	for (int attempt = 0; attempt < 16; attempt++) {
+		if (snprintf(tmpl, sizeof(tmpl), "%s/runs/XXXXXX", real) >= (int)sizeof(tmpl) ||
+		    mkdtemp(tmpl) == NULL) {
+			int e = errno;
+			close(runs_fd);
+			return cordon_fail_errno(c, CORDON_ESYS, e, "cannot create the run's temp dir in %s/runs", real);
+		}
+		const char *name = strrchr(tmpl, '/') + 1;
+		int fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* A concurrent sweep may have taken the fresh dir for a dead
+		 * run's: once locked, check it is still there under its name. */
+		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &a) != 0 ||
+		    fstatat(runs_fd, name, &b, AT_SYMLINK_NOFOLLOW) != 0 || a.st_ino != b.st_ino ||
+		    a.st_dev != b.st_dev) {
+			close(fd);
+			continue;
+		}
+		c->tmpdir = strdup(tmpl);
+		if (c->tmpdir == NULL) {
+			close(fd);
+			(void)unlinkat(runs_fd, name, AT_REMOVEDIR);
+			close(runs_fd);
+			return CORDON_ENOMEM;
+		}
+		c->tmp_lock_fd = fd;
+		sweep(runs_fd, name);
+		close(runs_fd);
+		return 0;
+	}
+	close(runs_fd);
+	return cordon_fail(c, CORDON_ESYS, "cannot create the run's temp dir in %s/runs", real);
+}
+
+void runtmp_remove(cordon *c)
+{
+	if (c->tmpdir == NULL)
+		return;
+	char *slash = strrchr(c->tmpdir, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		int runs_fd = open(c->tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		*slash = '/';
+		if (runs_fd >= 0) {
+			(void)remove_tree_at(runs_fd, slash + 1);
+			close(runs_fd);
+		}
+	}
+	if (c->tmp_lock_fd >= 0)
+		close(c->tmp_lock_fd);
+	c->tmp_lock_fd = -1;
+	free(c->tmpdir);
+	c->tmpdir = NULL;
+}

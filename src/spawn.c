@@ -1,0 +1,482 @@
+/*
+ * Starting and reaping the command.
+ *
+ * Everything that can fail is prepared in the parent. After fork the
+ * child makes only async-signal-safe system calls: its own process group,
+ * the terminal, confinement, closing fds, the PATH search and execve. If
+ * anything fails it reports (stage, errno) on a close-on-exec pipe and
+ * _exits; it never execs unconfined. The parent's read of that pipe
+ * returns 0 bytes exactly when exec succeeded.
+ */
+#include "backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What the child reports on the error pipe. */
+enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC };
+
+/* Exit statuses of a child that failed before exec (the pipe carries the
+ * details; these are what an outside observer of the pid sees). */
+#define CHILD_EXIT_SETUP 125
+#define CHILD_EXIT_NOTFOUND 127
+#define CHILD_EXIT_NOEXEC 126
+
+/* Grace between SIGTERM and SIGKILL when the timeout fires. */
+#define KILL_GRACE_MS 2000
+
+struct plan {
+	const char *const *argv;
+	char *const *envp;
+	const char *path; /* PATH to search */
+	char **sh_argv;   /* argv for running a script without #! via /bin/sh */
+	int errfd;
+	int confined;
+	int close_fds;
+	int *keep; /* sorted, unique; includes errfd */
+	size_t nkeep;
+	const int *clear_cloexec; /* the caller's --keep-fd list */
+	size_t nclear;
+	int tty_fd;
+	sigset_t oldmask;
+	const struct backend *be;
+	const struct prepared *prep;
+};
+
+static void report(int fd, int stage, int err)
+{
+	int msg[2] = { stage, err };
+	ssize_t n;
+	do
+		n = write(fd, msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	if (stage == STAGE_EXEC)
+		_exit(err == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
+	_exit(CHILD_EXIT_SETUP);
+}
+
+static int close_range_compat(unsigned first, unsigned last)
+{
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, first, last, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+#endif
+	struct rlimit rl;
+	unsigned max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < max)
+		max = (unsigned)rl.rlim_cur;
+	for (unsigned fd = first; fd <= last && fd < max; fd++)
+		(void)close((int)fd);
+	return 0;
+}
+
+/* Close every fd above 2 that is not in the sorted keep list. */
+static int close_other_fds(const int *keep, size_t nkeep)
+{
+	unsigned next = 3;
+	for (size_t i = 0; i < nkeep; i++) {
+		unsigned k = (unsigned)keep[i];
+		if (k < next)
+			continue;
+		if (k > next && close_range_compat(next, k - 1) != 0)
+			return -1;
+		next = k + 1;
+	}
+	return close_range_compat(next, ~0U);
+}
+
+/* execvpe without allocation: the PATH search happens in the child,
+ * after confinement, with the command's own PATH. Returns errno. */
+static int exec_search(const struct plan *pl)
+{
+	const char *file = pl->argv[0];
+	char buf[PATH_MAX];
+	int saw_eacces = 0;
+
+	if (file[0] == '\0')
+		return ENOENT;
+	if (strchr(file, '/') != NULL) {
+		execve(file, (char *const *)pl->argv, pl->envp);
+		if (errno == ENOEXEC) {
+			pl->sh_argv[1] = (char *)file;
+			execve("/bin/sh", pl->sh_argv, pl->envp);
+			return ENOEXEC;
+		}
+		return errno;
+	}
+	size_t flen = strlen(file);
+	for (const char *p = pl->path;; p++) {
+		const char *e = strchr(p, ':');
+		size_t dlen = e ? (size_t)(e - p) : strlen(p);
+		if (dlen + flen + 2 <= sizeof(buf)) {
+			if (dlen == 0) {
+				buf[0] = '.'; /* an empty entry is the current directory */
+				dlen = 1;
+			} else {
+				memcpy(buf, p, dlen);
+			}
+			buf[dlen] = '/';
+			memcpy(buf + dlen + 1, file, flen + 1);
+			execve(buf, (char *const *)pl->argv, pl->envp);
+			switch (errno) {
+			case EACCES:
+				saw_eacces = 1;
+				break;
+			case ENOENT:
+			case ENOTDIR:
+			case ENAMETOOLONG:
+			case ELOOP:
+				break;
+			case ENOEXEC:
+				pl->sh_argv[1] = buf;
+				execve("/bin/sh", pl->sh_argv, pl->envp);
+				return ENOEXEC;
+			default:
+				return errno;
+			}
+		}
+		if (e == NULL)
+			break;
+		p = e;
+	}
+	return saw_eacces ? EACCES : ENOENT;
+}
+
+static void child(const struct plan *pl)
+{
+	struct sigaction dfl;
+
+	/* All signals are blocked since before fork. Reset caught ones so
+	 * no handler of the parent's can run here once they are unblocked. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction cur;
+		if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL &&
+		    cur.sa_handler != SIG_IGN)
+			(void)sigaction(sig, &dfl, NULL);
+	}
+	if (setpgid(0, 0) != 0)
+		report(pl->errfd, STAGE_SETUP, errno);
+	/* SIGTTOU is blocked, so a background group may take the terminal. */
+	if (pl->tty_fd >= 0)
+		(void)tcsetpgrp(pl->tty_fd, getpid());
+	if (pl->confined) {
+		int e = pl->be->apply(pl->prep);
+		if (e != 0)
+			report(pl->errfd, STAGE_CONFINE, e);
+	}
+	if (pl->close_fds && close_other_fds(pl->keep, pl->nkeep) != 0)
+		report(pl->errfd, STAGE_SETUP, errno);
+	for (size_t i = 0; i < pl->nclear; i++)
+		if (fcntl(pl->clear_cloexec[i], F_SETFD, 0) != 0)
+			report(pl->errfd, STAGE_SETUP, errno);
+	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
+	report(pl->errfd, STAGE_EXEC, exec_search(pl));
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* The terminal to hand over: the caller must be its foreground group. */
+static int foreground_tty(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+			return fd;
+	return -1;
+}
+
+static void take_terminal(int fd, pid_t pgrp)
+{
+	sigset_t ttou, old;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &ttou, &old);
+	(void)tcsetpgrp(fd, pgrp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; envp[i] != NULL; i++)
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static void set_last(cordon *c, const struct cordon_result *r)
+{
+	pthread_mutex_lock(&c->lock);
+	c->last = *r;
+	c->have_last = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
+int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct plan pl;
+	int pipefd[2];
+	size_t argc = 0;
+
+	memset(&pl, 0, sizeof(pl));
+	while (argv[argc] != NULL)
+		argc++;
+	cordon_proc *p = calloc(1, sizeof(*p));
+	pl.sh_argv = calloc(argc + 2, sizeof(char *));
+	pl.keep = calloc(c->nkeep + 1, sizeof(int));
+	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
+		free(p);
+		free(pl.sh_argv);
+		free(pl.keep);
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	}
+	pl.sh_argv[0] = (char *)"/bin/sh";
+	for (size_t i = 1; i < argc; i++)
+		pl.sh_argv[i + 1] = (char *)argv[i];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		int e = errno;
+		free(p);
+		free(pl.sh_argv);
+		free(pl.keep);
+		return cordon_fail_errno(c, CORDON_ESYS, e, "pipe");
+	}
+	pl.argv = argv;
+	pl.envp = c->envp;
+	pl.path = env_get(c->envp, "PATH");
+	if (pl.path == NULL)
+		pl.path = "/bin:/usr/bin";
+	pl.errfd = pipefd[1];
+	pl.confined = c->dec.applied;
+	pl.close_fds = c->mode != CORDON_MODE_OFF;
+	memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
+	pl.keep[c->nkeep] = pipefd[1];
+	pl.nkeep = c->nkeep + 1;
+	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);
+	pl.clear_cloexec = c->keep_fds;
+	pl.nclear = c->nkeep;
+	pl.tty_fd = c->foreground ? foreground_tty() : -1;
+	pl.be = c->dec.backend;
+	pl.prep = &c->prep;
+
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &pl.oldmask);
+	pid_t pid = fork();
+	if (pid == 0)
+		child(&pl);
+	int fork_err = errno;
+	if (pid > 0) {
+		(void)setpgid(pid, pid); /* also here: no race with the child */
+		if (pl.tty_fd >= 0)
+			(void)tcsetpgrp(pl.tty_fd, pid);
+	}
+	pthread_sigmask(SIG_SETMASK, &pl.oldmask, NULL);
+	close(pipefd[1]);
+	free(pl.sh_argv);
+	free(pl.keep);
+	if (pid < 0) {
+		close(pipefd[0]);
+		free(p);
+		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "fork");
+	}
+
+	int msg[2];
+	ssize_t n;
+	do
+		n = read(pipefd[0], msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n != 0) {
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (pl.tty_fd >= 0)
+			take_terminal(pl.tty_fd, getpgrp());
+		free(p);
+		struct cordon_result r = { CHILD_EXIT_SETUP, 0, 0, 0 };
+		if (n != (ssize_t)sizeof(msg))
+			msg[0] = STAGE_SETUP, msg[1] = EIO;
+		if (msg[0] == STAGE_EXEC) {
+			r.exit_code = msg[1] == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
+			r.exec_errno = msg[1];
+			set_last(c, &r);
+			if (msg[1] == ENOENT)
+				return cordon_fail(c, CORDON_EEXEC, "%s: command not found", argv[0]);
+			return cordon_fail_errno(c, CORDON_EEXEC, msg[1], "cannot execute %s", argv[0]);
+		}
+		set_last(c, &r);
+		if (msg[0] == STAGE_CONFINE)
+			return cordon_fail_errno(c, CORDON_ECONFINE, msg[1],
+						 "could not apply confinement in the child; "
+						 "the command was not run");
+		return cordon_fail_errno(c, CORDON_ESYS, msg[1], "setting up the child failed");
+	}
+	p->c = c;
+	p->pid = pid;
+	p->tty_fd = pl.tty_fd;
+#if defined(__linux__) && defined(SYS_pidfd_open)
+	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p->pidfd >= 0)
+		(void)fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
+#else
+	p->pidfd = -1;
+#endif
+	*out = p;
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep until pid may have changed state, at most ms milliseconds. */
+static void nap(int pidfd, long long ms)
+{
+	if (ms <= 0)
+		return;
+	if (ms > INT_MAX)
+		ms = INT_MAX;
+	if (pidfd >= 0) {
+		struct pollfd pfd = { pidfd, POLLIN, 0 };
+		(void)poll(&pfd, 1, (int)ms);
+		return;
+	}
+	if (ms > 10)
+		ms = 10;
+	struct timespec ts = { 0, (long)ms * 1000000L };
+	(void)nanosleep(&ts, NULL);
+}
+
+int reap_with_timeout(pid_t pid, int *status, int timeout_ms)
+{
+	int pidfd = -1;
+#if defined(__linux__) && defined(SYS_pidfd_open)
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	long long deadline = now_ms() + timeout_ms;
+	int r = -1;
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid) {
+			r = 0;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			(void)kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		nap(pidfd, left);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return r;
+}
+
+/* The command stopped (Ctrl-Z) while holding the terminal: stop too, as
+ * a shell's job would, and give it the terminal back when continued. */
+static void follow_stop(const cordon_proc *p)
+{
+	take_terminal(p->tty_fd, getpgrp());
+	(void)kill(getpid(), SIGSTOP);
+	take_terminal(p->tty_fd, p->pid);
+	(void)killpg(p->pid, SIGCONT);
+}
+
+int wait_command(cordon_proc *p, struct cordon_result *res)
+{
+	cordon *c = p->c;
+	long long deadline = c->timeout_ms ? now_ms() + (long long)c->timeout_ms : 0;
+	long long kill_at = 0;
+	int timed_out = 0, status = 0;
+	/* Poll only when something must happen without the child changing
+	 * state: a deadline; otherwise block in waitpid. */
+	for (;;) {
+		int flags = p->tty_fd >= 0 ? WUNTRACED : 0;
+		if (deadline)
+			flags |= WNOHANG;
+		pid_t w = waitpid(p->pid, &status, flags);
+		if (w == p->pid) {
+			if (WIFSTOPPED(status)) {
+				if (p->tty_fd >= 0)
+					follow_stop(p);
+				continue;
+			}
+			break;
+		}
+		if (w < 0 && errno != EINTR) {
+			int e = errno;
+			free(p);
+			return cordon_fail_errno(c, CORDON_ESYS, e, "waitpid");
+		}
+		if (!deadline)
+			continue;
+		long long t = now_ms();
+		if (!timed_out && t >= deadline) {
+			timed_out = 1;
+			(void)killpg(p->pid, SIGTERM);
+			(void)killpg(p->pid, SIGCONT);
+			kill_at = t + KILL_GRACE_MS;
+		}
+		if (timed_out && kill_at && t >= kill_at) {
+			(void)killpg(p->pid, SIGKILL);
+			kill_at = 0;
+		}
+		long long next = timed_out ? (kill_at ? kill_at : t + 100) : deadline;
+		/* With a terminal, also look for stops now and then. */
+		long long wait_ms = next - t;
+		if (p->tty_fd >= 0 && wait_ms > 100)
+			wait_ms = 100;
+		nap(p->pidfd, wait_ms);
+	}
+	/* The run ends with its command: what it left behind in its process
+	 * group goes too (its temp dir is about to be removed). "off" runs
+	 * exactly as a plain exec would and leaves them alone. */
+	if (c->mode != CORDON_MODE_OFF || timed_out)
+		(void)killpg(p->pid, SIGKILL);
+	if (p->tty_fd >= 0)
+		take_terminal(p->tty_fd, getpgrp());
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+
+	struct cordon_result r = { 0, 0, timed_out, 0 };
+	if (WIFEXITED(status)) {
+		r.exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		r.signal = WTERMSIG(status);
+		r.exit_code = 128 + r.signal;
+	}
+	if (timed_out)
+		r.exit_code = 124;
+	set_last(c, &r);
+	if (res != NULL)
+		*res = r;
+	free(p);
+	return 0;
+}

@@ -1,0 +1,290 @@
+/*
+ * Status events: one JSON object per line, a start event and an exit
+ * event per run. Every event name, mode, backend, reason, layer, gap and
+ * cache name is a fixed identifier listed in cordon_identifiers().
+ */
+#include "backend.h"
+#include "json.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const cordon_layer_names[LAYER_COUNT] = {
+	[LAYER_LANDLOCK] = "landlock",
+	[LAYER_NO_NEW_PRIVS] = "no_new_privs",
+	[LAYER_SIGNAL_SCOPE] = "signal_scope",
+	[LAYER_CAPABILITIES] = "capabilities",
+	[LAYER_FDS_CLOSED] = "fds_closed",
+};
+
+const char *const cordon_gap_names[GAP_COUNT] = {
+	[GAP_UNCONFINED] = "unconfined",
+	[GAP_TRUNCATE] = "truncate_not_restricted",
+	[GAP_DEVICE_IOCTL] = "device_ioctl_not_restricted",
+	[GAP_SIGNALS] = "signals_not_scoped",
+	[GAP_METADATA] = "metadata_outside_not_restricted",
+	[GAP_UNIX_SOCKETS] = "unix_socket_connect_not_restricted",
+	[GAP_KEPT_FDS] = "kept_fds_not_restricted",
+	[GAP_PROTECT] = "protected_paths_not_enforced",
+	[GAP_READS] = "reads_not_restricted",
+	[GAP_NETWORK] = "network_not_restricted",
+};
+
+static const char *const other_identifiers[] = {
+	CORDON_EVENT_STATUS,
+	CORDON_EVENT_EXIT,
+	"auto",
+	"required",
+	"off",
+	"landlock",
+	"none",
+	CORDON_REASON_UNAVAILABLE,
+	CORDON_REASON_OFF,
+	"landlock_not_built_in",
+	"landlock_disabled",
+	"landlock_abi_too_old",
+	"landlock_blocked",
+	"no_backend",
+	"protect_not_enforceable",
+	"cargo",
+	"npm",
+	"pip",
+	"playwright",
+	"existing",
+	"created",
+	"refused",
+	"unavailable",
+};
+
+#define N_OTHER (sizeof(other_identifiers) / sizeof(other_identifiers[0]))
+
+static const char *all_ids[N_OTHER + LAYER_COUNT + GAP_COUNT + 1];
+
+static void fill_ids(void)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < N_OTHER; i++)
+		all_ids[k++] = other_identifiers[i];
+	for (size_t i = 0; i < LAYER_COUNT; i++)
+		all_ids[k++] = cordon_layer_names[i];
+	for (size_t i = 0; i < GAP_COUNT; i++)
+		all_ids[k++] = cordon_gap_names[i];
+	all_ids[k] = NULL;
+}
+
+const char *const *cordon_identifiers(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	(void)pthread_once(&once, fill_ids);
+	return all_ids;
+}
+
+static const char *mode_name(enum cordon_mode m)
+{
+	switch (m) {
+	case CORDON_MODE_REQUIRED:
+		return "required";
+	case CORDON_MODE_OFF:
+		return "off";
+	case CORDON_MODE_AUTO:
+	default:
+		return "auto";
+	}
+}
+
+static void list_of(struct jbuf *b, const char *const *names)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; names[i] != NULL; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, names[i]);
+	}
+	jb_raw(b, "]");
+}
+
+static void decision_fields(struct jbuf *b, const cordon *c)
+{
+	const struct decision *d = &c->dec;
+	jb_key(b, "backend");
+	jb_str(b, d->backend ? d->backend->name : "none");
+	jb_key(b, "applied");
+	jb_bool(b, d->applied);
+	jb_key(b, "reason");
+	jb_str(b, d->reason);
+	jb_key(b, "cause");
+	jb_str(b, d->cause);
+	jb_key(b, "abi");
+	jb_int(b, d->abi);
+	jb_key(b, "layers");
+	list_of(b, d->layer_list);
+}
+
+char *status_start_json(const cordon *c)
+{
+	struct jbuf b = { 0 };
+	const struct policy *p = &c->pol;
+
+	jb_raw(&b, "{");
+	jb_key(&b, "event");
+	jb_str(&b, CORDON_EVENT_STATUS);
+	jb_key(&b, "mode");
+	jb_str(&b, mode_name(c->mode));
+	decision_fields(&b, c);
+	jb_key(&b, "writable");
+	jb_raw(&b, "[");
+	for (size_t i = 0; i < p->nw; i++) {
+		if (i > 0)
+			jb_raw(&b, ",");
+		jb_str(&b, p->w[i].path);
+	}
+	jb_raw(&b, "]");
+	jb_key(&b, "protected");
+	jb_raw(&b, "[");
+	for (size_t i = 0; i < p->nprot; i++) {
+		jb_raw(&b, i > 0 ? ",{" : "{");
+		jb_key(&b, "path");
+		jb_str(&b, p->prot[i].path);
+		jb_key(&b, "explicit");
+		jb_bool(&b, p->prot[i].explicit_);
+		jb_key(&b, "enforced");
+		jb_bool(&b, p->prot[i].enforced);
+		jb_raw(&b, "}");
+	}
+	jb_raw(&b, "]");
+	jb_key(&b, "caches");
+	jb_raw(&b, "[");
+	for (size_t i = 0; i < p->ncaches; i++) {
+		jb_raw(&b, i > 0 ? ",{" : "{");
+		jb_key(&b, "name");
+		jb_str(&b, p->caches[i].name);
+		jb_key(&b, "path");
+		jb_str(&b, p->caches[i].path);
+		jb_key(&b, "state");
+		jb_str(&b, p->caches[i].state);
+		jb_raw(&b, "}");
+	}
+	jb_raw(&b, "]");
+	jb_key(&b, "tmpdir");
+	jb_str(&b, c->tmpdir);
+	jb_key(&b, "gaps");
+	list_of(&b, c->dec.gap_list);
+	jb_raw(&b, "}");
+	return jb_finish(&b);
+}
+
+char *cordon_probe_json(cordon *c)
+{
+	struct jbuf b = { 0 };
+	if (c == NULL || c->stage == ST_NEW)
+		return NULL;
+	jb_raw(&b, "{");
+	decision_fields(&b, c);
+	jb_key(&b, "kernel_abi");
+	jb_int(&b, c->dec.kernel_abi);
+	jb_key(&b, "gaps");
+	list_of(&b, c->dec.gap_list);
+	jb_raw(&b, "}");
+	return jb_finish(&b);
+}
+
+char *status_exit_json(const struct cordon_result *r)
+{
+	struct jbuf b = { 0 };
+	jb_raw(&b, "{");
+	jb_key(&b, "event");
+	jb_str(&b, CORDON_EVENT_EXIT);
+	jb_key(&b, "exit_code");
+	jb_int(&b, r->exit_code);
+	jb_key(&b, "signal");
+	if (r->signal > 0)
+		jb_int(&b, r->signal);
+	else
+		jb_raw(&b, "null");
+	jb_key(&b, "timed_out");
+	jb_bool(&b, r->timed_out);
+	jb_raw(&b, "}");
+	return jb_finish(&b);
+}
+
+/*
+ * Write all of buf to fd. SIGPIPE is blocked in this thread for the
+ * write, and a SIGPIPE the write raised is consumed, so a closed reader
+ * of the status stream cannot kill cordon (and the command's own
+ * SIGPIPE disposition is left as it was).
+ */
+static void write_all_nosigpipe(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	int was_pending = 0;
+	sigset_t pend;
+	if (sigpending(&pend) == 0)
+		was_pending = sigismember(&pend, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (errno == EPIPE && !was_pending) {
+				struct timespec zero = { 0, 0 };
+				(void)sigtimedwait(&pipe_set, NULL, &zero);
+			}
+			break;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void status_emit(cordon *c, const char *line)
+{
+	if (line == NULL)
+		return;
+	size_t len = strlen(line);
+	char *buf = malloc(len + 2);
+	if (buf == NULL)
+		return;
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	if (c->status_fd >= 0)
+		write_all_nosigpipe(c->status_fd, buf, len + 1);
+	if (c->status_file_fd >= 0)
+		write_all_nosigpipe(c->status_file_fd, buf, len + 1);
+	free(buf);
+}
+
+const char *cordon_reason_text(const char *id)
+{
+	static const struct {
+		const char *id, *text;
+	} texts[] = {
+		{ "landlock_not_built_in",
+		  "this kernel has no Landlock (built without CONFIG_SECURITY_LANDLOCK); "
+		  "use a kernel with Landlock ABI 2 or later (Linux 5.19+)" },
+		{ "landlock_disabled",
+		  "Landlock is built into this kernel but not enabled; add \"landlock\" to the "
+		  "lsm= kernel boot parameter (see /sys/kernel/security/lsm)" },
+		{ "landlock_abi_too_old",
+		  "this kernel offers only Landlock ABI 1, which denies every rename and link "
+		  "across directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
+		{ "landlock_blocked",
+		  "Landlock is present but restricting a process was refused "
+		  "(a container's seccomp filter or another security policy)" },
+		{ "no_backend", "cordon has no confinement backend for this platform" },
+		{ "protect_not_enforceable",
+		  "a path given with --protect cannot be kept read-only on this machine" },
+		{ CORDON_REASON_OFF, "confinement is off (--sandbox off)" },
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (id != NULL && strcmp(texts[i].id, id) == 0)
+			return texts[i].text;
+	return "confinement is unavailable";
+}
