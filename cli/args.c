@@ -71,21 +71,46 @@ static int fail(struct cli_args *a, const char *fmt, ...)
 
 /* Options that take a value. */
 enum opt {
-	O_WORKSPACE, O_SANDBOX, O_ALLOW_WRITE, O_CACHE, O_PROTECT, O_STATE_DIR,
-	O_STATUS_FD, O_STATUS_FILE, O_TIMEOUT, O_ENV, O_KEEP_FD, O_TEST_MAX_ABI,
+	O_WORKSPACE,
+	O_SANDBOX,
+	O_ALLOW_WRITE,
+	O_CACHE,
+	O_PROTECT,
+	O_STATE_DIR,
+	O_STATUS_FD,
+	O_STATUS_FILE,
+	O_TIMEOUT,
+	O_ENV,
+	O_KEEP_FD,
+	O_TEST_MAX_ABI,
 	/* flags */
-	O_NO_CACHES, O_NO_DEFAULT_PROTECT, O_CLEAN_ENV, O_ALLOW_BROAD, O_HELP,
+	O_NO_CACHES,
+	O_NO_DEFAULT_PROTECT,
+	O_CLEAN_ENV,
+	O_ALLOW_BROAD,
+	O_HELP,
 	O_COUNT
 };
 #define FIRST_FLAG O_NO_CACHES
 
 static const char *const long_names[O_COUNT] = {
-	[O_WORKSPACE] = "workspace", [O_SANDBOX] = "sandbox", [O_ALLOW_WRITE] = "allow-write",
-	[O_CACHE] = "cache", [O_PROTECT] = "protect", [O_STATE_DIR] = "state-dir",
-	[O_STATUS_FD] = "status-fd", [O_STATUS_FILE] = "status-file", [O_TIMEOUT] = "timeout",
-	[O_ENV] = "env", [O_KEEP_FD] = "keep-fd", [O_TEST_MAX_ABI] = "test-max-abi",
-	[O_NO_CACHES] = "no-caches", [O_NO_DEFAULT_PROTECT] = "no-default-protect",
-	[O_CLEAN_ENV] = "clean-env", [O_ALLOW_BROAD] = "allow-broad", [O_HELP] = "help",
+	[O_WORKSPACE] = "workspace",
+	[O_SANDBOX] = "sandbox",
+	[O_ALLOW_WRITE] = "allow-write",
+	[O_CACHE] = "cache",
+	[O_PROTECT] = "protect",
+	[O_STATE_DIR] = "state-dir",
+	[O_STATUS_FD] = "status-fd",
+	[O_STATUS_FILE] = "status-file",
+	[O_TIMEOUT] = "timeout",
+	[O_ENV] = "env",
+	[O_KEEP_FD] = "keep-fd",
+	[O_TEST_MAX_ABI] = "test-max-abi",
+	[O_NO_CACHES] = "no-caches",
+	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
+	[O_CLEAN_ENV] = "clean-env",
+	[O_ALLOW_BROAD] = "allow-broad",
+	[O_HELP] = "help",
 };
 
 static int find_opt(const char *arg, const char **inline_val)
@@ -119,13 +144,17 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return 0;
 	case O_SANDBOX:
 		if (cordon_parse_mode(v, &a->mode) != 0)
-			return fail(a, "unknown --sandbox mode '%s' (want auto, required or off)", v);
+			return fail(a, "unknown --sandbox mode '%s' (want auto, required or off)",
+				    v);
 		return 0;
 	case O_ALLOW_WRITE:
 		return push(&a->allow_write, &a->nallow_write, v);
 	case O_CACHE:
 		if (cordon_parse_caches(v, &a->caches) != 0)
-			return fail(a, "bad --cache list '%s' (want names from cargo,npm,pip,playwright)", v);
+			return fail(
+				a,
+				"bad --cache list '%s' (want names from cargo,npm,pip,playwright)",
+				v);
 		return 0;
 	case O_PROTECT:
 		return push(&a->protect, &a->nprotect, v);

@@ -74,8 +74,8 @@ static void ruleset_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
 /* The kernel's answer, asked once per process. */
 static struct {
 	int kernel_abi; /* > 0 when the version query worked */
-	int query_err;  /* errno of the version query */
-	int trial_err;  /* 0, an errno of the trial, or -1 (timeout/crash) */
+	int query_err; /* errno of the version query */
+	int trial_err; /* 0, an errno of the trial, or -1 (timeout/crash) */
 } probed;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 

@@ -12,8 +12,8 @@
 struct backend_probe {
 	int available;
 	const char *reason; /* fixed identifier when unavailable */
-	int abi;            /* version in use (after any test cap), 0 if none */
-	int kernel_abi;     /* what the platform reported */
+	int abi; /* version in use (after any test cap), 0 if none */
+	int kernel_abi; /* what the platform reported */
 };
 
 struct backend {

@@ -55,8 +55,8 @@ static const char *spec_for(const char *entry, const char *const *specs, size_t 
 	return found;
 }
 
-char **env_build(const char *const *parent_env, int clean, const char *const *specs,
-		 size_t nspecs, const char *tmpdir)
+char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
+		 const char *tmpdir)
 {
 	struct strv out = { 0 };
 	int tmpdir_explicit = 0;

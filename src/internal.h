@@ -19,8 +19,8 @@ struct strv {
 	char **v; /* NULL-terminated when n > 0 */
 	size_t n, cap;
 };
-int strv_push(struct strv *s, const char *str);  /* copies str */
-int strv_take(struct strv *s, char *str);        /* takes ownership */
+int strv_push(struct strv *s, const char *str); /* copies str */
+int strv_take(struct strv *s, char *str); /* takes ownership */
 void strv_free(struct strv *s);
 
 /* ---- fixed identifiers (status.c) ---- */
@@ -33,16 +33,16 @@ enum layer_id {
 	LAYER_COUNT
 };
 enum gap_id {
-	GAP_UNCONFINED,        /* nothing restricted: confinement not applied */
-	GAP_TRUNCATE,          /* truncate(2) outside: Landlock ABI < 3 */
-	GAP_DEVICE_IOCTL,      /* device ioctls: Landlock ABI < 5 */
-	GAP_SIGNALS,           /* signals to outside processes: ABI < 6 */
-	GAP_METADATA,          /* chmod/chown/utimes/xattr/chattr outside */
-	GAP_UNIX_SOCKETS,      /* connects to Unix sockets outside */
-	GAP_KEPT_FDS,          /* fds named by --keep-fd */
-	GAP_PROTECT,           /* protected paths not enforced */
-	GAP_READS,             /* reads are never restricted (yet) */
-	GAP_NETWORK,           /* network is never restricted (yet) */
+	GAP_UNCONFINED, /* nothing restricted: confinement not applied */
+	GAP_TRUNCATE, /* truncate(2) outside: Landlock ABI < 3 */
+	GAP_DEVICE_IOCTL, /* device ioctls: Landlock ABI < 5 */
+	GAP_SIGNALS, /* signals to outside processes: ABI < 6 */
+	GAP_METADATA, /* chmod/chown/utimes/xattr/chattr outside */
+	GAP_UNIX_SOCKETS, /* connects to Unix sockets outside */
+	GAP_KEPT_FDS, /* fds named by --keep-fd */
+	GAP_PROTECT, /* protected paths not enforced */
+	GAP_READS, /* reads are never restricted (yet) */
+	GAP_NETWORK, /* network is never restricted (yet) */
 	GAP_COUNT
 };
 extern const char *const cordon_layer_names[LAYER_COUNT];
@@ -62,7 +62,7 @@ struct wentry {
 
 struct cache_entry {
 	const char *name; /* fixed identifier */
-	char *path;       /* canonical when state is ok/created */
+	char *path; /* canonical when state is ok/created */
 	int is_dir;
 	int created;
 	const char *state; /* "existing", "created", "refused", "unavailable" */
@@ -88,7 +88,7 @@ struct decision {
 	const struct backend *backend;
 	int applied;
 	const char *reason; /* NULL when applied */
-	const char *cause;  /* the platform reason behind "unavailable" */
+	const char *cause; /* the platform reason behind "unavailable" */
 	int abi, kernel_abi;
 	unsigned layers, gaps; /* bit sets of enum layer_id / gap_id */
 	const char *layer_list[LAYER_COUNT + 1];
@@ -147,8 +147,7 @@ struct cordon_proc {
 };
 
 /* errors (cordon.c) */
-int cordon_fail(cordon *c, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -172,8 +171,8 @@ void runtmp_remove(cordon *c);
 int remove_tree_at(int parent_fd, const char *name);
 
 /* env.c */
-char **env_build(const char *const *parent_env, int clean, const char *const *specs,
-		 size_t nspecs, const char *tmpdir);
+char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
+		 const char *tmpdir);
 void env_free(char **envp);
 int env_spec_valid(const char *spec);
 

@@ -37,8 +37,8 @@
 #define LL_FS_MAKE_FIFO (1ULL << 10)
 #define LL_FS_MAKE_BLOCK (1ULL << 11)
 #define LL_FS_MAKE_SYM (1ULL << 12)
-#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
-#define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
+#define LL_FS_REFER (1ULL << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 
 /* Scopes (ABI 6). */
@@ -53,7 +53,7 @@
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net; /* ABI 4; always 0 here */
-	uint64_t scoped;             /* ABI 6 */
+	uint64_t scoped; /* ABI 6 */
 };
 
 struct ll_path_beneath_attr {

@@ -27,7 +27,8 @@ int home_dirs(char out[2][PATHBUF])
 
 	out[0][0] = out[1][0] = '\0';
 	if (env != NULL && env[0] == '/') {
-		if (realpath(env, out[n]) == NULL && path_normalize(NULL, env, out[n], PATHBUF) != 0)
+		if (realpath(env, out[n]) == NULL &&
+		    path_normalize(NULL, env, out[n], PATHBUF) != 0)
 			out[n][0] = '\0';
 		if (out[n][0] != '\0')
 			n++;
@@ -152,7 +153,8 @@ static int add_protect(struct policy *p, const char *path, int explicit_)
 static int inside_writable(const struct policy *p, const char *path)
 {
 	for (size_t i = 0; i < p->nw; i++)
-		if (p->w[i].is_dir ? path_within(p->w[i].path, path) : strcmp(p->w[i].path, path) == 0)
+		if (p->w[i].is_dir ? path_within(p->w[i].path, path)
+				   : strcmp(p->w[i].path, path) == 0)
 			return 1;
 	return 0;
 }
@@ -167,7 +169,8 @@ int policy_resolve(cordon *c)
 
 	if (ws == NULL) {
 		if (getcwd(buf, sizeof(buf)) == NULL)
-			return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot get the current directory");
+			return cordon_fail_errno(c, CORDON_EINVAL, errno,
+						 "cannot get the current directory");
 		ws = buf;
 	}
 	if ((r = canonical(c, "workspace", ws, real, &is_dir)) != 0)
@@ -182,7 +185,8 @@ int policy_resolve(cordon *c)
 		return r;
 
 	for (size_t i = 0; i < c->allow_write.n; i++) {
-		if ((r = canonical(c, "--allow-write path", c->allow_write.v[i], real, &is_dir)) != 0)
+		if ((r = canonical(c, "--allow-write path", c->allow_write.v[i], real, &is_dir)) !=
+		    0)
 			return r;
 		if ((r = refuse_broad(c, "--allow-write path", real)) != 0)
 			return r;
@@ -291,9 +295,12 @@ static void add_cache(cordon *c, const char *name, const char *path, int is_dir)
 			char *slash = strrchr(parent, '/');
 			if (slash != NULL && slash != parent)
 				*slash = '\0';
-			int fd = mkdir_p(parent) == 0
-					 ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
-					 : -1;
+			int fd =
+				mkdir_p(parent) == 0
+					? open(path,
+					       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					       0600)
+					: -1;
 			made = fd >= 0;
 			if (fd >= 0)
 				close(fd);
@@ -302,7 +309,8 @@ static void add_cache(cordon *c, const char *name, const char *path, int is_dir)
 			return;
 		e->created = 1;
 	}
-	if (realpath(path, real) == NULL || stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
+	if (realpath(path, real) == NULL || stat(real, &st) != 0 ||
+	    (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
 		return;
 	free(e->path);
 	e->path = strdup(real);
@@ -359,8 +367,8 @@ int policy_resolve_caches(cordon *c)
 	if (c->caches & CORDON_CACHE_PIP) {
 		v = env_path("PIP_CACHE_DIR");
 		if (v != NULL ? join(path, v, "", NULL) == 0
-			      : join(path, cache_home ? cache_home : home, cache_home ? "" : cache_sub,
-				     "pip") == 0)
+			      : join(path, cache_home ? cache_home : home,
+				     cache_home ? "" : cache_sub, "pip") == 0)
 			add_cache(c, "pip", path, 1);
 	}
 	if (c->caches & CORDON_CACHE_PLAYWRIGHT) {
@@ -369,8 +377,8 @@ int policy_resolve_caches(cordon *c)
 		if (v != NULL && strcmp(v, "0") == 0)
 			return 0;
 		if (v != NULL ? join(path, v, "", NULL) == 0
-			      : join(path, cache_home ? cache_home : home, cache_home ? "" : cache_sub,
-				     "ms-playwright") == 0)
+			      : join(path, cache_home ? cache_home : home,
+				     cache_home ? "" : cache_sub, "ms-playwright") == 0)
 			add_cache(c, "playwright", path, 1);
 	}
 	return 0;

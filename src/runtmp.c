@@ -41,7 +41,7 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 }
 
 struct rm_ctx {
-	int top_fd;        /* the tree's root, where deep dirs are moved */
+	int top_fd; /* the tree's root, where deep dirs are moved */
 	unsigned long moved;
 	int progress;
 };
@@ -151,7 +151,8 @@ static void sweep(int runs_fd, const char *own)
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || strcmp(e->d_name, own) == 0)
 			continue;
-		int fd = openat(runs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int fd =
+			openat(runs_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
@@ -184,7 +185,9 @@ int runtmp_create(cordon *c)
 		    mkdtemp(tmpl) == NULL) {
 			int e = errno;
 			close(runs_fd);
-			return cordon_fail_errno(c, CORDON_ESYS, e, "cannot create the run's temp dir in %s/runs", real);
+			return cordon_fail_errno(c, CORDON_ESYS, e,
+						 "cannot create the run's temp dir in %s/runs",
+						 real);
 		}
 		const char *name = strrchr(tmpl, '/') + 1;
 		int fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -40,7 +40,7 @@ struct plan {
 	const char *const *argv;
 	char *const *envp;
 	const char *path; /* PATH to search */
-	char **sh_argv;   /* argv for running a script without #! via /bin/sh */
+	char **sh_argv; /* argv for running a script without #! via /bin/sh */
 	int errfd;
 	int confined;
 	int close_fds;
@@ -76,8 +76,7 @@ static int close_range_compat(unsigned first, unsigned last)
 #endif
 	struct rlimit rl;
 	unsigned max = 65536;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < max)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max)
 		max = (unsigned)rl.rlim_cur;
 	for (unsigned fd = first; fd <= last && fd < max; fd++)
 		(void)close((int)fd);
@@ -320,8 +319,10 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 			r.exec_errno = msg[1];
 			set_last(c, &r);
 			if (msg[1] == ENOENT)
-				return cordon_fail(c, CORDON_EEXEC, "%s: command not found", argv[0]);
-			return cordon_fail_errno(c, CORDON_EEXEC, msg[1], "cannot execute %s", argv[0]);
+				return cordon_fail(c, CORDON_EEXEC, "%s: command not found",
+						   argv[0]);
+			return cordon_fail_errno(c, CORDON_EEXEC, msg[1], "cannot execute %s",
+						 argv[0]);
 		}
 		set_last(c, &r);
 		if (msg[0] == STAGE_CONFINE)

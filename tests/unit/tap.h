@@ -38,23 +38,23 @@ static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 
 #define ok(cond, ...) tap_ok((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
-#define is_int(got, want, ...)                                                        \
-	do {                                                                          \
-		long long g_ = (long long)(got), w_ = (long long)(want);              \
-		ok(g_ == w_, __VA_ARGS__);                                            \
-		if (g_ != w_)                                                         \
-			printf("#   got %lld, want %lld\n", g_, w_);                  \
+#define is_int(got, want, ...)                                           \
+	do {                                                             \
+		long long g_ = (long long)(got), w_ = (long long)(want); \
+		ok(g_ == w_, __VA_ARGS__);                               \
+		if (g_ != w_)                                            \
+			printf("#   got %lld, want %lld\n", g_, w_);     \
 	} while (0)
 
-#define is_str(got, want, ...)                                                        \
-	do {                                                                          \
-		const char *g_ = (got), *w_ = (want);                                 \
-		int same_ = (g_ == NULL && w_ == NULL) ||                              \
-			    (g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0);        \
-		ok(same_, __VA_ARGS__);                                               \
-		if (!same_)                                                           \
-			printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)",      \
-			       w_ ? w_ : "(null)");                                   \
+#define is_str(got, want, ...)                                                  \
+	do {                                                                    \
+		const char *g_ = (got), *w_ = (want);                           \
+		int same_ = (g_ == NULL && w_ == NULL) ||                       \
+			    (g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0);  \
+		ok(same_, __VA_ARGS__);                                         \
+		if (!same_)                                                     \
+			printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", \
+			       w_ ? w_ : "(null)");                             \
 	} while (0)
 
 static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
