@@ -14,10 +14,8 @@
 #include <unistd.h>
 
 const char *const cordon_layer_names[LAYER_COUNT] = {
-	[LAYER_LANDLOCK] = "landlock",
-	[LAYER_NO_NEW_PRIVS] = "no_new_privs",
-	[LAYER_SIGNAL_SCOPE] = "signal_scope",
-	[LAYER_CAPABILITIES] = "capabilities",
+	[LAYER_LANDLOCK] = "landlock",	       [LAYER_NO_NEW_PRIVS] = "no_new_privs",
+	[LAYER_SIGNAL_SCOPE] = "signal_scope", [LAYER_CAPABILITIES] = "capabilities",
 	[LAYER_FDS_CLOSED] = "fds_closed",
 };
 
@@ -124,6 +122,49 @@ static void decision_fields(struct jbuf *b, const cordon *c)
 	list_of(b, d->layer_list);
 }
 
+static void write_writable(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->nw; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, p->w[i].path);
+	}
+	jb_raw(b, "]");
+}
+
+static void write_protected(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->nprot; i++) {
+		jb_raw(b, i > 0 ? ",{" : "{");
+		jb_key(b, "path");
+		jb_str(b, p->prot[i].path);
+		jb_key(b, "explicit");
+		jb_bool(b, p->prot[i].explicit_);
+		jb_key(b, "enforced");
+		jb_bool(b, p->prot[i].enforced);
+		jb_raw(b, "}");
+	}
+	jb_raw(b, "]");
+}
+
+static void write_caches(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->ncaches; i++) {
+		jb_raw(b, i > 0 ? ",{" : "{");
+		jb_key(b, "name");
+		jb_str(b, p->caches[i].name);
+		jb_key(b, "path");
+		jb_str(b, p->caches[i].path);
+		jb_key(b, "state");
+		jb_str(b, p->caches[i].state);
+		jb_raw(b, "}");
+	}
+	jb_raw(b, "]");
+}
+
 char *status_start_json(const cordon *c)
 {
 	struct jbuf b = { 0 };
@@ -135,40 +176,24 @@ char *status_start_json(const cordon *c)
 	jb_key(&b, "mode");
 	jb_str(&b, mode_name(c->mode));
 	decision_fields(&b, c);
+	/* Unconfined, nothing is granted: everything is writable, so the
+	 * lists that describe a confinement are null, never a misleading []. */
+	int confined = c->dec.applied;
 	jb_key(&b, "writable");
-	jb_raw(&b, "[");
-	for (size_t i = 0; i < p->nw; i++) {
-		if (i > 0)
-			jb_raw(&b, ",");
-		jb_str(&b, p->w[i].path);
-	}
-	jb_raw(&b, "]");
+	if (confined)
+		write_writable(&b, p);
+	else
+		jb_raw(&b, "null");
 	jb_key(&b, "protected");
-	jb_raw(&b, "[");
-	for (size_t i = 0; i < p->nprot; i++) {
-		jb_raw(&b, i > 0 ? ",{" : "{");
-		jb_key(&b, "path");
-		jb_str(&b, p->prot[i].path);
-		jb_key(&b, "explicit");
-		jb_bool(&b, p->prot[i].explicit_);
-		jb_key(&b, "enforced");
-		jb_bool(&b, p->prot[i].enforced);
-		jb_raw(&b, "}");
-	}
-	jb_raw(&b, "]");
+	if (confined)
+		write_protected(&b, p);
+	else
+		jb_raw(&b, "null");
 	jb_key(&b, "caches");
-	jb_raw(&b, "[");
-	for (size_t i = 0; i < p->ncaches; i++) {
-		jb_raw(&b, i > 0 ? ",{" : "{");
-		jb_key(&b, "name");
-		jb_str(&b, p->caches[i].name);
-		jb_key(&b, "path");
-		jb_str(&b, p->caches[i].path);
-		jb_key(&b, "state");
-		jb_str(&b, p->caches[i].state);
-		jb_raw(&b, "}");
-	}
-	jb_raw(&b, "]");
+	if (confined)
+		write_caches(&b, p);
+	else
+		jb_raw(&b, "null");
 	jb_key(&b, "tmpdir");
 	jb_str(&b, c->tmpdir);
 	jb_key(&b, "gaps");
@@ -275,9 +300,8 @@ const char *cordon_reason_text(const char *id)
 		{ "landlock_abi_too_old",
 		  "this kernel offers only Landlock ABI 1, which denies every rename and link "
 		  "across directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
-		{ "landlock_blocked",
-		  "Landlock is present but restricting a process was refused "
-		  "(a container's seccomp filter or another security policy)" },
+		{ "landlock_blocked", "Landlock is present but restricting a process was refused "
+				      "(a container's seccomp filter or another security policy)" },
 		{ "no_backend", "cordon has no confinement backend for this platform" },
 		{ "protect_not_enforceable",
 		  "a path given with --protect cannot be kept read-only on this machine" },
