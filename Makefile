@@ -76,7 +76,7 @@ $(B)/replay/%: fuzz/%.c fuzz/standalone.c $(B)/libcordon.a $(B)/cli/args.o
 	$(CC) $(ALL_CFLAGS) -Icli $(LDFLAGS) -o $@ $< fuzz/standalone.c $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
 
 unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
-	prove -v $(UNIT_BIN) 2>&1 | tail -n +1
+	prove $(UNIT_BIN)
 
 replay: $(REPLAY_BIN)
 	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \

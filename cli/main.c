@@ -83,10 +83,10 @@ static void msg(const char *prefix, const char *fmt, ...)
 	fflush(stderr);
 }
 
-#define die(...)                                  \
-	do {                                      \
-		msg("cordon: ", __VA_ARGS__);     \
-		exit(EXIT_CORDON);                \
+#define die(...)                              \
+	do {                                  \
+		msg("cordon: ", __VA_ARGS__); \
+		exit(EXIT_CORDON);            \
 	} while (0)
 
 /* fds 0-2 closed at start would be reused by cordon's own files. */
@@ -167,7 +167,8 @@ static int cmd_probe(const struct cli_args *a)
 		printf("backend   %s\n", cordon_backend_name(c));
 		printf("available %s\n", ok ? "yes" : "no");
 		if (!ok)
-			printf("reason    %s: %s\n", cordon_reason(c), cordon_reason_text(cordon_reason(c)));
+			printf("reason    %s: %s\n", cordon_reason(c),
+			       cordon_reason_text(cordon_reason(c)));
 		if (cordon_abi(c) > 0)
 			printf("abi       %d\n", cordon_abi(c));
 		print_list("layers", cordon_layers(c));
@@ -263,7 +264,7 @@ int main(int argc, char *argv[])
 	int rc;
 	switch (a.cmd) {
 	case CLI_HELP:
-		fputs(a.help_topic == NULL ? usage_main
+		fputs(a.help_topic == NULL		 ? usage_main
 		      : strcmp(a.help_topic, "run") == 0 ? usage_run
 							 : usage_probe,
 		      stdout);

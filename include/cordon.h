@@ -43,14 +43,14 @@ extern "C" {
 #define CORDON_VERSION "0.1.0"
 
 /* Return codes. 0 is success. */
-#define CORDON_EINVAL (-1)      /* a bad argument or a bad path */
-#define CORDON_ENOMEM (-2)      /* out of memory */
-#define CORDON_ESYS (-3)        /* an operating system call failed */
-#define CORDON_ESTATE (-4)      /* called at the wrong point of the life cycle */
-#define CORDON_EREFUSED (-5)    /* the policy was refused (e.g. workspace "/") */
+#define CORDON_EINVAL (-1) /* a bad argument or a bad path */
+#define CORDON_ENOMEM (-2) /* out of memory */
+#define CORDON_ESYS (-3) /* an operating system call failed */
+#define CORDON_ESTATE (-4) /* called at the wrong point of the life cycle */
+#define CORDON_EREFUSED (-5) /* the policy was refused (e.g. workspace "/") */
 #define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
-#define CORDON_ECONFINE (-7)    /* the child could not apply confinement */
-#define CORDON_EEXEC (-8)       /* the command could not be executed */
+#define CORDON_ECONFINE (-7) /* the child could not apply confinement */
+#define CORDON_EEXEC (-8) /* the command could not be executed */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -62,7 +62,7 @@ extern "C" {
 enum cordon_mode {
 	CORDON_MODE_AUTO = 0, /* confine when possible, else warn and run */
 	CORDON_MODE_REQUIRED, /* confine or refuse to run */
-	CORDON_MODE_OFF       /* run as a plain exec would */
+	CORDON_MODE_OFF /* run as a plain exec would */
 };
 
 /* Tool caches that may stay writable (design section 4). */
@@ -77,9 +77,9 @@ typedef struct cordon_proc cordon_proc;
 
 /* How a command ended. */
 struct cordon_result {
-	int exit_code;  /* 0-255 as the shell reports it: 128+N when killed by N */
-	int signal;     /* the signal that killed it, or 0 */
-	int timed_out;  /* 1 when the timeout fired (exit_code is then 124) */
+	int exit_code; /* 0-255 as the shell reports it: 128+N when killed by N */
+	int signal; /* the signal that killed it, or 0 */
+	int timed_out; /* 1 when the timeout fired (exit_code is then 124) */
 	int exec_errno; /* errno of a failed exec (exit_code 126/127), else 0 */
 };
 

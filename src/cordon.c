@@ -235,14 +235,14 @@ int cordon_set_caches(cordon *c, unsigned mask)
 	return 0;
 }
 
-#define FLAG_SETTER(fn, field)                     \
-	int fn(cordon *c, int on)                  \
-	{                                          \
-		int r = configurable(c);           \
-		if (r != 0)                        \
-			return r;                  \
-		c->field = on ? 1 : 0;             \
-		return 0;                          \
+#define FLAG_SETTER(fn, field)           \
+	int fn(cordon *c, int on)        \
+	{                                \
+		int r = configurable(c); \
+		if (r != 0)              \
+			return r;        \
+		c->field = on ? 1 : 0;   \
+		return 0;                \
 	}
 
 FLAG_SETTER(cordon_set_default_protect, default_protect)
@@ -386,13 +386,14 @@ static int check_fds(cordon *c)
 				   c->status_fd);
 	for (size_t i = 0; i < c->nkeep; i++)
 		if (fcntl(c->keep_fds[i], F_GETFD) < 0)
-			return cordon_fail(c, CORDON_EINVAL, "--keep-fd %d is not open", c->keep_fds[i]);
+			return cordon_fail(c, CORDON_EINVAL, "--keep-fd %d is not open",
+					   c->keep_fds[i]);
 	if (c->status_file != NULL) {
-		c->status_file_fd = open(c->status_file,
-					 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+		c->status_file_fd = open(
+			c->status_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
 		if (c->status_file_fd < 0)
-			return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot open status file %s",
-						 c->status_file);
+			return cordon_fail_errno(c, CORDON_EINVAL, errno,
+						 "cannot open status file %s", c->status_file);
 	}
 	return 0;
 }
@@ -456,8 +457,8 @@ static int begin(cordon *c)
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		const char *cause = c->dec.cause;
 		emit_refusal(c, cause);
-		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s", cause,
-				   cordon_reason_text(cause));
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
+				   cause, cordon_reason_text(cause));
 	}
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
