@@ -1,0 +1,71 @@
+/*
+ * seccomp-deny MODE -- COMMAND [ARG...]
+ *
+ * Runs COMMAND under a seccomp filter that makes the Landlock system calls
+ * fail, as a kernel or container without Landlock would:
+ *   enosys      all three calls fail with ENOSYS     (not built in)
+ *   eopnotsupp  all three calls fail with EOPNOTSUPP (disabled at boot)
+ *   eperm       landlock_restrict_self fails with EPERM (blocked)
+ * Test helper only.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#else
+#error "seccomp-deny: add this architecture"
+#endif
+
+#define NR_CREATE 444
+#define NR_ADD 445
+#define NR_RESTRICT 446
+
+int main(int argc, char *argv[])
+{
+	unsigned first = NR_CREATE, err;
+
+	if (argc < 4 || strcmp(argv[2], "--") != 0) {
+		fprintf(stderr, "usage: seccomp-deny enosys|eopnotsupp|eperm -- COMMAND...\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "enosys") == 0) {
+		err = ENOSYS;
+	} else if (strcmp(argv[1], "eopnotsupp") == 0) {
+		err = EOPNOTSUPP;
+	} else if (strcmp(argv[1], "eperm") == 0) {
+		err = EPERM;
+		first = NR_RESTRICT;
+	} else {
+		fprintf(stderr, "seccomp-deny: unknown mode %s\n", argv[1]);
+		return 2;
+	}
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, first, 0, 2),
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, NR_RESTRICT, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		perror("seccomp-deny");
+		return 2;
+	}
+	execvp(argv[3], argv + 3);
+	perror("seccomp-deny: exec");
+	return 127;
+}

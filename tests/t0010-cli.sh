@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# CLI: help, version, bad input (exit 125, one "cordon: ..." line, nothing
+# run), exit-code mapping, and paths with awkward bytes.
+. "$(dirname "$0")/lib.sh"
+
+"$CORDON" --help >"$T/o" 2>"$T/e"
+ok $? "--help exits 0"
+grep -q 'cordon run' "$T/o"
+ok $? "--help prints usage on stdout"
+"$CORDON" run --help >"$T/o" && grep -q -- '--workspace' "$T/o"
+ok $? "run --help lists options"
+is "$("$CORDON" --version)" "cordon 0.1.0" "--version"
+
+# bad NAME ARGS...: exit 125, exactly one stderr line starting "cordon: ",
+# and the command (which would print RAN) never ran.
+bad() {
+	local name=$1 rc
+	shift
+	(cd "$WS" && "$CORDON" "$@") >"$T/o" 2>"$T/e"
+	rc=$?
+	is "$rc" 125 "$name: exit 125"
+	is "$(wc -l <"$T/e" | tr -d ' ')" 1 "$name: one stderr line"
+	case $(head -c 8 "$T/e") in
+	"cordon: ") ok 0 "$name: message starts with 'cordon: '" ;;
+	*) ok 1 "$name: message starts with 'cordon: '"; sed 's/^/#   /' "$T/e" ;;
+	esac
+	! grep -q RAN "$T/o"
+	ok $? "$name: command not run"
+}
+
+touch "$T/afile"
+R=(-- echo RAN)
+S=(--state-dir "$STATE")
+bad "no arguments"
+bad "unknown command" frob
+bad "relative workspace" run "${S[@]}" -w rel "${R[@]}"
+bad "missing workspace" run "${S[@]}" -w "$T/nope" "${R[@]}"
+bad "workspace is a file" run "${S[@]}" -w "$T/afile" "${R[@]}"
+bad "workspace /" run "${S[@]}" -w / "${R[@]}"
+bad "workspace is HOME" run "${S[@]}" -w "$HOME" "${R[@]}"
+bad "workspace is an ancestor of HOME" run "${S[@]}" -w "$T" "${R[@]}"
+bad "workspace option without value" run -w
+bad "unknown mode" run "${S[@]}" --sandbox bogus "${R[@]}"
+bad "missing --" run "${S[@]}" echo RAN
+bad "empty command" run "${S[@]}" --
+bad "no command at all" run "${S[@]}"
+bad "timeout garbage" run "${S[@]}" --timeout abc "${R[@]}"
+bad "timeout negative" run "${S[@]}" --timeout -1 "${R[@]}"
+bad "timeout zero" run "${S[@]}" --timeout 0 "${R[@]}"
+bad "timeout suffix" run "${S[@]}" --timeout 1x "${R[@]}"
+bad "keep-fd garbage" run "${S[@]}" --keep-fd x "${R[@]}"
+bad "keep-fd negative" run "${S[@]}" --keep-fd -1 "${R[@]}"
+bad "keep-fd not open" run "${S[@]}" --keep-fd 77 "${R[@]}"
+bad "status-fd not open" run "${S[@]}" --status-fd 77 "${R[@]}"
+bad "status-file in a missing dir" run "${S[@]}" --status-file "$T/nodir/s.json" "${R[@]}"
+bad "state dir under a file" run --state-dir "$T/afile/state" "${R[@]}"
+bad "state dir in /proc" run --state-dir /proc/cordon-no-such/state "${R[@]}"
+bad "relative state dir" run --state-dir state "${R[@]}"
+bad "allow-write missing" run "${S[@]}" --allow-write "$T/nope" "${R[@]}"
+bad "allow-write relative" run "${S[@]}" --allow-write rel "${R[@]}"
+bad "allow-write /" run "${S[@]}" --allow-write / "${R[@]}"
+bad "protect outside writable trees" run "${S[@]}" --protect "$T/afile" "${R[@]}"
+bad "env empty" run "${S[@]}" --env '' "${R[@]}"
+bad "env without name" run "${S[@]}" --env =x "${R[@]}"
+bad "unknown option" run "${S[@]}" --frob "${R[@]}"
+bad "unknown cache" run "${S[@]}" --cache npm,bogus "${R[@]}"
+bad "flag with a value" run "${S[@]}" --clean-env=1 "${R[@]}"
+bad "test-max-abi zero" run "${S[@]}" --test-max-abi 0 "${R[@]}"
+bad "probe garbage" probe --frob
+mkdir -p "$HOME/proj"
+(cd "$HOME" && "$CORDON" run "${S[@]}" -- echo RAN) >"$T/o" 2>"$T/e"
+is "$?" 125 "default workspace = HOME is refused"
+(cd "$WS" && "$CORDON" run "${S[@]}" -w "$T" --allow-broad -- echo RAN) >"$T/o" 2>&1
+is "$?:$(cat "$T/o")" "0:RAN" "--allow-broad overrides the refusal"
+
+# Messages stay on one line even for a path with a newline in it.
+nl_path="$T/no
+such"
+bad "missing workspace with newline" run "${S[@]}" -w "$nl_path" "${R[@]}"
+
+# Exit status mapping.
+(cd "$WS" && crun -- sh -c 'exit 42')
+is "$?" 42 "exit status passes through"
+(cd "$WS" && crun -- sh -c 'kill -KILL $$')
+is "$?" 137 "killed by SIGKILL -> 137"
+(cd "$WS" && crun -- sh -c 'kill -TERM $$')
+is "$?" 143 "killed by SIGTERM -> 143"
+(cd "$WS" && crun -- cordon-no-such-command-x) 2>"$T/e"
+is "$?" 127 "command not found -> 127"
+is "$(wc -l <"$T/e" | tr -d ' ')" 1 "not found: one line"
+grep -q 'cordon: cordon-no-such-command-x: command not found' "$T/e"
+ok $? "not found: says so"
+printf '#!/bin/sh\necho hi\n' >"$WS/noexec.sh"
+chmod 0644 "$WS/noexec.sh"
+(cd "$WS" && crun -- ./noexec.sh) 2>"$T/e"
+is "$?" 126 "not executable -> 126"
+(cd "$WS" && crun -- /) 2>/dev/null
+is "$?" 126 "a directory -> 126"
+printf 'echo no-shebang-ran\n' >"$WS/noshebang"
+chmod 0755 "$WS/noshebang"
+is "$(cd "$WS" && crun -- ./noshebang)" "no-shebang-ran" "a script without #! runs via /bin/sh"
+
+# Awkward bytes in the workspace path: spaces, quotes, newline, non-UTF-8.
+weird=$(printf '%s/we ird '"'"'q'"'"' "dq" #"x\\y\nz\xff\xfe(p)' "$T")
+mkdir -p "$weird"
+(cd "$weird" && crun --status-file "$T/s.json" -- sh -c 'echo ok > file')
+is "$?" 0 "run in a workspace with awkward bytes"
+is "$(cat "$weird/file" 2>/dev/null)" "ok" "write inside it works"
+"$PY" - "$T/s.json" "$weird" <<'PY'
+import json, os, sys
+lines = open(sys.argv[1], "rb").read().decode("ascii").splitlines()
+ev = [json.loads(l) for l in lines]
+want = os.fsencode(os.path.realpath(sys.argv[2]))
+got = ev[0]["writable"][0].encode("utf-8", "surrogateescape") if ev[0]["writable"] else None
+ok = ev[0]["event"] == "bash_sandbox_status" and ev[1]["event"] == "bash_sandbox_exit"
+if ev[0]["applied"]:
+    ok = ok and got == want
+sys.exit(0 if ok else 1)
+PY
+ok $? "status events are ASCII JSON and the path round-trips byte for byte"
+
+done_testing

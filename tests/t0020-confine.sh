@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Writes outside the writable set are refused by the kernel, however they
+# are made: through a workspace symlink, sh -c, eval, xargs, find -exec,
+# interpreters, dd, sed -i, redirections, links, renames. Each case checks
+# the outside fixture is unchanged (content, mode, owner, mtime, ctime,
+# inode, links, xattrs), then runs the same command with --sandbox off as a
+# control, which must change it: the test proves the command really writes.
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+PROBE=/tmp/cordon-probe-$$-$RANDOM
+trap 'rm -f "$PROBE"; cleanup' EXIT
+
+reset() {
+	chmod -R u+rwx "$WS" "$OUT" 2>/dev/null
+	rm -rf "$WS" "$OUT"
+	mkdir -p "$WS" "$OUT/dir"
+	make_fixture "$OUT/target"
+	make_fixture "$OUT/dir/inner"
+	touch -d '2001-02-03 04:05:06' "$OUT/dir"
+	ln -s "$OUT/target" "$WS/link"
+	ln -s "$OUT/dir" "$WS/dirlink"
+	printf 'evil payload\n' >"$WS/src"
+	rm -f "$PROBE"
+}
+
+# case NAME COMMAND [OUTSIDE-PATH]
+case_() {
+	local name=$1 cmd=$2 target=${3:-$OUT/target} before after
+	reset
+	before=$(snapshot "$target")
+	(cd "$WS" && crun -- sh -c "$cmd") >/dev/null 2>&1
+	unchanged "$name" "$target" "$before"
+	reset
+	before=$(snapshot "$target")
+	(cd "$WS" && crun --sandbox off -- sh -c "$cmd") >/dev/null 2>&1
+	after=$(snapshot "$target")
+	[ "$before" != "$after" ]
+	ok $? "$name: control: unconfined, the same command changes it"
+}
+
+case_ "sh -c cp through symlink" 'cp src link'
+case_ "eval through symlink" 'eval "echo evil > link"'
+case_ "xargs cp through symlink" 'echo src | xargs -I{} cp {} link'
+case_ "python3 open(w) through symlink" "python3 -c \"open('link','w').write('evil')\""
+case_ "find -exec cp through symlink" 'find . -maxdepth 1 -name src -exec cp {} link \;'
+case_ "dd of= through symlink" 'dd if=src of=link 2>/dev/null'
+case_ "sed -i --follow-symlinks" 'sed -i --follow-symlinks s/original/evil/ link'
+case_ "> through symlink" 'echo evil > link'
+case_ ">> through symlink" 'echo evil >> link'
+case_ "tee through symlink" 'echo evil | tee link'
+case_ "perl through symlink" "perl -e 'open(F, \">\", \"link\") or die; print F \"evil\"'"
+case_ "node writeFileSync through symlink" "node -e \"require('fs').writeFileSync('link','evil')\""
+case_ "truncate(1) through symlink" 'truncate -s 0 link'
+case_ "direct absolute path" "echo evil > '$OUT/target'"
+case_ "dot-dot path" 'echo evil > ../outside/target'
+case_ "symlink made by the command" "ln -s '$OUT/target' mine && echo evil > mine"
+case_ "hard link of an outside inode" "ln '$OUT/target' hardlink"
+case_ "move an outside file in" "mv '$OUT/target' stolen"
+case_ "rm outside" "rm -f '$OUT/target'"
+case_ "replace via rename over" "echo evil > new && mv -f new '$OUT/target'"
+case_ "create in outside dir via dir symlink" 'echo evil > dirlink/new' "$OUT/dir"
+case_ "mkdir outside" "mkdir '$OUT/dir/sub'" "$OUT/dir"
+case_ "mkfifo outside" "mkfifo '$OUT/dir/fifo'" "$OUT/dir"
+case_ "symlink outside" "ln -s x '$OUT/dir/sym'" "$OUT/dir"
+case_ "unix socket outside" "python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('$OUT/dir/sock')\"" "$OUT/dir"
+case_ "rmdir-style removal outside" "rm -rf '$OUT/dir/inner'" "$OUT/dir"
+case_ "rename an outside dir away" "mv '$OUT/dir' '$OUT/dir2'" "$OUT/dir"
+case_ "write to the system temp dir" "echo evil > '$PROBE'" "$PROBE"
+case_ "write to HOME" "echo evil > '$HOME/.profile'" "$HOME/.profile"
+case_ "write to the state dir" "echo evil > '$STATE/planted'" "$STATE/planted"
+
+# The hard link attempt: the link itself must fail, not only the write.
+reset
+(cd "$WS" && crun -- ln "$OUT/target" hardlink) 2>/dev/null
+rc=$?
+[ "$rc" -ne 0 ] && [ ! -e "$WS/hardlink" ]
+ok $? "hard link of an outside inode is refused (rc=$rc)"
+is "$(stat -c %h "$OUT/target")" 1 "the outside inode still has one link"
+
+rm -f "$PROBE"
+done_testing

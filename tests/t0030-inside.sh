@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# What must keep working when confined: the workspace, the run's temp dir,
+# the caches, /dev/null, and everyday tools (mktemp, git, python3, node,
+# cargo).
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+inside() { # inside NAME COMMAND: runs confined in $WS, must exit 0
+	(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2") >"$T/o" 2>"$T/e"
+	local rc=$?
+	ok "$rc" "$1"
+	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/e"
+}
+
+inside "write, append, truncate in the workspace" \
+	'echo a > f && echo b >> f && truncate -s 1 f && test "$(cat f)" = a'
+inside "mkdir, rename, symlink, hard link, rm inside" \
+	'mkdir -p d/e && echo x > d/e/f && mv d/e/f d/g && ln -s g d/s && ln d/g d/h && rm -rf d'
+inside "mkfifo and a unix socket inside" \
+	"mkfifo fifo && python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('sock')\" && rm fifo sock"
+inside "mktemp uses the run's TMPDIR" \
+	'f=$(mktemp) && case $f in "$TMPDIR"/*) echo x > "$f";; *) exit 1;; esac'
+inside "mktemp -d and a cross-directory rename tmp -> workspace" \
+	'd=$(mktemp -d) && echo x > "$d/f" && mv "$d/f" moved && test -f moved'
+inside "writes to /dev/null, /dev/zero reads" \
+	'echo x > /dev/null && head -c 4 /dev/zero > z && test "$(wc -c < z)" -eq 4'
+inside "git init, add, commit, status" \
+	'git init -q repo && cd repo && echo hi > a && git add a && git commit -qm one && git status --short && git log --oneline | grep -q one'
+inside "python3 -c writes a file" \
+	"python3 -c \"open('py.txt','w').write('ok')\" && test \"\$(cat py.txt)\" = ok"
+inside "node -e writes a file" \
+	"node -e \"require('fs').writeFileSync('node.txt','ok')\" && test \"\$(cat node.txt)\" = ok"
+inside "caches are writable (npm cache)" \
+	'echo x > "$HOME/.npm/cordon-test" && rm "$HOME/.npm/cordon-test"'
+inside "reads outside still work" 'cat /etc/passwd > /dev/null && ls / > /dev/null'
+
+if command -v cargo >/dev/null 2>&1 && cargo --version >/dev/null 2>&1; then
+	inside "cargo --version" 'cargo --version'
+else
+	skip "cargo is not installed for this user ($(id -un))"
+fi
+
+# The caches were created owner-only before confinement.
+is "$(stat -c %a "$HOME/.npm")" 700 "a missing cache is created with mode 0700"
+"$PY" - "$T/s.json" "$WS" "$HOME" "$STATE" <<'PY'
+import json, os, sys
+s = json.loads(open(sys.argv[1]).readline())
+ws, home, state = (os.path.realpath(p) for p in sys.argv[2:5])
+w = s["writable"]
+names = {c["name"] for c in s["caches"]}
+ok = (ws in w and s["tmpdir"] in w and home not in w and state not in w
+      and "/tmp" not in w and "/dev/null" in w and names == {"cargo", "npm", "pip", "playwright"}
+      and s["tmpdir"].startswith(state + "/runs/"))
+sys.exit(0 if ok else 1)
+PY
+ok $? "writable set: workspace, tmpdir, caches, devices; not HOME, the state dir or /tmp"
+
+(cd "$WS" && crun --no-caches -- sh -c 'echo x > "$HOME/.npm/nope"') 2>/dev/null
+[ ! -e "$HOME/.npm/nope" ]
+ok $? "--no-caches: the npm cache is not writable"
+(cd "$WS" && crun --cache pip -- sh -c 'echo x > "$HOME/.npm/nope"') 2>/dev/null
+[ ! -e "$HOME/.npm/nope" ]
+ok $? "--cache pip: the npm cache is not writable"
+(cd "$WS" && crun --cache pip -- sh -c 'echo x > "$XDG_CACHE_HOME/pip/yes"')
+is "$?" 0 "--cache pip: the pip cache (XDG_CACHE_HOME) is writable"
+
+# Tool variables move the caches.
+mkdir -p "$T/other"
+(cd "$WS" && npm_config_cache="$T/other/npmc" crun --cache npm -- sh -c 'echo x > "$npm_config_cache/f"')
+is "$?:$(stat -c %a "$T/other/npmc" 2>/dev/null)" "0:700" "npm_config_cache is honoured and created owner-only"
+(cd "$WS" && CARGO_HOME="$T/other/cargo" crun --cache cargo -- sh -c \
+	'echo x > "$CARGO_HOME/registry/f" && echo x > "$CARGO_HOME/git/f" && echo l > "$CARGO_HOME/.package-cache"')
+is "$?" 0 "CARGO_HOME: registry, git and .package-cache are writable"
+(cd "$WS" && CARGO_HOME="$T/other/cargo" crun --cache cargo -- sh -c 'echo x > "$CARGO_HOME/config.toml"') 2>/dev/null
+[ ! -e "$T/other/cargo/config.toml" ]
+ok $? "CARGO_HOME itself (toolchains, config) stays read-only"
+(cd "$WS" && PIP_CACHE_DIR="$T/other/pipc" PLAYWRIGHT_BROWSERS_PATH="$T/other/pw" crun --cache pip,playwright -- \
+	sh -c 'echo x > "$PIP_CACHE_DIR/f" && echo x > "$PLAYWRIGHT_BROWSERS_PATH/f"')
+is "$?" 0 "PIP_CACHE_DIR and PLAYWRIGHT_BROWSERS_PATH are honoured"
+(cd "$WS" && npm_config_cache="$HOME" crun --cache npm --status-file "$T/s2.json" -- sh -c 'echo x > "$HOME/evil"') 2>/dev/null
+[ ! -e "$HOME/evil" ]
+ok $? "a cache variable pointing at HOME is refused, not granted"
+is "$(json_field "$T/s2.json" status 'e["caches"][0]["state"]')" refused "... and reported as refused"
+
+# --allow-write adds a tree and a single file.
+mkdir -p "$T/extra"
+make_fixture "$T/extra-file"
+(cd "$WS" && crun --allow-write "$T/extra" --allow-write "$T/extra-file" -- \
+	sh -c "echo x > '$T/extra/f' && echo y > '$T/extra-file'")
+is "$?:$(cat "$T/extra-file")" "0:y" "--allow-write grants a tree and a file"
+(cd "$WS" && crun --allow-write "$T/extra-file" -- sh -c "echo x > '$T/extra-file.new'") 2>/dev/null
+[ ! -e "$T/extra-file.new" ]
+ok $? "--allow-write FILE grants only that file, not its directory"
+
+done_testing

@@ -1,0 +1,341 @@
+/*
+ * The public API's contract: one error convention (0 or a negative
+ * CORDON_E*, with a message), the life cycle, spawns from several threads
+ * sharing one decision, the fixed identifiers, and that the Linux build
+ * contains the Landlock backend.
+ */
+#include "cordon.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[256], ws[300], outside[300], state[300];
+
+static void setup(void)
+{
+	char buf[400];
+	strcpy(root, "/tmp/cordon-api.XXXXXX");
+	if (mkdtemp(root) == NULL)
+		exit(2);
+	snprintf(ws, sizeof(ws), "%s/ws", root);
+	snprintf(outside, sizeof(outside), "%s/outside", root);
+	snprintf(state, sizeof(state), "%s/state", root);
+	mkdir(ws, 0755);
+	mkdir(outside, 0755);
+	snprintf(buf, sizeof(buf), "%s/home", root);
+	mkdir(buf, 0755);
+	setenv("HOME", buf, 1);
+	snprintf(buf, sizeof(buf), "%s/xdg", root);
+	setenv("XDG_STATE_HOME", buf, 1);
+	setenv("XDG_CACHE_HOME", buf, 1);
+	if (chdir(ws) != 0)
+		exit(2);
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		diag("could not remove %s", root);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[400];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+static cordon *fresh(void)
+{
+	cordon *c = cordon_new();
+	if (c == NULL || cordon_set_workspace(c, ws) != 0 || cordon_set_state_dir(c, state) != 0)
+		exit(2);
+	return c;
+}
+
+static const int all_codes[] = { CORDON_EINVAL, CORDON_ESYS,        CORDON_ENOMEM,
+				  CORDON_ESTATE, CORDON_EREFUSED,   CORDON_EUNAVAILABLE,
+				  CORDON_ECONFINE, CORDON_EEXEC };
+
+static void error_convention(void)
+{
+	size_t n = sizeof(all_codes) / sizeof(all_codes[0]);
+	int distinct = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (all_codes[i] >= 0)
+			distinct = 0;
+		for (size_t j = i + 1; j < n; j++)
+			if (all_codes[i] == all_codes[j])
+				distinct = 0;
+	}
+	ok(distinct, "error codes are negative and distinct");
+
+	cordon *c = cordon_new();
+	struct {
+		const char *name;
+		int r;
+	} bad[] = {
+		{ "set_mode(99)", cordon_set_mode(c, (enum cordon_mode)99) },
+		{ "set_workspace(relative)", cordon_set_workspace(c, "rel") },
+		{ "set_workspace(NULL)", cordon_set_workspace(c, NULL) },
+		{ "add_allow_write(relative)", cordon_add_allow_write(c, "rel/x") },
+		{ "add_protect(NULL)", cordon_add_protect(c, NULL) },
+		{ "set_state_dir(relative)", cordon_set_state_dir(c, "x") },
+		{ "set_status_fd(-1)", cordon_set_status_fd(c, -1) },
+		{ "set_status_file(\"\")", cordon_set_status_file(c, "") },
+		{ "set_timeout_ms(huge)", cordon_set_timeout_ms(c, UINT64_MAX) },
+		{ "add_env(\"=x\")", cordon_add_env(c, "=x") },
+		{ "add_env(\"\")", cordon_add_env(c, "") },
+		{ "add_keep_fd(-2)", cordon_add_keep_fd(c, -2) },
+		{ "test_set_max_abi(-1)", cordon_test_set_max_abi(c, -1) },
+		{ "set_caches(0x100)", cordon_set_caches(c, 0x100) },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		is_int(bad[i].r, CORDON_EINVAL, "%s returns CORDON_EINVAL", bad[i].name);
+	}
+	ok(cordon_last_error(c)[0] != '\0', "a failure leaves a message: %s", cordon_last_error(c));
+
+	struct {
+		const char *name;
+		int r;
+	} good[] = {
+		{ "set_mode(required)", cordon_set_mode(c, CORDON_MODE_REQUIRED) },
+		{ "set_workspace", cordon_set_workspace(c, ws) },
+		{ "add_allow_write", cordon_add_allow_write(c, outside) },
+		{ "set_caches", cordon_set_caches(c, CORDON_CACHE_NPM) },
+		{ "set_default_protect", cordon_set_default_protect(c, 0) },
+		{ "set_state_dir", cordon_set_state_dir(c, state) },
+		{ "set_timeout_ms", cordon_set_timeout_ms(c, 5000) },
+		{ "set_clean_env", cordon_set_clean_env(c, 1) },
+		{ "add_env", cordon_add_env(c, "A=b") },
+		{ "add_keep_fd(1)", cordon_add_keep_fd(c, 1) },
+		{ "set_allow_broad", cordon_set_allow_broad(c, 0) },
+		{ "set_foreground", cordon_set_foreground(c, 0) },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		is_int(good[i].r, 0, "%s returns 0", good[i].name);
+
+	enum cordon_mode m;
+	unsigned mask;
+	is_int(cordon_parse_mode("bogus", &m), CORDON_EINVAL, "parse_mode(bogus)");
+	is_int(cordon_parse_mode("off", &m), 0, "parse_mode(off)");
+	is_int(m, CORDON_MODE_OFF, "parse_mode(off) -> CORDON_MODE_OFF");
+	is_int(cordon_parse_caches("npm,bogus", &mask), CORDON_EINVAL, "parse_caches(bogus)");
+	is_int(cordon_parse_caches("npm,pip", &mask), 0, "parse_caches(npm,pip)");
+	is_int(mask, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "parse_caches mask");
+
+	const char *argv[] = { "true", NULL };
+	cordon_proc *p;
+	is_int(cordon_spawn(c, argv, &p), CORDON_ESTATE, "spawn before begin: CORDON_ESTATE");
+	is_int(cordon_end(c), CORDON_ESTATE, "end before begin: CORDON_ESTATE");
+	is_int(cordon_wait(NULL, NULL), CORDON_EINVAL, "wait(NULL): CORDON_EINVAL");
+	cordon_free(c);
+}
+
+static int contains(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i] != NULL; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static void life_cycle(void)
+{
+	int fds[2];
+	char buf[8192];
+	if (pipe(fds) != 0)
+		exit(2);
+	cordon *c = fresh();
+	cordon_set_status_fd(c, fds[1]);
+	int r = cordon_begin(c);
+	is_int(r, 0, "begin: %s", cordon_last_error(c));
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	ok(strncmp(buf, "{\"event\":\"" CORDON_EVENT_STATUS "\"", 30) == 0 &&
+		   buf[strlen(buf) - 1] == '\n' && strchr(buf, '\n') == buf + strlen(buf) - 1,
+	   "begin writes one start event line");
+	static const char *const keys[] = { "\"mode\":",   "\"backend\":",  "\"applied\":",
+					    "\"reason\":", "\"abi\":",      "\"layers\":",
+					    "\"writable\":", "\"protected\":", "\"caches\":",
+					    "\"tmpdir\":", "\"gaps\":",     NULL };
+	int all = 1;
+	for (size_t i = 0; keys[i] != NULL; i++)
+		if (strstr(buf, keys[i]) == NULL) {
+			diag("missing %s", keys[i]);
+			all = 0;
+		}
+	ok(all, "the start event has every field of design section 2");
+
+	is_int(cordon_set_mode(c, CORDON_MODE_OFF), CORDON_ESTATE, "setters refuse after begin");
+	is_int(cordon_begin(c), CORDON_ESTATE, "begin twice: CORDON_ESTATE");
+	const char *tmp = cordon_tmpdir(c);
+	char tmpcopy[512];
+	snprintf(tmpcopy, sizeof(tmpcopy), "%s", tmp ? tmp : "");
+	ok(tmp != NULL && access(tmp, F_OK) == 0, "the run's temp dir exists during the run");
+
+	const char *const *ids = cordon_identifiers();
+	ok(contains(ids, cordon_backend_name(c)), "backend name is a fixed identifier");
+	int layers_ok = 1, gaps_ok = 1;
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		layers_ok &= contains(ids, *l);
+	for (const char *const *g = cordon_gaps(c); *g; g++)
+		gaps_ok &= contains(ids, *g);
+	ok(layers_ok, "every layer is a fixed identifier");
+	ok(gaps_ok, "every gap is a fixed identifier");
+	ok(cordon_reason(c) == NULL || contains(ids, cordon_reason(c)), "the reason is a fixed identifier");
+	ok(contains(ids, CORDON_EVENT_STATUS) && contains(ids, CORDON_EVENT_EXIT) &&
+		   contains(ids, CORDON_REASON_UNAVAILABLE) && contains(ids, "landlock_not_built_in") &&
+		   contains(ids, "landlock_disabled") && contains(ids, "landlock_abi_too_old") &&
+		   contains(ids, "landlock_blocked"),
+	   "the identifier list holds the events and reasons");
+
+	const char *argv[] = { "sh", "-c", "echo inside > made-by-api", NULL };
+	cordon_proc *p;
+	struct cordon_result res;
+	is_int(cordon_spawn(c, argv, &p), 0, "spawn");
+	ok(cordon_proc_pid(p) > 0, "the process has a pid");
+	is_int(cordon_wait(p, &res), 0, "wait");
+	is_int(res.exit_code, 0, "the command exited 0");
+	ok(exists(ws, "made-by-api"), "the command wrote inside the workspace");
+
+	const char *missing[] = { "cordon-api-no-such-cmd", NULL };
+	is_int(cordon_spawn(c, missing, &p), CORDON_EEXEC, "spawn of a missing command: CORDON_EEXEC");
+	is_int(cordon_last_result(c, &res), 0, "... has a result");
+	is_int(res.exit_code, 127, "... exit code 127");
+	is_int(res.exec_errno, ENOENT, "... errno ENOENT");
+
+	is_int(cordon_end(c), 0, "end");
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	ok(strstr(buf, "\"event\":\"" CORDON_EVENT_EXIT "\",\"exit_code\":127") != NULL,
+	   "end writes the exit event of the last command");
+	ok(access(tmpcopy, F_OK) != 0, "end removed the temp dir");
+	is_int(cordon_end(c), CORDON_ESTATE, "end twice: CORDON_ESTATE");
+	cordon_free(c);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void begin_failure_leaves_nothing(void)
+{
+	char bogus[400], runs[400];
+	snprintf(bogus, sizeof(bogus), "%s/no-such-ws", root);
+	snprintf(runs, sizeof(runs), "%s/state2", root);
+	cordon *c = cordon_new();
+	cordon_set_workspace(c, bogus);
+	cordon_set_state_dir(c, runs);
+	is_int(cordon_begin(c), CORDON_EINVAL, "begin with a missing workspace: CORDON_EINVAL");
+	ok(strstr(cordon_last_error(c), "does not exist") != NULL, "... says so: %s",
+	   cordon_last_error(c));
+	ok(access(runs, F_OK) != 0, "... and created nothing (no state dir)");
+	is_int(cordon_set_workspace(c, ws), 0, "the handle is still configurable after a failed begin");
+	is_int(cordon_begin(c), 0, "and begins once fixed");
+	cordon_free(c); /* ends the run */
+	ok(access(runs, F_OK) == 0, "the state dir now exists");
+	char cmd[500];
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/runs')\"", runs);
+	ok(system(cmd) == 0, "cordon_free of a begun run removed its temp dir");
+
+	c = cordon_new();
+	cordon_set_workspace(c, "/");
+	cordon_set_state_dir(c, runs);
+	is_int(cordon_begin(c), CORDON_EREFUSED, "workspace / is refused: CORDON_EREFUSED");
+	cordon_free(c);
+}
+
+struct thread_arg {
+	cordon *c;
+	const char *cmd;
+	int exit_code;
+};
+
+static void *spawn_thread(void *v)
+{
+	struct thread_arg *a = v;
+	const char *argv[] = { "sh", "-c", a->cmd, NULL };
+	cordon_proc *p;
+	struct cordon_result res = { -1, 0, 0, 0 };
+	if (cordon_spawn(a->c, argv, &p) == 0)
+		cordon_wait(p, &res);
+	a->exit_code = res.exit_code;
+	return NULL;
+}
+
+static void threads(void)
+{
+	char in_cmd[600], out_cmd[600];
+	cordon *c = fresh();
+	if (cordon_begin(c) != 0) {
+		diag("begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	if (!cordon_applied(c)) {
+		skip("confinement unavailable here: threads share the decision, untested");
+		cordon_free(c);
+		return;
+	}
+	snprintf(in_cmd, sizeof(in_cmd), "echo t > '%s/from-thread'", ws);
+	snprintf(out_cmd, sizeof(out_cmd), "exec 2>/dev/null; echo t > '%s/from-thread'", outside);
+	struct thread_arg a[4] = {
+		{ c, in_cmd, -1 }, { c, out_cmd, -1 }, { c, in_cmd, -1 }, { c, out_cmd, -1 }
+	};
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, spawn_thread, &a[i]);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	ok(a[0].exit_code == 0 && a[2].exit_code == 0, "spawns from threads write the workspace");
+	ok(a[1].exit_code != 0 && a[3].exit_code != 0 && !exists(outside, "from-thread"),
+	   "spawns from threads are confined too (same decision)");
+	cordon_free(c);
+}
+
+static void landlock_backend_present(void)
+{
+#if defined(__linux__)
+	cordon *c = cordon_new();
+	is_int(cordon_probe(c), 0, "probe");
+	is_str(cordon_backend_name(c), "landlock", "the Linux build uses the Landlock backend");
+	char *j = cordon_probe_json(c);
+	ok(j != NULL && strstr(j, "\"backend\":\"landlock\"") != NULL, "probe JSON names it");
+	free(j);
+	cordon_free(c);
+#else
+	skip("not Linux");
+#endif
+}
+
+static void run_convenience(void)
+{
+	cordon *c = fresh();
+	const char *argv[] = { "sh", "-c", "exit 9", NULL };
+	struct cordon_result res;
+	is_int(cordon_run(c, argv, &res), 0, "cordon_run");
+	is_int(res.exit_code, 9, "cordon_run reports the exit status");
+	cordon_free(c);
+}
+
+int main(void)
+{
+	setup();
+	is_str(cordon_version(), CORDON_VERSION, "version");
+	error_convention();
+	life_cycle();
+	begin_failure_leaves_nothing();
+	threads();
+	landlock_backend_present();
+	run_convenience();
+	teardown();
+	return done_testing();
+}
