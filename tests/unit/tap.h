@@ -14,6 +14,8 @@
 static int tap_count, tap_failures;
 
 static void tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static void tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
 {
 	tap_count++;
 	if (!pass)
@@ -57,7 +59,7 @@ static void tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 			       w_ ? w_ : "(null)");                             \
 	} while (0)
 
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
 static void diag(const char *fmt, ...)
 {
 	va_list ap;
@@ -69,6 +71,7 @@ static void diag(const char *fmt, ...)
 }
 
 /* A test that cannot run here: reported as skipped, never as passed. */
+static void skip(const char *why) __attribute__((unused));
 static void skip(const char *why)
 {
 	tap_count++;

@@ -1,0 +1,430 @@
+/* Unit tests for the command-line parser (cli/args.c). */
+#include "args.h"
+#include "tap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* argv with argv[0] = "cordon", NULL-terminated. */
+#define ARGV(...) ((char *[]){ "cordon", __VA_ARGS__, NULL })
+
+static int parse(struct cli_args *a, char **argv)
+{
+	int argc = 0;
+	while (argv[argc] != NULL)
+		argc++;
+	return cli_parse(argc, argv, a);
+}
+
+/* Parse must fail with a one-line message containing want. */
+static void fails(char **argv, const char *want, const char *name)
+{
+	struct cli_args a;
+	int r = parse(&a, argv);
+	int one_line = a.err[0] != '\0' && strchr(a.err, '\n') == NULL;
+	ok(r == -1 && one_line && strstr(a.err, want) != NULL, "error: %s", name);
+	if (r != -1 || strstr(a.err, want) == NULL)
+		diag("got %d '%s', want -1 with '%s'", r, a.err, want);
+	cli_args_free(&a);
+}
+
+static int command_is(struct cli_args *a, const char *const *want)
+{
+	size_t i;
+	if (a->command == NULL)
+		return 0;
+	for (i = 0; want[i] != NULL; i++)
+		if (a->command[i] == NULL || strcmp(a->command[i], want[i]) != 0)
+			return 0;
+	return a->command[i] == NULL;
+}
+
+static void test_defaults(void)
+{
+	struct cli_args a;
+	const char *const cmd[] = { "true", NULL };
+	/* a.command points into argv: it must outlive the checks. */
+	char **argv = ARGV("run", "--", "true");
+
+	is_int(parse(&a, argv), 0, "run -- true parses");
+	is_int(a.cmd, CLI_RUN, "default: command is run");
+	ok(a.workspace == NULL && a.state_dir == NULL && a.status_file == NULL,
+	   "default: no workspace, state dir or status file");
+	is_int(a.mode, CORDON_MODE_AUTO, "default: sandbox auto");
+	is_int(a.caches, CORDON_CACHE_DEFAULT, "default: caches");
+	is_int(a.status_fd, -1, "default: no status fd");
+	is_int(a.timeout_ms, 0, "default: no timeout");
+	ok(a.nallow_write == 0 && a.nprotect == 0 && a.nenv == 0 && a.nkeep == 0,
+	   "default: empty lists");
+	ok(!a.clean_env && !a.allow_broad && !a.no_default_protect && a.max_abi == 0 && !a.json,
+	   "default: flags off");
+	ok(a.help_topic == NULL, "default: no help topic");
+	ok(command_is(&a, cmd), "default: command is [true]");
+	cli_args_free(&a);
+}
+
+static void test_value_options(void)
+{
+	struct cli_args a;
+	const char *const cmd[] = { "x", NULL };
+	char **flags =
+		ARGV("run", "--clean-env", "--allow-broad", "--no-default-protect", "--", "x");
+
+	is_int(parse(&a, ARGV("run", "--workspace", "/w", "--", "x")), 0, "--workspace V");
+	is_str(a.workspace, "/w", "--workspace V sets workspace");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--workspace=/w2", "--", "x")), 0, "--workspace=V");
+	is_str(a.workspace, "/w2", "--workspace=V sets workspace");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "-w", "/w3", "--", "x")), 0, "-w V");
+	is_str(a.workspace, "/w3", "-w V sets workspace");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "-w", "/a", "--workspace=/b", "--", "x")), 0, "repeated -w");
+	is_str(a.workspace, "/b", "the last workspace wins");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--workspace=", "--", "x")), 0, "--workspace= (empty)");
+	is_str(a.workspace, "", "--workspace= gives an empty value (checked later)");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--sandbox", "required", "--", "x")), 0, "--sandbox V");
+	is_int(a.mode, CORDON_MODE_REQUIRED, "--sandbox required");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--sandbox=off", "--", "x")), 0, "--sandbox=V");
+	is_int(a.mode, CORDON_MODE_OFF, "--sandbox=off");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--sandbox=off", "--sandbox", "auto", "--", "x")), 0,
+	       "--sandbox twice");
+	is_int(a.mode, CORDON_MODE_AUTO, "--sandbox auto (last wins)");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--allow-write", "/a", "--allow-write=/b", "--", "x")), 0,
+	       "--allow-write both forms");
+	ok(a.nallow_write == 2 && strcmp(a.allow_write[0], "/a") == 0 &&
+		   strcmp(a.allow_write[1], "/b") == 0,
+	   "--allow-write collects [/a, /b] in order");
+	cli_args_free(&a);
+
+	is_int(parse(&a,
+		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
+	       0, "--protect both forms");
+	ok(a.nprotect == 3 && strcmp(a.protect[0], "/p") == 0 && strcmp(a.protect[1], "/q") == 0 &&
+		   strcmp(a.protect[2], "/r") == 0,
+	   "--protect collects [/p, /q, /r] in order");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--cache", "npm,pip", "--", "x")), 0, "--cache V");
+	is_int(a.caches, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "--cache npm,pip");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--cache=cargo", "--", "x")), 0, "--cache=V");
+	is_int(a.caches, CORDON_CACHE_CARGO, "--cache=cargo");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--cache=playwright,cargo,npm,pip", "--", "x")), 0,
+	       "--cache all four");
+	is_int(a.caches, CORDON_CACHE_DEFAULT, "--cache all four is the default mask");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--no-caches", "--", "x")), 0, "--no-caches");
+	is_int(a.caches, 0, "--no-caches sets caches 0");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--cache", "pip", "--no-caches", "--", "x")), 0,
+	       "--cache then --no-caches");
+	is_int(a.caches, 0, "--no-caches after --cache clears it");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--no-caches", "--cache=npm", "--", "x")), 0,
+	       "--no-caches then --cache");
+	is_int(a.caches, CORDON_CACHE_NPM, "--cache after --no-caches sets it");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--state-dir", "/s", "--", "x")), 0, "--state-dir V");
+	is_str(a.state_dir, "/s", "--state-dir V sets it");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--state-dir=/s2", "--", "x")), 0, "--state-dir=V");
+	is_str(a.state_dir, "/s2", "--state-dir=V sets it");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--status-fd", "3", "--", "x")), 0, "--status-fd V");
+	is_int(a.status_fd, 3, "--status-fd 3");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--status-fd=0", "--", "x")), 0, "--status-fd=V");
+	is_int(a.status_fd, 0, "--status-fd=0");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--status-file", "/f", "--", "x")), 0, "--status-file V");
+	is_str(a.status_file, "/f", "--status-file V sets it");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--status-file=/g", "--", "x")), 0, "--status-file=V");
+	is_str(a.status_file, "/g", "--status-file=V sets it");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--timeout", "30", "--", "x")), 0, "--timeout V");
+	is_int(a.timeout_ms, 30000, "--timeout 30 is 30000 ms");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--timeout=1.5", "--", "x")), 0, "--timeout=V");
+	is_int(a.timeout_ms, 1500, "--timeout=1.5 is 1500 ms");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--timeout", "0.001", "--", "x")), 0, "--timeout 0.001");
+	is_int(a.timeout_ms, 1, "--timeout 0.001 is 1 ms");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--env", "A=1", "--env=B", "--env", "C=x=y", "--", "x")), 0,
+	       "--env both forms");
+	ok(a.nenv == 3 && strcmp(a.env[0], "A=1") == 0 && strcmp(a.env[1], "B") == 0 &&
+		   strcmp(a.env[2], "C=x=y") == 0,
+	   "--env collects [A=1, B, C=x=y] in order");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--keep-fd", "3", "--keep-fd=7", "--", "x")), 0,
+	       "--keep-fd both forms");
+	ok(a.nkeep == 2 && a.keep_fds[0] == 3 && a.keep_fds[1] == 7, "--keep-fd collects [3, 7]");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--test-max-abi", "2", "--", "x")), 0, "--test-max-abi V");
+	is_int(a.max_abi, 2, "--test-max-abi 2");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--test-max-abi=4", "--", "x")), 0, "--test-max-abi=V");
+	is_int(a.max_abi, 4, "--test-max-abi=4");
+	cli_args_free(&a);
+
+	is_int(parse(&a, flags), 0, "flags");
+	ok(a.clean_env == 1 && a.allow_broad == 1 && a.no_default_protect == 1,
+	   "--clean-env --allow-broad --no-default-protect set");
+	ok(command_is(&a, cmd), "flags: command is [x]");
+	cli_args_free(&a);
+}
+
+static void test_dashdash(void)
+{
+	struct cli_args a;
+	const char *const cmd1[] = { "cmd", "--workspace", "/x", "--", "-w", NULL };
+	const char *const cmd2[] = { "true", NULL };
+	const char *const cmd3[] = { "--help", NULL };
+	char **argv1 = ARGV("run", "--", "cmd", "--workspace", "/x", "--", "-w");
+	char **argv2 = ARGV("run", "--workspace", "--", "--", "true");
+	char **argv3 = ARGV("run", "--", "--help");
+
+	is_int(parse(&a, argv1), 0, "options after '--' belong to the command");
+	ok(command_is(&a, cmd1) && a.workspace == NULL, "command keeps its own options and '--'");
+	cli_args_free(&a);
+
+	is_int(parse(&a, argv2), 0, "a value option takes '--' as its value");
+	is_str(a.workspace, "--", "workspace is '--'");
+	ok(command_is(&a, cmd2), "command after the second '--'");
+	cli_args_free(&a);
+
+	is_int(parse(&a, argv3), 0, "--help after '--' is the command");
+	ok(a.cmd == CLI_RUN && command_is(&a, cmd3), "command is [--help]");
+	cli_args_free(&a);
+
+	fails(ARGV("run"), "missing '--'", "run with nothing");
+	fails(ARGV("run", "true"), "missing '--' before the command 'true'", "missing '--'");
+	fails(ARGV("run", "-w", "/x", "ls", "-l"), "'ls'", "missing '--' after options");
+	fails(ARGV("run", "--"), "empty command after '--'", "empty command after '--'");
+	fails(ARGV("run", "-w", "/x", "--"), "empty command", "empty command after options");
+	fails(ARGV("run", "--clean-env"), "missing '--'", "flags only");
+}
+
+static void test_errors(void)
+{
+	fails(ARGV("run", "--bogus", "--", "x"), "unknown option '--bogus'", "unknown option");
+	fails(ARGV("run", "--bogus=1", "--", "x"), "unknown option '--bogus=1'",
+	      "unknown option with value");
+	fails(ARGV("run", "-x", "--", "x"), "unknown option '-x'", "unknown short option");
+	fails(ARGV("run", "-", "--", "x"), "unknown option '-'", "lone dash");
+	fails(ARGV("run", "-w=/x", "--", "x"), "unknown option '-w=/x'", "-w=V is not a form");
+	fails(ARGV("run", "--work", "/x", "--", "x"), "unknown option '--work'",
+	      "no prefix abbreviation");
+	fails(ARGV("run", "--json", "--", "x"), "unknown option '--json'", "--json is probe-only");
+	fails(ARGV("run", "--=x", "--", "x"), "unknown option", "--=x");
+
+	fails(ARGV("run", "--sandbox", "maybe", "--", "x"), "unknown --sandbox mode 'maybe'",
+	      "unknown sandbox mode");
+	fails(ARGV("run", "--sandbox=", "--", "x"), "unknown --sandbox mode", "empty sandbox mode");
+	fails(ARGV("run", "--sandbox", "AUTO", "--", "x"), "unknown --sandbox mode",
+	      "sandbox mode is case-sensitive");
+
+	fails(ARGV("run", "--cache", "npm,bogus", "--", "x"), "bad --cache list 'npm,bogus'",
+	      "unknown cache name");
+	fails(ARGV("run", "--cache=", "--", "x"), "bad --cache list", "empty cache list");
+	fails(ARGV("run", "--cache", "npm,", "--", "x"), "bad --cache list", "trailing comma");
+	fails(ARGV("run", "--cache", ",npm", "--", "x"), "bad --cache list", "leading comma");
+	fails(ARGV("run", "--cache", "npm pip", "--", "x"), "bad --cache list", "space separated");
+
+	static const char *const bad_timeouts[] = {
+		"abc", "0",  "0.0", "-1",   "0.0001", "",     ".",	   "1.5s",
+		"1e3", " 1", "1 ",  "1..5", "+1",     "0x10", "100000001",
+	};
+	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "--timeout '%s' rejected", bad_timeouts[i]);
+		fails(ARGV("run", "--timeout", (char *)bad_timeouts[i], "--", "x"), "bad --timeout",
+		      name);
+	}
+
+	fails(ARGV("run", "--keep-fd", "-1", "--", "x"), "bad --keep-fd '-1'", "negative keep-fd");
+	fails(ARGV("run", "--keep-fd=x", "--", "x"), "bad --keep-fd 'x'", "non-numeric keep-fd");
+	fails(ARGV("run", "--keep-fd=", "--", "x"), "bad --keep-fd", "empty keep-fd");
+	fails(ARGV("run", "--keep-fd", "1073741825", "--", "x"), "bad --keep-fd",
+	      "keep-fd above 2^30");
+	fails(ARGV("run", "--status-fd", "x1", "--", "x"), "bad --status-fd 'x1'", "bad status-fd");
+	fails(ARGV("run", "--status-file=", "--", "x"), "empty --status-file", "empty status-file");
+	fails(ARGV("run", "--test-max-abi", "0", "--", "x"), "bad --test-max-abi",
+	      "test-max-abi 0");
+	fails(ARGV("run", "--test-max-abi=1001", "--", "x"), "bad --test-max-abi",
+	      "test-max-abi above 1000");
+
+	fails(ARGV("run", "--env", "", "--", "x"), "bad --env ''", "--env empty");
+	fails(ARGV("run", "--env=", "--", "x"), "bad --env ''", "--env= empty");
+	fails(ARGV("run", "--env", "=x", "--", "x"), "bad --env '=x'", "--env =x");
+
+	fails(ARGV("run", "--no-caches=1", "--", "x"), "option '--no-caches=1' takes no value",
+	      "--no-caches=1");
+	fails(ARGV("run", "--clean-env=yes", "--", "x"), "takes no value", "--clean-env=yes");
+	fails(ARGV("run", "--allow-broad=", "--", "x"), "takes no value", "--allow-broad=");
+	fails(ARGV("run", "--no-default-protect=0", "--", "x"), "takes no value",
+	      "--no-default-protect=0");
+
+	fails(ARGV("run", "--workspace"), "option '--workspace' needs a value",
+	      "value option at the end");
+	fails(ARGV("run", "-w"), "option '-w' needs a value", "-w at the end");
+	fails(ARGV("run", "--timeout"), "needs a value", "--timeout at the end");
+
+	fails(ARGV("frob"), "unknown command 'frob'", "unknown command");
+	fails(ARGV("RUN"), "unknown command 'RUN'", "commands are case-sensitive");
+	fails(ARGV(""), "unknown command ''", "empty command");
+
+	struct cli_args a;
+	char *argv0[] = { "cordon", NULL };
+	int r = cli_parse(1, argv0, &a);
+	ok(r == -1 && strstr(a.err, "missing command") != NULL, "error: no command at all");
+	cli_args_free(&a);
+
+	/* An overlong argument is cut to fit, never overflows err. */
+	char *big = malloc(2000);
+	if (big == NULL)
+		abort();
+	memset(big, 'z', 1999);
+	big[1999] = '\0';
+	r = parse(&a, ARGV("run", "--sandbox", big, "--", "x"));
+	ok(r == -1 && strlen(a.err) == sizeof(a.err) - 1 && strstr(a.err, "unknown --sandbox"),
+	   "error: an overlong value is truncated to fit");
+	cli_args_free(&a);
+	free(big);
+}
+
+static void test_timeout(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t ms;
+	} good[] = {
+		{ "1", 1000 },
+		{ "30", 30000 },
+		{ "1.5", 1500 },
+		{ "0.001", 1 },
+		{ "0.0015", 1 },
+		{ ".25", 250 },
+		{ "2.", 2000 },
+		{ "0.999", 999 },
+		{ "007", 7000 },
+		{ "1.2345", 1234 },
+		{ "100000000", 100000000000ULL },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		uint64_t ms = 0;
+		int r = cli_parse_timeout(good[i].s, &ms);
+		ok(r == 0 && ms == good[i].ms, "timeout '%s' is %llu ms", good[i].s,
+		   (unsigned long long)good[i].ms);
+	}
+	uint64_t ms = 42;
+	is_int(cli_parse_timeout(NULL, &ms), -1, "timeout NULL rejected");
+	is_int(cli_parse_timeout("99999999999999999999", &ms), -1, "timeout overflow rejected");
+}
+
+static void test_uint(void)
+{
+	long v = -7;
+
+	ok(cli_parse_uint("0", 10, &v) == 0 && v == 0, "uint: 0");
+	ok(cli_parse_uint("10", 10, &v) == 0 && v == 10, "uint: max itself");
+	ok(cli_parse_uint("007", 10, &v) == 0 && v == 7, "uint: leading zeros");
+	ok(cli_parse_uint("999999999999999999", 999999999999999999L, &v) == 0 &&
+		   v == 999999999999999999L,
+	   "uint: 18 digits");
+	v = -7;
+	is_int(cli_parse_uint("11", 10, &v), -1, "uint: above max");
+	is_int(cli_parse_uint("1000000000000000000", 2000000000000000000L, &v), -1,
+	       "uint: 19 digits rejected");
+	is_int(cli_parse_uint("", 10, &v), -1, "uint: empty");
+	is_int(cli_parse_uint(NULL, 10, &v), -1, "uint: NULL");
+	is_int(cli_parse_uint("-1", 10, &v), -1, "uint: negative");
+	is_int(cli_parse_uint("+1", 10, &v), -1, "uint: plus sign");
+	is_int(cli_parse_uint(" 1", 10, &v), -1, "uint: leading space");
+	is_int(cli_parse_uint("1x", 10, &v), -1, "uint: trailing junk");
+	is_int(v, -7, "uint: out untouched on failure");
+}
+
+static void test_help_probe(void)
+{
+	struct cli_args a;
+
+	is_int(parse(&a, ARGV("--help")), 0, "--help");
+	ok(a.cmd == CLI_HELP && a.help_topic == NULL, "--help: general help");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("-h")), 0, "-h");
+	ok(a.cmd == CLI_HELP && a.help_topic == NULL, "-h: general help");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("help")), 0, "help");
+	ok(a.cmd == CLI_HELP && a.help_topic == NULL, "help: general help");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("--version")), 0, "--version");
+	is_int(a.cmd, CLI_VERSION, "--version: version");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("run", "--help")), 0, "run --help");
+	ok(a.cmd == CLI_HELP && a.help_topic != NULL && strcmp(a.help_topic, "run") == 0,
+	   "run --help: help on run");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "-w", "/x", "--cache", "npm", "-h", "--", "y")), 0,
+	       "run ... -h ...");
+	ok(a.cmd == CLI_HELP && a.help_topic != NULL && strcmp(a.help_topic, "run") == 0,
+	   "-h among run options: help on run");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("probe")), 0, "probe");
+	ok(a.cmd == CLI_PROBE && a.json == 0, "probe: text output");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("probe", "--json")), 0, "probe --json");
+	ok(a.cmd == CLI_PROBE && a.json == 1, "probe --json: JSON output");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("probe", "--test-max-abi", "3", "--json")), 0,
+	       "probe --test-max-abi 3 --json");
+	ok(a.cmd == CLI_PROBE && a.json == 1 && a.max_abi == 3, "probe: both set");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("probe", "--test-max-abi=2")), 0, "probe --test-max-abi=2");
+	is_int(a.max_abi, 2, "probe: --test-max-abi=2");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("probe", "--help")), 0, "probe --help");
+	ok(a.cmd == CLI_HELP && a.help_topic != NULL && strcmp(a.help_topic, "probe") == 0,
+	   "probe --help: help on probe");
+	cli_args_free(&a);
+
+	fails(ARGV("probe", "--bogus"), "unknown probe argument '--bogus'", "probe --bogus");
+	fails(ARGV("probe", "-w", "/x"), "unknown probe argument '-w'", "probe -w");
+	fails(ARGV("probe", "--json=1"), "unknown probe argument '--json=1'", "probe --json=1");
+	fails(ARGV("probe", "extra"), "unknown probe argument 'extra'", "probe extra");
+	fails(ARGV("probe", "--test-max-abi"), "needs a value", "probe --test-max-abi at the end");
+	fails(ARGV("probe", "--test-max-abi", "0"), "bad --test-max-abi", "probe bad max abi");
+}
+
+int main(void)
+{
+	test_defaults();
+	test_value_options();
+	test_dashdash();
+	test_errors();
+	test_timeout();
+	test_uint();
+	test_help_probe();
+	return done_testing();
+}

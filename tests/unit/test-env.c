@@ -1,0 +1,215 @@
+/* Unit tests for the command's environment (src/env.c). */
+#include "internal.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The built environment joined with '|' (static), or "(null)". */
+static const char *joined(char **envp)
+{
+	static char buf[4096];
+	size_t len = 0;
+
+	if (envp == NULL)
+		return "(null)";
+	buf[0] = '\0';
+	for (size_t i = 0; envp[i] != NULL; i++) {
+		size_t n = strlen(envp[i]);
+		if (len + n + 2 > sizeof(buf))
+			abort();
+		if (i > 0)
+			buf[len++] = '|';
+		memcpy(buf + len, envp[i], n + 1);
+		len += n;
+	}
+	return buf;
+}
+
+/* Build and compare against want (entries joined with '|'), in order. */
+static void check(const char *const *parent, int clean, const char *const *specs, size_t nspecs,
+		  const char *tmpdir, const char *want, const char *name)
+{
+	char **e = env_build(parent, clean, specs, nspecs, tmpdir);
+	is_str(joined(e), want, "%s", name);
+	env_free(e);
+}
+
+static const char *const parent[] = {
+	"A=1", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "EMPTY=", "HOME=/home/u", NULL,
+};
+
+static void test_pass_through(void)
+{
+	check(parent, 0, NULL, 0, NULL, "A=1|PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u",
+	      "non-clean without tmpdir passes everything, in order");
+	check(parent, 0, NULL, 0, "/run/t",
+	      "A=1|PATH=/usr/bin:/bin|EMPTY=|HOME=/home/u|TMPDIR=/run/t",
+	      "inherited TMPDIR replaced by the tmpdir argument");
+	check(parent, 1, NULL, 0, NULL, "PATH=/usr/bin:/bin|HOME=/home/u",
+	      "clean without tmpdir drops the inherited TMPDIR");
+	check(parent, 1, NULL, 0, "/run/t", "PATH=/usr/bin:/bin|HOME=/home/u|TMPDIR=/run/t",
+	      "clean with tmpdir sets TMPDIR to it");
+
+	const char *const tmpname[] = { "TMPDIRX=1", "XTMPDIR=2", NULL };
+	check(tmpname, 0, NULL, 0, "/t", "TMPDIRX=1|XTMPDIR=2|TMPDIR=/t",
+	      "names that merely contain TMPDIR are not TMPDIR");
+
+	char **e = env_build(parent, 0, NULL, 0, NULL);
+	int copies = e != NULL;
+	for (size_t i = 0; e != NULL && e[i] != NULL; i++)
+		copies &= e[i] != parent[i];
+	ok(copies, "entries are copies, not the parent's pointers");
+	env_free(e);
+	env_free(NULL);
+}
+
+static void test_clean(void)
+{
+	const char *const p[] = {
+		"PATH=/bin",	"HOME=/h",	    "USER=u",	   "LOGNAME=u",	  "SHELL=/bin/sh",
+		"LANG=C.UTF-8", "LC_ALL=C",	    "LC_CTYPE=C",  "TERM=xterm",  "TZ=UTC",
+		"PATHX=1",	"XPATH=1",	    "HOMEDIR=1",   "LC=1",	  "LCALL=1",
+		"LD_PRELOAD=x", "SSH_AUTH_SOCK=/s", "TERMINFO=/t", "lc_all=x",	  "path=/x",
+		"USERNAME=u",	"TMPDIR=/tmp",	    "TZDIR=/z",	   "LANGUAGE=en", NULL,
+	};
+	check(p, 1, NULL, 0, NULL,
+	      "PATH=/bin|HOME=/h|USER=u|LOGNAME=u|SHELL=/bin/sh|LANG=C.UTF-8|LC_ALL=C|LC_CTYPE=C|"
+	      "TERM=xterm|TZ=UTC",
+	      "clean keeps only PATH HOME USER LOGNAME SHELL LANG LC_* TERM TZ");
+	check(p, 0, NULL, 0, NULL,
+	      "PATH=/bin|HOME=/h|USER=u|LOGNAME=u|SHELL=/bin/sh|LANG=C.UTF-8|LC_ALL=C|LC_CTYPE=C|"
+	      "TERM=xterm|TZ=UTC|PATHX=1|XPATH=1|HOMEDIR=1|LC=1|LCALL=1|LD_PRELOAD=x|"
+	      "SSH_AUTH_SOCK=/s|TERMINFO=/t|lc_all=x|path=/x|USERNAME=u|TMPDIR=/tmp|TZDIR=/z|"
+	      "LANGUAGE=en",
+	      "the same environment non-clean is passed whole");
+}
+
+static void test_specs(void)
+{
+	const char *const set_a[] = { "A=2" };
+	check(parent, 0, set_a, 1, NULL, "PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u|A=2",
+	      "NAME=VALUE overrides the inherited value, no duplicate");
+
+	const char *const set_path[] = { "PATH=/opt/bin" };
+	check(parent, 1, set_path, 1, NULL, "HOME=/home/u|PATH=/opt/bin",
+	      "NAME=VALUE overrides a kept name under clean");
+
+	const char *const two[] = { "A=first", "B=x", "A=second" };
+	check(parent, 0, two, 3, NULL,
+	      "PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u|B=x|A=second",
+	      "the last spec for a name wins");
+
+	const char *const set_then_bare[] = { "A=9", "A" };
+	check(parent, 0, set_then_bare, 2, NULL,
+	      "A=1|PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u",
+	      "a later bare NAME wins over NAME=VALUE: the parent's value");
+
+	const char *const bare_then_set[] = { "A", "A=9" };
+	check(parent, 1, bare_then_set, 2, NULL, "PATH=/usr/bin:/bin|HOME=/home/u|A=9",
+	      "a later NAME=VALUE wins over a bare NAME");
+
+	const char *const bare[] = { "A" };
+	check(parent, 1, bare, 1, NULL, "A=1|PATH=/usr/bin:/bin|HOME=/home/u",
+	      "bare NAME passes the parent's value under clean");
+	check(parent, 0, bare, 1, NULL, "A=1|PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u",
+	      "bare NAME changes nothing non-clean");
+
+	const char *const bare_empty[] = { "EMPTY" };
+	check(parent, 1, bare_empty, 1, NULL, "PATH=/usr/bin:/bin|EMPTY=|HOME=/home/u",
+	      "bare NAME passes an empty parent value under clean");
+
+	const char *const absent[] = { "NOPE" };
+	check(parent, 1, absent, 1, NULL, "PATH=/usr/bin:/bin|HOME=/home/u",
+	      "bare NAME absent from the parent adds nothing");
+
+	const char *const newvar[] = { "FOO=bar baz", "EQ=a=b=c", "NIL=" };
+	check(parent, 1, newvar, 3, NULL,
+	      "PATH=/usr/bin:/bin|HOME=/home/u|FOO=bar baz|EQ=a=b=c|NIL=",
+	      "NAME=VALUE adds new names under clean (values may hold '=' or be empty)");
+
+	const char *const empty_a[] = { "A=" };
+	check(parent, 0, empty_a, 1, NULL, "PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u|A=",
+	      "NAME= sets an empty value over the inherited one");
+
+	const char *const prefix_p[] = { "AB=1", "ABC=2", NULL };
+	check(prefix_p, 0, set_a, 1, NULL, "AB=1|ABC=2|A=2", "spec A= does not touch AB or ABC");
+	const char *const bare_ab[] = { "AB" };
+	check(prefix_p, 1, bare_ab, 1, NULL, "AB=1", "bare AB passes AB, not ABC");
+}
+
+static void test_tmpdir(void)
+{
+	const char *const set_tmp[] = { "TMPDIR=/mine" };
+	check(parent, 0, set_tmp, 1, "/run/t",
+	      "A=1|PATH=/usr/bin:/bin|EMPTY=|HOME=/home/u|TMPDIR=/mine",
+	      "TMPDIR=value beats the tmpdir argument");
+	check(parent, 1, set_tmp, 1, "/run/t", "PATH=/usr/bin:/bin|HOME=/home/u|TMPDIR=/mine",
+	      "TMPDIR=value beats the tmpdir argument under clean");
+
+	const char *const bare_tmp[] = { "TMPDIR" };
+	check(parent, 0, bare_tmp, 1, "/run/t",
+	      "A=1|PATH=/usr/bin:/bin|TMPDIR=/tmp|EMPTY=|HOME=/home/u",
+	      "bare TMPDIR keeps the inherited one over the tmpdir argument");
+	check(parent, 1, bare_tmp, 1, "/run/t", "PATH=/usr/bin:/bin|TMPDIR=/tmp|HOME=/home/u",
+	      "bare TMPDIR keeps the inherited one under clean");
+	check(parent, 1, bare_tmp, 1, NULL, "PATH=/usr/bin:/bin|TMPDIR=/tmp|HOME=/home/u",
+	      "bare TMPDIR passes it under clean without a tmpdir");
+
+	const char *const no_tmp[] = { "A=1", NULL };
+	check(no_tmp, 0, bare_tmp, 1, "/run/t", "A=1|TMPDIR=/run/t",
+	      "bare TMPDIR with none inherited: the tmpdir argument is used");
+	check(no_tmp, 0, NULL, 0, NULL, "A=1", "no TMPDIR anywhere: none set");
+
+	const char *const two_tmp[] = { "TMPDIR=/one", "TMPDIR=/two" };
+	check(no_tmp, 0, two_tmp, 2, "/run/t", "A=1|TMPDIR=/two",
+	      "last TMPDIR spec wins, the argument is not added");
+}
+
+static void test_odd_parents(void)
+{
+	const char *const noeq[] = { "NOEQ", "A=1", "PATH", "=lead", NULL };
+	check(noeq, 0, NULL, 0, NULL, "A=1|=lead", "parent entries without '=' are dropped");
+	check(noeq, 1, NULL, 0, NULL, "", "clean drops '=lead' and a PATH without '='");
+	const char *const bare_noeq[] = { "NOEQ" };
+	check(noeq, 1, bare_noeq, 1, NULL, "", "bare spec cannot revive an entry without '='");
+
+	const char *const empty[] = { NULL };
+	char **e = env_build(empty, 0, NULL, 0, NULL);
+	ok(e != NULL && e[0] == NULL, "empty parent: a NULL-terminated empty array");
+	env_free(e);
+	e = env_build(empty, 1, NULL, 0, NULL);
+	ok(e != NULL && e[0] == NULL, "empty parent under clean: empty array");
+	env_free(e);
+	e = env_build(NULL, 0, NULL, 0, NULL);
+	ok(e != NULL && e[0] == NULL, "NULL parent: empty array");
+	env_free(e);
+	check(empty, 1, NULL, 0, "/t", "TMPDIR=/t", "empty parent with tmpdir: only TMPDIR");
+	const char *const one[] = { "X=1" };
+	check(NULL, 1, one, 1, NULL, "X=1", "NULL parent with a spec: only the spec");
+}
+
+static void test_spec_valid(void)
+{
+	is_int(env_spec_valid(NULL), 0, "spec_valid: NULL");
+	is_int(env_spec_valid(""), 0, "spec_valid: empty");
+	is_int(env_spec_valid("="), 0, "spec_valid: '='");
+	is_int(env_spec_valid("=x"), 0, "spec_valid: '=x'");
+	is_int(env_spec_valid("A"), 1, "spec_valid: NAME");
+	is_int(env_spec_valid("A=1"), 1, "spec_valid: NAME=VALUE");
+	is_int(env_spec_valid("A="), 1, "spec_valid: NAME=");
+	is_int(env_spec_valid("A=b=c"), 1, "spec_valid: value with '='");
+}
+
+int main(void)
+{
+	test_pass_through();
+	test_clean();
+	test_specs();
+	test_tmpdir();
+	test_odd_parents();
+	test_spec_valid();
+	return done_testing();
+}
