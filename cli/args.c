@@ -238,6 +238,8 @@ static int parse_run(int argc, char *const argv[], int i, struct cli_args *a)
 			return fail(a, "missing '--' before the command '%s'", arg);
 		}
 		if (o == O_HELP) {
+			if (val != NULL)
+				return fail(a, "option '%s' takes no value", arg);
 			a->cmd = CLI_HELP;
 			a->help_topic = "run";
 			return 0;
@@ -268,7 +270,7 @@ static int parse_probe(int argc, char *const argv[], int i, struct cli_args *a)
 			continue;
 		}
 		int o = find_opt(argv[i], &val);
-		if (o == O_HELP) {
+		if (o == O_HELP && val == NULL) {
 			a->cmd = CLI_HELP;
 			a->help_topic = "probe";
 			return 0;

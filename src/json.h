@@ -3,7 +3,8 @@
  * written as is, control characters, '"', '\\', DEL, U+2028 and U+2029 are
  * escaped, and every byte that is not part of valid UTF-8 is written as a
  * lone surrogate escape \uDC80..\uDCFF (the "surrogateescape" convention),
- * so no byte of a path is lost and the output is always ASCII-safe JSON.
+ * so no byte of a path is lost. The output is valid UTF-8 JSON (pure ASCII
+ * when the input is) with no raw control characters in it.
  * Python reads it back with json.loads(s) and
  * value.encode("utf-8", "surrogateescape").
  */

@@ -14,7 +14,8 @@ int path_within(const char *base, const char *p);
 /* Lexically normalise in (made absolute against cwd when relative):
  * collapses "//", "." and "..", drops a trailing "/". cwd must be an
  * absolute normalised path when in is relative. Returns 0, or -1 when
- * the result does not fit or cwd is unusable. */
+ * cwd is unusable or the path does not fit in outlen at any step (a ".."
+ * is applied after the component before it was copied). */
 int path_normalize(const char *cwd, const char *in, char *out, size_t outlen);
 
 /* 1 when p is "/", one of the homes, or an ancestor of one of them:
