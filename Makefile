@@ -107,7 +107,7 @@ asan:
 lint: format-check cppcheck tidy shellcheck
 
 CPPCHECK_FLAGS := --enable=warning,performance,portability --error-exitcode=1 \
-  --inline-suppr --quiet -D__linux__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
+  --inline-suppr --quiet -D__linux__ -D__x86_64__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
   --suppress=missingIncludeSystem
 cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz

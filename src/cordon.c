@@ -562,7 +562,7 @@ int cordon_last_result(cordon *c, struct cordon_result *out)
 
 int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res)
 {
-	cordon_proc *p;
+	cordon_proc *p = NULL;
 	int r = cordon_begin(c);
 	if (r != 0)
 		return r;

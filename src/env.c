@@ -72,9 +72,8 @@ char **env_build(const char *const *parent_env, int clean, const char *const *sp
 		if (spec != NULL) {
 			/* named explicitly: passes even when clean, even TMPDIR */
 			tmpdir_explicit |= is_tmpdir;
-		} else if (is_tmpdir && (tmpdir != NULL || clean)) {
-			continue;
-		} else if (clean && !clean_allowed(e)) {
+		} else if ((is_tmpdir && (tmpdir != NULL || clean)) ||
+			   (clean && !clean_allowed(e))) {
 			continue;
 		}
 		if (strv_push(&out, e) != 0)

@@ -165,7 +165,7 @@ int policy_resolve(cordon *c)
 	struct policy *p = &c->pol;
 	char buf[PATHBUF], real[PATHBUF];
 	const char *ws = c->workspace_opt;
-	int is_dir, r;
+	int is_dir = 0, r;
 
 	if (ws == NULL) {
 		if (getcwd(buf, sizeof(buf)) == NULL)

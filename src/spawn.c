@@ -129,7 +129,8 @@ static int exec_search(const struct plan *pl)
 				memcpy(buf, p, dlen);
 			}
 			buf[dlen] = '/';
-			memcpy(buf + dlen + 1, file, flen + 1);
+			memcpy(buf + dlen + 1, file, flen);
+			buf[dlen + 1 + flen] = '\0';
 			execve(buf, (char *const *)pl->argv, pl->envp);
 			switch (errno) {
 			case EACCES:

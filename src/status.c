@@ -277,8 +277,9 @@ void status_emit(cordon *c, const char *line)
 	char *buf = malloc(len + 2);
 	if (buf == NULL)
 		return;
-	memcpy(buf, line, len);
+	memcpy(buf, line, len + 1);
 	buf[len] = '\n';
+	buf[len + 1] = '\0';
 	if (c->status_fd >= 0)
 		write_all_nosigpipe(c->status_fd, buf, len + 1);
 	if (c->status_file_fd >= 0)
