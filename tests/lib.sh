@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# Variables set here are used by the tests that source this file.
+# shellcheck disable=SC2034
 # Shared by the tNNNN-*.sh tests: TAP output, a private temp dir per test
 # (removed at exit), fixtures and snapshots of the outside world.
 #

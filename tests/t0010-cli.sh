@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLI: help, version, bad input (exit 125, one "cordon: ..." line, nothing
 # run), exit-code mapping, and paths with awkward bytes.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 "$CORDON" --help >"$T/o" 2>"$T/e"

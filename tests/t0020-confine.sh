@@ -5,6 +5,7 @@
 # the outside fixture is unchanged (content, mode, owner, mtime, ctime,
 # inode, links, xattrs), then runs the same command with --sandbox off as a
 # control, which must change it: the test proves the command really writes.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 

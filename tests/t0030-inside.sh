@@ -2,6 +2,7 @@
 # What must keep working when confined: the workspace, the run's temp dir,
 # the caches, /dev/null, and everyday tools (mktemp, git, python3, node,
 # cargo).
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 

@@ -4,6 +4,7 @@
 # runs the command; neither claims confinement. A seccomp helper makes the
 # Landlock calls fail as a kernel or container without Landlock would. The
 # test-only ABI cap shows ABI 1 (unavailable) and ABI 2 (truncate gap).
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 DENY=$HELPERS/seccomp-deny

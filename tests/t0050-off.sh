@@ -2,6 +2,7 @@
 # --sandbox off runs a command exactly as a plain exec would: same output,
 # same exit status, same environment, fds, signal masks, credentials; no
 # temp dir. Each row of the table runs both ways and compares.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 make_fixture "$T/in" "stdin text"

@@ -2,6 +2,7 @@
 # --timeout kills the whole process group (TERM, grace, KILL) and exits
 # 124; SIGINT/SIGTERM/SIGHUP reaching cordon go to the group; the run's
 # temp dir is removed in every case; nothing of the group survives.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 runs_left() { find "$STATE/runs" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l | tr -d ' '; }

@@ -2,6 +2,7 @@
 # Inherited fds above 2 are closed before exec unless named by --keep-fd
 # (an open fd is a write path Landlock does not see); the environment
 # follows design section 5.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 

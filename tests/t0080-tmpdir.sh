@@ -3,6 +3,7 @@
 # removed at the end without following symlinks out of it, even when the
 # command made parts of it unreadable; dirs of dead runs are swept, dirs
 # of live runs are not.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 

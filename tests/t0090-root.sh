@@ -2,6 +2,7 @@
 # As root the command keeps only the capabilities ordinary file work needs;
 # the rest are gone from the bounding set too. Device nodes cannot be made
 # (MAKE_CHAR/MAKE_BLOCK are never granted, CAP_MKNOD is dropped).
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 is_root || skip_all "needs root (running as $(id -un)); the unprivileged run has no capabilities to drop"

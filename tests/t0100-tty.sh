@@ -2,6 +2,7 @@
 # In the foreground of a terminal the command gets the terminal: an
 # interactive shell works with Ctrl-C and job control, Ctrl-C reaches a
 # plain command, Ctrl-Z stops cordon like any job and fg resumes it.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 PTY=$HELPERS/pty-run

@@ -62,9 +62,9 @@ static cordon *fresh(void)
 	return c;
 }
 
-static const int all_codes[] = { CORDON_EINVAL, CORDON_ESYS,        CORDON_ENOMEM,
-				  CORDON_ESTATE, CORDON_EREFUSED,   CORDON_EUNAVAILABLE,
-				  CORDON_ECONFINE, CORDON_EEXEC };
+static const int all_codes[] = { CORDON_EINVAL,	  CORDON_ESYS,	   CORDON_ENOMEM,
+				 CORDON_ESTATE,	  CORDON_EREFUSED, CORDON_EUNAVAILABLE,
+				 CORDON_ECONFINE, CORDON_EEXEC };
 
 static void error_convention(void)
 {
@@ -164,10 +164,10 @@ static void life_cycle(void)
 	ok(strncmp(buf, "{\"event\":\"" CORDON_EVENT_STATUS "\"", 30) == 0 &&
 		   buf[strlen(buf) - 1] == '\n' && strchr(buf, '\n') == buf + strlen(buf) - 1,
 	   "begin writes one start event line");
-	static const char *const keys[] = { "\"mode\":",   "\"backend\":",  "\"applied\":",
-					    "\"reason\":", "\"abi\":",      "\"layers\":",
+	static const char *const keys[] = { "\"mode\":",     "\"backend\":",   "\"applied\":",
+					    "\"reason\":",   "\"abi\":",       "\"layers\":",
 					    "\"writable\":", "\"protected\":", "\"caches\":",
-					    "\"tmpdir\":", "\"gaps\":",     NULL };
+					    "\"tmpdir\":",   "\"gaps\":",      NULL };
 	int all = 1;
 	for (size_t i = 0; keys[i] != NULL; i++)
 		if (strstr(buf, keys[i]) == NULL) {
@@ -192,11 +192,12 @@ static void life_cycle(void)
 		gaps_ok &= contains(ids, *g);
 	ok(layers_ok, "every layer is a fixed identifier");
 	ok(gaps_ok, "every gap is a fixed identifier");
-	ok(cordon_reason(c) == NULL || contains(ids, cordon_reason(c)), "the reason is a fixed identifier");
+	ok(cordon_reason(c) == NULL || contains(ids, cordon_reason(c)),
+	   "the reason is a fixed identifier");
 	ok(contains(ids, CORDON_EVENT_STATUS) && contains(ids, CORDON_EVENT_EXIT) &&
-		   contains(ids, CORDON_REASON_UNAVAILABLE) && contains(ids, "landlock_not_built_in") &&
-		   contains(ids, "landlock_disabled") && contains(ids, "landlock_abi_too_old") &&
-		   contains(ids, "landlock_blocked"),
+		   contains(ids, CORDON_REASON_UNAVAILABLE) &&
+		   contains(ids, "landlock_not_built_in") && contains(ids, "landlock_disabled") &&
+		   contains(ids, "landlock_abi_too_old") && contains(ids, "landlock_blocked"),
 	   "the identifier list holds the events and reasons");
 
 	const char *argv[] = { "sh", "-c", "echo inside > made-by-api", NULL };
@@ -209,7 +210,8 @@ static void life_cycle(void)
 	ok(exists(ws, "made-by-api"), "the command wrote inside the workspace");
 
 	const char *missing[] = { "cordon-api-no-such-cmd", NULL };
-	is_int(cordon_spawn(c, missing, &p), CORDON_EEXEC, "spawn of a missing command: CORDON_EEXEC");
+	is_int(cordon_spawn(c, missing, &p), CORDON_EEXEC,
+	       "spawn of a missing command: CORDON_EEXEC");
 	is_int(cordon_last_result(c, &res), 0, "... has a result");
 	is_int(res.exit_code, 127, "... exit code 127");
 	is_int(res.exec_errno, ENOENT, "... errno ENOENT");
@@ -238,7 +240,8 @@ static void begin_failure_leaves_nothing(void)
 	ok(strstr(cordon_last_error(c), "does not exist") != NULL, "... says so: %s",
 	   cordon_last_error(c));
 	ok(access(runs, F_OK) != 0, "... and created nothing (no state dir)");
-	is_int(cordon_set_workspace(c, ws), 0, "the handle is still configurable after a failed begin");
+	is_int(cordon_set_workspace(c, ws), 0,
+	       "the handle is still configurable after a failed begin");
 	is_int(cordon_begin(c), 0, "and begins once fixed");
 	cordon_free(c); /* ends the run */
 	ok(access(runs, F_OK) == 0, "the state dir now exists");
