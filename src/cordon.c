@@ -351,6 +351,8 @@ static void decide(cordon *c)
 		d->applied = 1;
 		d->backend->coverage(pr.abi, &d->layers, &d->gaps);
 		d->layers |= 1u << LAYER_FDS_CLOSED;
+		if (caps_would_reduce())
+			d->layers |= 1u << LAYER_CAPABILITIES;
 	} else {
 		d->gaps = 1u << GAP_UNCONFINED;
 		if (c->mode == CORDON_MODE_REQUIRED) {
@@ -404,8 +406,6 @@ static int policy_coverage(cordon *c)
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
 
-	if (c->prep.reduce_caps)
-		d->layers |= 1u << LAYER_CAPABILITIES;
 	if (c->nkeep > 0)
 		d->gaps |= 1u << GAP_KEPT_FDS;
 	for (size_t i = 0; i < c->pol.nprot; i++) {

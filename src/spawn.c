@@ -267,7 +267,8 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.errfd = pipefd[1];
 	pl.confined = c->dec.applied;
 	pl.close_fds = c->mode != CORDON_MODE_OFF;
-	memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
+	if (c->nkeep > 0)
+		memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
 	pl.keep[c->nkeep] = pipefd[1];
 	pl.nkeep = c->nkeep + 1;
 	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);

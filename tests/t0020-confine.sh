@@ -14,7 +14,9 @@ trap 'rm -f "$PROBE"; cleanup' EXIT
 
 reset() {
 	chmod -R u+rwx "$WS" "$OUT" 2>/dev/null
-	rm -rf "$WS" "$OUT"
+	# $OUT itself stays: a process below keeps it as its cwd.
+	rm -rf "$WS"
+	find "$OUT" -mindepth 1 -delete
 	mkdir -p "$WS" "$OUT/dir"
 	make_fixture "$OUT/target"
 	make_fixture "$OUT/dir/inner"
@@ -70,6 +72,18 @@ case_ "rename an outside dir away" "mv '$OUT/dir' '$OUT/dir2'" "$OUT/dir"
 case_ "write to the system temp dir" "echo evil > '$PROBE'" "$PROBE"
 case_ "write to HOME" "echo evil > '$HOME/.profile'" "$HOME/.profile"
 case_ "write to the state dir" "echo evil > '$STATE/planted'" "$STATE/planted"
+case_ "re-open a read-only fd for writing via /proc/self/fd" \
+	"exec 3<'$OUT/target'; echo evil > /proc/self/fd/3"
+
+# /proc/PID/cwd of an unconfined process of the same user.
+sleep 300 &
+sleeper=$!
+(cd "$OUT" && exec sleep 300) &
+in_out=$!
+sleep 0.2
+case_ "write through /proc/PID/cwd of an unconfined process" "echo evil > /proc/$in_out/cwd/target"
+case_ "write through /proc/PID/root of an unconfined process" "echo evil > /proc/$sleeper/root$OUT/target"
+kill "$sleeper" "$in_out" 2>/dev/null
 
 # The hard link attempt: the link itself must fail, not only the write.
 reset

@@ -90,4 +90,15 @@ else
 	skip "kernel ABI $kabi < 3: truncate(2) cannot be restricted here"
 fi
 
+# The probe runs once per run: one version query, one trial restriction
+# (plus the real one in the command's child).
+if command -v strace >/dev/null 2>&1; then
+	(cd "$WS" && strace -f -qq -e trace=landlock_create_ruleset,landlock_restrict_self -o "$T/trace" \
+		"$CORDON" run --state-dir "$STATE" -- true)
+	is "$(grep -c 'LANDLOCK_CREATE_RULESET_VERSION\|, 0, 0x1)' "$T/trace")" 1 "one version query per run"
+	is "$(grep -c 'landlock_restrict_self' "$T/trace")" 2 "one trial restriction + the command's"
+else
+	skip "strace is not installed"
+fi
+
 done_testing
