@@ -6,10 +6,16 @@
  *   enosys      all three calls fail with ENOSYS     (not built in)
  *   eopnotsupp  all three calls fail with EOPNOTSUPP (disabled at boot)
  *   eperm       landlock_restrict_self fails with EPERM (blocked)
+ *   nons        namespaces cannot be made: unshare(2) and clone(2) with any
+ *               CLONE_NEW* flag fail with EPERM, clone3(2) with ENOSYS (so
+ *               libc falls back to clone), as in a container that forbids
+ *               user namespaces
  * Test helper only.
  */
 #include <errno.h>
 #include <linux/audit.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -35,8 +41,38 @@ int main(int argc, char *argv[])
 	unsigned first = NR_CREATE, err;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: seccomp-deny enosys|eopnotsupp|eperm -- COMMAND...\n");
+		fprintf(stderr, "usage: seccomp-deny enosys|eopnotsupp|eperm|nons -- COMMAND...\n");
 		return 2;
+	}
+	/* All CLONE_NEW* flags. */
+	const unsigned ns_flags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
+				  CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP;
+	struct sock_filter nons[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 5, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* unshare(flags) and clone(flags, ...): flags in the low word of arg 0 */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_flags, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	if (strcmp(argv[1], "nons") == 0) {
+		struct sock_fprog p = { (unsigned short)(sizeof(nons) / sizeof(nons[0])), nons };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p) != 0) {
+			perror("seccomp-deny");
+			return 2;
+		}
+		execvp(argv[3], argv + 3);
+		perror("seccomp-deny: exec");
+		return 127;
 	}
 	if (strcmp(argv[1], "enosys") == 0) {
 		err = ENOSYS;
