@@ -29,7 +29,7 @@ LDLIBS    += -lpthread
 
 LIB_SRC := src/cordon.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
            src/json.c src/path.c src/strv.c src/caps.c \
-           src/backend-landlock.c src/backend-none.c
+           src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c src/backend-none.c
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -48,9 +48,12 @@ SHELL := /bin/bash
 
 all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
 
-$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h
+Q := $(if $(V),,@)
+
+$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/linux-layers.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/libcordon.a: $(LIB_OBJ)
 	rm -f $@

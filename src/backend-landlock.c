@@ -11,10 +11,12 @@
 #if defined(__linux__)
 
 #include "landlock-abi.h"
+#include "linux-layers.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -76,38 +78,53 @@ static struct {
 	int kernel_abi; /* > 0 when the version query worked */
 	int query_err; /* errno of the version query */
 	int trial_err; /* 0, an errno of the trial, or -1 (timeout/crash) */
+	int mountns_err; /* the mount layer's trial: 0 or errno */
+	int seccomp_err; /* the seccomp layer's trial: 0 or errno */
 } probed;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 
 /*
- * A trial restriction in a throw-away child: a kernel may answer the
- * version query yet refuse the restriction (a container's seccomp filter
- * returning EPERM). The child only makes system calls.
+ * One throw-away child tries everything a run will do, in the run's
+ * order: the mount layer, then PR_SET_NO_NEW_PRIVS and a Landlock
+ * restriction (a kernel may answer the version query yet refuse the
+ * restriction: a container's seccomp filter returning EPERM), then the
+ * seccomp filter. It reports the three results on a pipe and only makes
+ * system calls. A child that does not answer in time counts as blocked.
  */
-static int trial_restrict(int abi)
+static void trial(int abi)
 {
 	struct ll_ruleset_attr attr;
-	int status;
+	int res[3] = { -1, -1, -1 }, pipefd[2], status;
 
 	ruleset_attr_for_abi(abi, &attr);
-	pid_t pid = fork();
-	if (pid < 0)
-		return errno;
-	if (pid == 0) {
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-			_exit(errno & 0xff);
-		long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
-		if (fd < 0)
-			_exit(errno & 0xff);
-		if (ll_restrict_self((int)fd) != 0)
-			_exit(errno & 0xff);
-		_exit(0);
+	const void *prog = seccomp_program();
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		probed.trial_err = errno;
+		return;
 	}
-	if (reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) != 0)
-		return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		res[0] = mountns_trial();
+		res[1] = 0;
+		long fd = -1;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    (fd = ll_create_ruleset(&attr, sizeof(attr), 0)) < 0 ||
+		    ll_restrict_self((int)fd) != 0)
+			res[1] = errno;
+		res[2] = prog != NULL ? seccomp_apply(prog) : ENOSYS;
+		ssize_t n = write(pipefd[1], res, sizeof(res));
+		_exit(n == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (pid > 0 && reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    read(pipefd[0], res, sizeof(res)) != (ssize_t)sizeof(res))
+		res[0] = res[1] = res[2] = -1;
+	close(pipefd[0]);
+	probed.mountns_err = res[0];
+	probed.trial_err = res[1];
+	probed.seccomp_err = res[2];
 }
 
 static void probe_kernel(void)
@@ -120,7 +137,7 @@ static void probe_kernel(void)
 		probed.kernel_abi = (int)v;
 		int abi = (int)v < LL_ABI_KNOWN ? (int)v : LL_ABI_KNOWN;
 		if (abi >= 2)
-			probed.trial_err = trial_restrict(abi);
+			trial(abi);
 	}
 	errno = saved;
 }
@@ -162,8 +179,19 @@ static void ll_probe(int max_abi, struct backend_probe *out)
 static void ll_coverage(int abi, unsigned *layers, unsigned *gaps)
 {
 	*layers = 1u << LAYER_LANDLOCK | 1u << LAYER_NO_NEW_PRIVS;
-	*gaps = 1u << GAP_METADATA | 1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
-	if (abi < 3)
+	*gaps = 1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	/* The optional layers, as the probe found them. */
+	if (probed.mountns_err == 0)
+		*layers |= 1u << LAYER_MOUNTNS;
+	else
+		*gaps |= 1u << GAP_METADATA;
+	if (probed.seccomp_err == 0)
+		*layers |= 1u << LAYER_SECCOMP;
+	else
+		*gaps |= 1u << GAP_TERMINAL;
+	/* Below ABI 3 truncate(2) is unchecked by Landlock; the mount
+	 * layer's read-only mounts still refuse it outside. */
+	if (abi < 3 && probed.mountns_err != 0)
 		*gaps |= 1u << GAP_TRUNCATE;
 	if (abi < 5)
 		*gaps |= 1u << GAP_DEVICE_IOCTL;
@@ -212,6 +240,26 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	uint64_t dir_rights = attr.handled_access_fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
 	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
 
+	/* With the mount layer, protected paths are enforced and /dev/shm is
+	 * the run's own dir, which the ruleset must grant. */
+	char *shm = NULL;
+	if (c->dec.layers & (1u << LAYER_MOUNTNS)) {
+		shm = runtmp_subdir(c, "shm", 01777);
+		if (shm == NULL)
+			return cordon_fail_errno(c, CORDON_ESYS, errno,
+						 "cannot create the run's shm dir");
+		int r = policy_add_writable(&c->pol, shm, 1, W_TMPDIR);
+		if (r == 0 && (out->mountns = mountns_prepare(c, shm)) == NULL)
+			r = CORDON_ENOMEM;
+		free(shm);
+		if (r != 0)
+			return cordon_fail(c, r, "out of memory");
+		for (size_t i = 0; i < c->pol.nprot; i++)
+			c->pol.prot[i].enforced = 1;
+	}
+	if (c->dec.layers & (1u << LAYER_SECCOMP))
+		out->seccomp = seccomp_program();
+
 	long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
 	if (fd < 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset");
@@ -228,17 +276,22 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	return 0;
 }
 
+/* In order: the mount layer (it needs CAP_SYS_ADMIN, in the new user
+ * namespace or as root), no_new_privs, root's capabilities, Landlock
+ * (which also freezes the mounts), and the seccomp filter last. */
 static int ll_apply(const struct prepared *p)
 {
+	int e;
+	if (p->mountns != NULL && (e = mountns_apply(p->mountns)) != 0)
+		return e;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return errno;
-	if (p->reduce_caps) {
-		int e = caps_reduce();
-		if (e != 0)
-			return e;
-	}
+	if (p->reduce_caps && (e = caps_reduce()) != 0)
+		return e;
 	if (ll_restrict_self(p->ruleset_fd) != 0)
 		return errno;
+	if (p->seccomp != NULL && (e = seccomp_apply(p->seccomp)) != 0)
+		return e;
 	return 0;
 }
 
@@ -247,6 +300,9 @@ static void ll_release(struct prepared *p)
 	if (p->ruleset_fd >= 0)
 		close(p->ruleset_fd);
 	p->ruleset_fd = -1;
+	mountns_free(p->mountns);
+	p->mountns = NULL;
+	p->seccomp = NULL;
 }
 
 const struct backend cordon_backend_landlock = {

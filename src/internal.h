@@ -30,6 +30,8 @@ enum layer_id {
 	LAYER_SIGNAL_SCOPE,
 	LAYER_CAPABILITIES,
 	LAYER_FDS_CLOSED,
+	LAYER_MOUNTNS,
+	LAYER_SECCOMP,
 	LAYER_COUNT
 };
 enum gap_id {
@@ -38,6 +40,7 @@ enum gap_id {
 	GAP_DEVICE_IOCTL, /* device ioctls: Landlock ABI < 5 */
 	GAP_SIGNALS, /* signals to outside processes: ABI < 6 */
 	GAP_METADATA, /* chmod/chown/utimes/xattr/chattr outside */
+	GAP_TERMINAL, /* TIOCSTI/TIOCLINUX keystroke injection */
 	GAP_UNIX_SOCKETS, /* connects to Unix sockets outside */
 	GAP_KEPT_FDS, /* fds named by --keep-fd */
 	GAP_PROTECT, /* protected paths not enforced */
@@ -103,6 +106,8 @@ struct prepared {
 	size_t nprefix;
 	/* capability reduction (Linux, root only) */
 	int reduce_caps;
+	void *mountns; /* struct mount_plan, or NULL: no mount layer */
+	const void *seccomp; /* the seccomp program, or NULL */
 };
 
 /* ---- the handle ---- */
@@ -128,7 +133,8 @@ struct cordon {
 	struct decision dec;
 	struct policy pol;
 	struct prepared prep;
-	char *tmpdir;
+	char *rundir; /* STATE/runs/XXXXXX, locked while the run lives */
+	char *tmpdir; /* rundir/tmp: the command's TMPDIR */
 	int tmp_lock_fd;
 	char **envp; /* child environment */
 	int status_file_fd;
@@ -167,6 +173,8 @@ void policy_add_devices(struct policy *p);
 /* runtmp.c */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 int runtmp_create(cordon *c);
+/* Make rundir/NAME (mode) and return its path (caller frees), or NULL. */
+char *runtmp_subdir(cordon *c, const char *name, mode_t mode);
 void runtmp_remove(cordon *c);
 int remove_tree_at(int parent_fd, const char *name);
 

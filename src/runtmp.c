@@ -1,10 +1,13 @@
 /*
- * The run's own temp dir: STATE_DIR/runs/XXXXXX, made with mkdtemp (0700)
+ * The run's own dir: STATE_DIR/runs/XXXXXX, made with mkdtemp (0700)
  * before confinement, held with an flock for the life of the run, and
  * removed at its end by a walk that works on directory fds only
  * (openat/unlinkat with O_NOFOLLOW), so a symlink planted by the command
  * is removed, never followed. A dir whose lock nobody holds belongs to a
  * run that died; the next run removes it.
+ *
+ * Inside it, "tmp" is the command's TMPDIR and, with the mount layer,
+ * "shm" backs the command's private /dev/shm.
  */
 #include "internal.h"
 
@@ -201,30 +204,44 @@ int runtmp_create(cordon *c)
 			close(fd);
 			continue;
 		}
-		c->tmpdir = strdup(tmpl);
-		if (c->tmpdir == NULL) {
-			close(fd);
-			(void)unlinkat(runs_fd, name, AT_REMOVEDIR);
-			close(runs_fd);
-			return CORDON_ENOMEM;
-		}
+		c->rundir = strdup(tmpl);
 		c->tmp_lock_fd = fd;
 		sweep(runs_fd, name);
 		close(runs_fd);
+		if (c->rundir == NULL)
+			return CORDON_ENOMEM;
+		c->tmpdir = runtmp_subdir(c, "tmp", 0700);
+		if (c->tmpdir == NULL)
+			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create %s/tmp",
+						 c->rundir);
 		return 0;
 	}
 	close(runs_fd);
 	return cordon_fail(c, CORDON_ESYS, "cannot create the run's temp dir in %s/runs", real);
 }
 
+char *runtmp_subdir(cordon *c, const char *name, mode_t mode)
+{
+	size_t n = strlen(c->rundir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p == NULL)
+		return NULL;
+	snprintf(p, n, "%s/%s", c->rundir, name);
+	/* mkdir applies the umask; chmod sets the mode asked for. */
+	if (mkdirat(c->tmp_lock_fd, name, 0700) != 0 ||
+	    fchmodat(c->tmp_lock_fd, name, mode, AT_SYMLINK_NOFOLLOW) != 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
 void runtmp_remove(cordon *c)
 {
-	if (c->tmpdir == NULL)
-		return;
-	char *slash = strrchr(c->tmpdir, '/');
+	char *slash = c->rundir ? strrchr(c->rundir, '/') : NULL;
 	if (slash != NULL) {
 		*slash = '\0';
-		int runs_fd = open(c->tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int runs_fd = open(c->rundir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		*slash = '/';
 		if (runs_fd >= 0) {
 			(void)remove_tree_at(runs_fd, slash + 1);
@@ -234,6 +251,7 @@ void runtmp_remove(cordon *c)
 	if (c->tmp_lock_fd >= 0)
 		close(c->tmp_lock_fd);
 	c->tmp_lock_fd = -1;
+	free(c->rundir);
 	free(c->tmpdir);
-	c->tmpdir = NULL;
+	c->rundir = c->tmpdir = NULL;
 }

@@ -175,16 +175,18 @@ static void child(const struct plan *pl)
 	/* SIGTTOU is blocked, so a background group may take the terminal. */
 	if (pl->tty_fd >= 0)
 		(void)tcsetpgrp(pl->tty_fd, getpid());
-	if (pl->confined) {
-		int e = pl->be->apply(pl->prep);
-		if (e != 0)
-			report(pl->errfd, STAGE_CONFINE, e);
-	}
+	/* fds first, so the backend's last step can be the last before exec
+	 * (the keep list holds the ruleset fd; it is close-on-exec). */
 	if (pl->close_fds && close_other_fds(pl->keep, pl->nkeep) != 0)
 		report(pl->errfd, STAGE_SETUP, errno);
 	for (size_t i = 0; i < pl->nclear; i++)
 		if (fcntl(pl->clear_cloexec[i], F_SETFD, 0) != 0)
 			report(pl->errfd, STAGE_SETUP, errno);
+	if (pl->confined) {
+		int e = pl->be->apply(pl->prep);
+		if (e != 0)
+			report(pl->errfd, STAGE_CONFINE, e);
+	}
 	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
 	report(pl->errfd, STAGE_EXEC, exec_search(pl));
 }
@@ -242,7 +244,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
-	pl.keep = calloc(c->nkeep + 1, sizeof(int));
+	pl.keep = calloc(c->nkeep + 2, sizeof(int));
 	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
 		free(p);
 		free(pl.sh_argv);
@@ -269,8 +271,10 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.close_fds = c->mode != CORDON_MODE_OFF;
 	if (c->nkeep > 0)
 		memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
-	pl.keep[c->nkeep] = pipefd[1];
-	pl.nkeep = c->nkeep + 1;
+	pl.nkeep = c->nkeep;
+	pl.keep[pl.nkeep++] = pipefd[1];
+	if (c->prep.ruleset_fd >= 0)
+		pl.keep[pl.nkeep++] = c->prep.ruleset_fd;
 	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);
 	pl.clear_cloexec = c->keep_fds;
 	pl.nclear = c->nkeep;

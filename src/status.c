@@ -16,7 +16,8 @@
 const char *const cordon_layer_names[LAYER_COUNT] = {
 	[LAYER_LANDLOCK] = "landlock",	       [LAYER_NO_NEW_PRIVS] = "no_new_privs",
 	[LAYER_SIGNAL_SCOPE] = "signal_scope", [LAYER_CAPABILITIES] = "capabilities",
-	[LAYER_FDS_CLOSED] = "fds_closed",
+	[LAYER_FDS_CLOSED] = "fds_closed",     [LAYER_MOUNTNS] = "mount_namespace",
+	[LAYER_SECCOMP] = "seccomp",
 };
 
 const char *const cordon_gap_names[GAP_COUNT] = {
@@ -25,6 +26,7 @@ const char *const cordon_gap_names[GAP_COUNT] = {
 	[GAP_DEVICE_IOCTL] = "device_ioctl_not_restricted",
 	[GAP_SIGNALS] = "signals_not_scoped",
 	[GAP_METADATA] = "metadata_outside_not_restricted",
+	[GAP_TERMINAL] = "terminal_injection_not_blocked",
 	[GAP_UNIX_SOCKETS] = "unix_socket_connect_not_restricted",
 	[GAP_KEPT_FDS] = "kept_fds_not_restricted",
 	[GAP_PROTECT] = "protected_paths_not_enforced",

@@ -59,24 +59,38 @@ is "$(json_field "$T/s.json" status 'e["cause"]')" landlock_abi_too_old "ABI 1: 
 grep -q landlock_abi_too_old "$T/e"
 ok $? "ABI 1, auto: warns landlock_abi_too_old"
 
-# ABI 2: confined, the truncate(2) gap is reported, and it is real.
+# ABI 2, Landlock only (namespaces refused): confined, the truncate(2) gap
+# is reported, and it is real.
 make_fixture "$OUT/t2"
 before=$(snapshot "$OUT/t2")
 rm -f "$T/s.json"
-(cd "$WS" && crun --test-max-abi 2 --status-file "$T/s.json" -- \
+(cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --test-max-abi 2 --status-file "$T/s.json" -- \
 	python3 -c "import os; os.truncate('$OUT/t2', 3)") 2>/dev/null
 is "$(json_field "$T/s.json" status 'e["abi"]')" 2 "ABI 2: abi 2 reported"
 is "$(json_field "$T/s.json" status '"truncate_not_restricted" in e["gaps"]')" true \
-	"ABI 2: truncate_not_restricted reported"
+	"ABI 2, Landlock only: truncate_not_restricted reported"
 is "$(json_field "$T/s.json" status '"signals_not_scoped" in e["gaps"]')" true \
 	"ABI 2: signals_not_scoped reported"
 after=$(snapshot "$OUT/t2")
 [ "$before" != "$after" ] && [ "$(stat -c %s "$OUT/t2")" = 3 ]
-ok $? "ABI 2: truncate(2) outside goes through, as the gap says"
+ok $? "ABI 2, Landlock only: truncate(2) outside goes through, as the gap says"
 make_fixture "$OUT/t2"
 before=$(snapshot "$OUT/t2")
 (cd "$WS" && crun --test-max-abi 2 -- sh -c "echo evil > '$OUT/t2'") 2>/dev/null
 unchanged "ABI 2: writes are still refused" "$OUT/t2" "$before"
+
+# ABI 2 with the mount layer: read-only mounts refuse truncate(2) outside,
+# and no truncate gap is claimed.
+rm -f "$T/s.json"
+(cd "$WS" && crun --test-max-abi 2 --status-file "$T/s.json" -- \
+	python3 -c "import os; os.truncate('$OUT/t2', 3)") 2>/dev/null
+if [ "$(json_field "$T/s.json" status '"mount_namespace" in e["layers"]')" = true ]; then
+	unchanged "ABI 2 + mount layer: truncate(2) outside refused" "$OUT/t2" "$before"
+	is "$(json_field "$T/s.json" status '"truncate_not_restricted" in e["gaps"]')" false \
+		"ABI 2 + mount layer: no truncate gap claimed"
+else
+	skip "the mount layer is unavailable here: $(json_field "$T/s.json" status 'e["gaps"]')"
+fi
 
 if [ "$kabi" -ge 3 ]; then
 	make_fixture "$OUT/t3"

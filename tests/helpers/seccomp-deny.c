@@ -10,6 +10,9 @@
  *               CLONE_NEW* flag fail with EPERM, clone3(2) with ENOSYS (so
  *               libc falls back to clone), as in a container that forbids
  *               user namespaces
+ *   noseccomp   installing a seccomp filter fails with EINVAL (prctl
+ *               PR_SET_SECCOMP and seccomp(2)), as on a kernel without
+ *               CONFIG_SECCOMP_FILTER
  * Test helper only.
  */
 #include <errno.h>
@@ -41,7 +44,8 @@ int main(int argc, char *argv[])
 	unsigned first = NR_CREATE, err;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "usage: seccomp-deny enosys|eopnotsupp|eperm|nons -- COMMAND...\n");
+		fprintf(stderr,
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp -- COMMAND...\n");
 		return 2;
 	}
 	/* All CLONE_NEW* flags. */
@@ -63,8 +67,27 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 	};
+	struct sock_filter noseccomp[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 2),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+	};
+	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
-		struct sock_fprog p = { (unsigned short)(sizeof(nons) / sizeof(nons[0])), nons };
+		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
+		p.filter = nons;
+	} else if (strcmp(argv[1], "noseccomp") == 0) {
+		p.len = (unsigned short)(sizeof(noseccomp) / sizeof(noseccomp[0]));
+		p.filter = noseccomp;
+	}
+	if (p.filter != NULL) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p) != 0) {
 			perror("seccomp-deny");

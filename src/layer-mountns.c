@@ -1,0 +1,228 @@
+/*
+ * Mount layer: the command runs in its own mount namespace (inside a new
+ * user namespace when cordon is not root) where
+ *
+ *   - every mount is read-only (recursively: /proc/sys, /sys and every
+ *     submount included), so metadata changes outside the writable set
+ *     (chmod, chown, utimes, setxattr, chattr) fail with EROFS, which
+ *     Landlock alone does not stop;
+ *   - each writable tree or file is bound onto itself and made read-write
+ *     again (mounts nested inside it stay read-only);
+ *   - each protected path is bound onto itself read-only, and every
+ *     directory between its writable tree and it is bound onto itself
+ *     too: a mount point cannot be renamed or removed (EBUSY), so
+ *     "mv .git .git.old && mkdir -p .git/hooks" cannot swap in a writable
+ *     copy;
+ *   - /dev/shm is the run's own empty directory.
+ *
+ * Landlock is applied after this, and Landlock forbids a restricted
+ * process to change mounts, so the command cannot undo any of it; as root
+ * it has also lost CAP_SYS_ADMIN by then. Mappings are identity (the
+ * command keeps its uid and gid, and creates files as the real user).
+ * Mount propagation is private, so nothing reaches the caller's mounts.
+ */
+#include "linux-layers.h"
+#include "path.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* mount_setattr(2), Linux 5.12; Landlock ABI 2 needs 5.19, so it exists
+ * wherever this layer can run. Our own definitions: libc may lack them. */
+#define CORDON_SYS_mount_setattr 442
+#define CORDON_MOUNT_ATTR_RDONLY 0x00000001ULL
+#define CORDON_AT_RECURSIVE 0x8000
+
+struct cordon_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+static int set_readonly(const char *path, int ro, int recursive)
+{
+	struct cordon_mount_attr a = { 0, 0, 0, 0 };
+	if (ro)
+		a.attr_set = CORDON_MOUNT_ATTR_RDONLY;
+	else
+		a.attr_clr = CORDON_MOUNT_ATTR_RDONLY;
+	if (syscall(CORDON_SYS_mount_setattr, AT_FDCWD, path, recursive ? CORDON_AT_RECURSIVE : 0,
+		    &a, sizeof(a)) != 0)
+		return errno;
+	return 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	size_t n = strlen(text);
+	ssize_t w = write(fd, text, n);
+	int e = w == (ssize_t)n ? 0 : (w < 0 ? errno : EIO);
+	close(fd);
+	return e;
+}
+
+/* A new mount namespace (and user namespace unless root), private. */
+static int enter(int userns, const char *uid_map, const char *gid_map)
+{
+	int e;
+	if (unshare(CLONE_NEWNS | (userns ? CLONE_NEWUSER : 0)) != 0)
+		return errno;
+	if (userns) {
+		/* setgroups must be denied before an unprivileged gid_map. */
+		if ((e = write_file("/proc/self/setgroups", "deny")) != 0 ||
+		    (e = write_file("/proc/self/uid_map", uid_map)) != 0 ||
+		    (e = write_file("/proc/self/gid_map", gid_map)) != 0)
+			return e;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return errno;
+	return set_readonly("/", 1, 1);
+}
+
+static void identity_maps(char *uid_map, char *gid_map, size_t n)
+{
+	snprintf(uid_map, n, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
+	snprintf(gid_map, n, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+}
+
+int mountns_trial(void)
+{
+	char uid_map[48], gid_map[48];
+	identity_maps(uid_map, gid_map, sizeof(uid_map));
+	return enter(geteuid() != 0, uid_map, gid_map);
+}
+
+static int bind_self(const char *path)
+{
+	return mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
+}
+
+int mountns_apply(const struct mount_plan *m)
+{
+	int e;
+	if ((e = enter(m->userns, m->uid_map, m->gid_map)) != 0)
+		return e;
+	for (size_t i = 0; i < m->nrw; i++)
+		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
+			return e;
+	for (size_t i = 0; i < m->npin; i++)
+		if ((e = bind_self(m->pin[i])) != 0)
+			return e;
+	for (size_t i = 0; i < m->nro; i++)
+		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
+			return e;
+	if (m->shm != NULL && access("/dev/shm", F_OK) == 0) {
+		if (mount(m->shm, "/dev/shm", NULL, MS_BIND, NULL) != 0)
+			return errno;
+		if ((e = set_readonly("/dev/shm", 0, 0)) != 0)
+			return e;
+	}
+	/* The working directory still points into the mounts as they were
+	 * (now read-only): enter it again by name, through the new binds. */
+	if (m->cwd != NULL && chdir(m->cwd) != 0) {
+		/* Gone or unreachable: the command starts where it was. */
+	}
+	return 0;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], s) == 0)
+			return 0;
+	char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+	if (nv == NULL)
+		return -1;
+	*v = nv;
+	if ((nv[*n] = strdup(s)) == NULL)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+/* Every directory strictly between root and p, outermost first. */
+static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
+{
+	size_t rlen = strlen(root), plen = strlen(p);
+	char buf[4096];
+	if (plen >= sizeof(buf))
+		return -1;
+	for (size_t i = rlen + 1; i < plen; i++) {
+		if (p[i] != '/')
+			continue;
+		memcpy(buf, p, i);
+		buf[i] = '\0';
+		if (push(&m->pin, &m->npin, buf) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct mount_plan *mountns_prepare(cordon *c, const char *shm)
+{
+	struct mount_plan *m = calloc(1, sizeof(*m));
+	char cwd[4096];
+	if (m == NULL)
+		return NULL;
+	m->userns = geteuid() != 0;
+	identity_maps(m->uid_map, m->gid_map, sizeof(m->uid_map));
+	for (size_t i = 0; i < c->pol.nw; i++) {
+		/* Device nodes stay writable on a read-only mount. */
+		if (c->pol.w[i].kind == W_DEVICE)
+			continue;
+		if (push(&m->rw, &m->nrw, c->pol.w[i].path) != 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < c->pol.nprot; i++) {
+		const char *p = c->pol.prot[i].path;
+		for (size_t j = 0; j < c->pol.nw; j++) {
+			const struct wentry *w = &c->pol.w[j];
+			if (w->is_dir && w->kind != W_DEVICE && path_within(w->path, p) &&
+			    push_ancestors(m, w->path, p) != 0)
+				goto fail;
+		}
+		if (push(&m->ro, &m->nro, p) != 0)
+			goto fail;
+	}
+	if (shm != NULL && (m->shm = strdup(shm)) == NULL)
+		goto fail;
+	if (getcwd(cwd, sizeof(cwd)) != NULL && (m->cwd = strdup(cwd)) == NULL)
+		goto fail;
+	return m;
+fail:
+	mountns_free(m);
+	return NULL;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void mountns_free(struct mount_plan *m)
+{
+	if (m == NULL)
+		return;
+	free_list(m->rw, m->nrw);
+	free_list(m->pin, m->npin);
+	free_list(m->ro, m->nro);
+	free(m->shm);
+	free(m->cwd);
+	free(m);
+}
+
+#else
+typedef int cordon_no_mountns_here;
+#endif
