@@ -27,7 +27,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC 
              -Iinclude -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
-LIB_SRC := src/cordon.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
+LIB_SRC := src/cordon.c src/config.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
            src/json.c src/path.c src/strv.c src/caps.c \
            src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c src/backend-none.c
 CLI_SRC := cli/main.c cli/args.c
@@ -56,15 +56,18 @@ $(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/linux-layers.h
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/libcordon.a: $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $^
+	@$(if $(V),,echo "  AR      $@")
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(B)/libcordon.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libcordon.so.0 $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libcordon.so.0 $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The CLI links the library statically: one program start, no loader work.
 $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
 
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libcordon.a $(B)/cli/args.o

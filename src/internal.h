@@ -157,6 +157,9 @@ int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format
 int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* config.c: 0 while setters may still be called, else CORDON_ESTATE */
+int configurable(cordon *c);
+
 /* decision helpers (cordon.c) */
 void decision_finish(struct decision *d);
 

@@ -1,0 +1,226 @@
+/*
+ * Configuration setters. They only check and record their arguments;
+ * nothing touches the file system or the kernel until cordon_begin().
+ * Every one returns 0 or a negative CORDON_E* with a message on the
+ * handle, and refuses (CORDON_ESTATE) once the run has begun.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Setters: only before the run begins. */
+int configurable(cordon *c)
+{
+	if (c == NULL)
+		return CORDON_EINVAL;
+	if (c->stage >= ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "the run has already begun");
+	return 0;
+}
+
+static int set_path(cordon *c, char **slot, const char *what, const char *path)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (path == NULL || path[0] != '/')
+		return cordon_fail(c, CORDON_EINVAL, "%s must be an absolute path: %s", what,
+				   path ? path : "(null)");
+	if (strlen(path) >= 4096)
+		return cordon_fail(c, CORDON_EINVAL, "%s is too long", what);
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(*slot);
+	*slot = dup;
+	return 0;
+}
+
+static int add_path(cordon *c, struct strv *list, const char *what, const char *path)
+{
+	char *tmp = NULL;
+	int r = set_path(c, &tmp, what, path);
+	if (r != 0)
+		return r;
+	return strv_take(list, tmp);
+}
+
+int cordon_parse_mode(const char *s, enum cordon_mode *out)
+{
+	static const char *const names[] = { "auto", "required", "off" };
+	for (int i = 0; s != NULL && i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum cordon_mode)i;
+			return 0;
+		}
+	return CORDON_EINVAL;
+}
+
+int cordon_set_mode(cordon *c, enum cordon_mode mode)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (mode != CORDON_MODE_AUTO && mode != CORDON_MODE_REQUIRED && mode != CORDON_MODE_OFF)
+		return cordon_fail(c, CORDON_EINVAL, "unknown mode %d", (int)mode);
+	c->mode = mode;
+	return 0;
+}
+
+int cordon_set_workspace(cordon *c, const char *dir)
+{
+	return set_path(c, &c->workspace_opt, "workspace", dir);
+}
+
+int cordon_add_allow_write(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_write, "--allow-write path", path);
+}
+
+int cordon_add_protect(cordon *c, const char *path)
+{
+	return add_path(c, &c->protect, "--protect path", path);
+}
+
+int cordon_set_state_dir(cordon *c, const char *dir)
+{
+	return set_path(c, &c->state_dir_opt, "state directory", dir);
+}
+
+int cordon_set_status_file(cordon *c, const char *path)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (path == NULL || path[0] == '\0')
+		return cordon_fail(c, CORDON_EINVAL, "empty status file name");
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(c->status_file);
+	c->status_file = dup;
+	return 0;
+}
+
+int cordon_parse_caches(const char *list, unsigned *out)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "cargo", CORDON_CACHE_CARGO },
+		{ "npm", CORDON_CACHE_NPM },
+		{ "pip", CORDON_CACHE_PIP },
+		{ "playwright", CORDON_CACHE_PLAYWRIGHT },
+	};
+	unsigned mask = 0;
+	if (list == NULL)
+		return CORDON_EINVAL;
+	for (const char *p = list;;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		size_t i;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == n && strncmp(names[i].name, p, n) == 0)
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return CORDON_EINVAL;
+		mask |= names[i].bit;
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	*out = mask;
+	return 0;
+}
+
+int cordon_set_caches(cordon *c, unsigned mask)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (mask & ~CORDON_CACHE_DEFAULT)
+		return cordon_fail(c, CORDON_EINVAL, "unknown cache bits 0x%x", mask);
+	c->caches = mask;
+	return 0;
+}
+
+#define FLAG_SETTER(fn, field)           \
+	int fn(cordon *c, int on)        \
+	{                                \
+		int r = configurable(c); \
+		if (r != 0)              \
+			return r;        \
+		c->field = on ? 1 : 0;   \
+		return 0;                \
+	}
+
+FLAG_SETTER(cordon_set_default_protect, default_protect)
+FLAG_SETTER(cordon_set_clean_env, clean_env)
+FLAG_SETTER(cordon_set_allow_broad, allow_broad)
+FLAG_SETTER(cordon_set_foreground, foreground)
+
+int cordon_set_status_fd(cordon *c, int fd)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (fd < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad status fd %d", fd);
+	c->status_fd = fd;
+	return 0;
+}
+
+int cordon_set_timeout_ms(cordon *c, uint64_t ms)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (ms > (uint64_t)1000 * 60 * 60 * 24 * 366 * 10)
+		return cordon_fail(c, CORDON_EINVAL, "timeout too long");
+	c->timeout_ms = ms;
+	return 0;
+}
+
+int cordon_add_env(cordon *c, const char *spec)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (!env_spec_valid(spec))
+		return cordon_fail(c, CORDON_EINVAL, "bad --env (want NAME or NAME=VALUE): %s",
+				   spec ? spec : "(null)");
+	return strv_push(&c->envspec, spec);
+}
+
+int cordon_add_keep_fd(cordon *c, int fd)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (fd < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad fd %d", fd);
+	if (fd <= 2)
+		return 0; /* always kept */
+	for (size_t i = 0; i < c->nkeep; i++)
+		if (c->keep_fds[i] == fd)
+			return 0;
+	int *n = realloc(c->keep_fds, (c->nkeep + 1) * sizeof(int));
+	if (n == NULL)
+		return CORDON_ENOMEM;
+	c->keep_fds = n;
+	c->keep_fds[c->nkeep++] = fd;
+	return 0;
+}
+
+int cordon_test_set_max_abi(cordon *c, int abi)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (abi < 0)
+		return cordon_fail(c, CORDON_EINVAL, "bad ABI cap %d", abi);
+	c->max_abi = abi;
+	return 0;
+}
