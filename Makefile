@@ -28,7 +28,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC 
 LDLIBS    += -lpthread
 
 LIB_SRC := src/cordon.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
-           src/json.c src/path.c src/strv.c src/caps.c \
+           src/json.c src/path.c src/strv.c src/caps.c src/compat.c \
            src/backend-landlock.c src/backend-none.c
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)

@@ -187,6 +187,9 @@ int wait_command(cordon_proc *p, struct cordon_result *res);
 /* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
 int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 
+/* compat.c: pipe2(O_CLOEXEC), with a fallback where there is none. */
+int pipe_cloexec(int fds[2]);
+
 /* caps.c (Linux; no-ops elsewhere) */
 int caps_would_reduce(void);
 int caps_reduce(void); /* async-signal-safe; 0 or errno */

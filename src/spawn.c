@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 /* What the child reports on the error pipe. */
 enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC };
@@ -252,7 +254,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.sh_argv[0] = (char *)"/bin/sh";
 	for (size_t i = 1; i < argc; i++)
 		pl.sh_argv[i + 1] = (char *)argv[i];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (pipe_cloexec(pipefd) != 0) {
 		int e = errno;
 		free(p);
 		free(pl.sh_argv);

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 const char *const cordon_layer_names[LAYER_COUNT] = {
@@ -236,6 +235,16 @@ char *status_exit_json(const struct cordon_result *r)
 	return jb_finish(&b);
 }
 
+/* Take sig when it is pending (it is blocked here). sigwait() returns at
+ * once for a pending signal; macOS has no sigtimedwait(). */
+static void consume_pending(const sigset_t *set, int sig)
+{
+	sigset_t pend;
+	int got;
+	if (sigpending(&pend) == 0 && sigismember(&pend, sig))
+		(void)sigwait(set, &got);
+}
+
 /*
  * Write all of buf to fd. SIGPIPE is blocked in this thread for the
  * write, and a SIGPIPE the write raised is consumed, so a closed reader
@@ -257,10 +266,8 @@ static void write_all_nosigpipe(int fd, const char *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (errno == EPIPE && !was_pending) {
-				struct timespec zero = { 0, 0 };
-				(void)sigtimedwait(&pipe_set, NULL, &zero);
-			}
+			if (errno == EPIPE && !was_pending)
+				consume_pending(&pipe_set, SIGPIPE);
 			break;
 		}
 		buf += n;
