@@ -225,6 +225,23 @@ static const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+/* A backend that confines through a launcher (Seatbelt: sandbox-exec)
+ * prepared its argv prefix in the parent; the child execs prefix + argv.
+ * The prefix starts with an absolute path, so no PATH search finds it. */
+static const char **launcher_argv(const struct prepared *prep, const char *const argv[])
+{
+	size_t argc = 0;
+	while (argv[argc] != NULL)
+		argc++;
+	const char **v = calloc(prep->nprefix + argc + 1, sizeof(*v));
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < prep->nprefix; i++)
+		v[i] = prep->argv_prefix[i];
+	memcpy(v + prep->nprefix, argv, argc * sizeof(*v));
+	return v;
+}
+
 static void set_last(cordon *c, const struct cordon_result *r)
 {
 	pthread_mutex_lock(&c->lock);
@@ -240,12 +257,19 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	size_t argc = 0;
 
 	memset(&pl, 0, sizeof(pl));
+	const char **launch = NULL;
+	if (c->dec.applied && c->prep.nprefix > 0) {
+		if ((launch = launcher_argv(&c->prep, argv)) == NULL)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		argv = launch;
+	}
 	while (argv[argc] != NULL)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
 	pl.keep = calloc(c->nkeep + 1, sizeof(int));
 	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
+		free(launch);
 		free(p);
 		free(pl.sh_argv);
 		free(pl.keep);
@@ -256,6 +280,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		pl.sh_argv[i + 1] = (char *)argv[i];
 	if (pipe_cloexec(pipefd) != 0) {
 		int e = errno;
+		free(launch);
 		free(p);
 		free(pl.sh_argv);
 		free(pl.keep);
@@ -296,6 +321,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	close(pipefd[1]);
 	free(pl.sh_argv);
 	free(pl.keep);
+	if (launch != NULL) {
+		/* Messages below name argv[0]: the launcher, as prepared. */
+		argv = (const char *const *)c->prep.argv_prefix;
+		free(launch);
+	}
 	if (pid < 0) {
 		close(pipefd[0]);
 		free(p);
