@@ -29,7 +29,7 @@ LDLIBS    += -lpthread
 
 LIB_SRC := src/cordon.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
            src/json.c src/path.c src/strv.c src/caps.c src/compat.c \
-           src/backend-landlock.c src/backend-none.c
+           src/backend-landlock.c src/backend-seatbelt.c src/backend-none.c
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -42,13 +42,14 @@ FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
 REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
-        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check
+        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
+        release-check
 .SUFFIXES:
 SHELL := /bin/bash
 
 all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
 
-$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h
+$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/seatbelt.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -67,6 +68,18 @@ $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
 $(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+
+# The probe test points the backend at fake sandbox-exec programs through a
+# hook only its own build of backend-seatbelt.c has; the library's object
+# is built without it (see release-check).
+$(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c include/cordon.h src/internal.h src/backend.h src/seatbelt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
+
+$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c tests/unit/tap.h $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
+	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a $(LDLIBS)
 
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
@@ -88,7 +101,7 @@ shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
 
 # The README's test command. Everything a change must pass.
 check: deps
-	$(MAKE) all header-check
+	$(MAKE) all header-check release-check
 	$(MAKE) unit replay valgrind install-check
 	tests/run-shell-tests
 	$(MAKE) lint
@@ -122,6 +135,14 @@ install-check: all
 	$(CC) -I$(B)/dest/usr/include -o $(B)/ic $(B)/ic.c $(B)/dest/usr/lib/libcordon.a -lpthread
 	$(B)/ic
 	@echo "install-check: ok"
+
+# The library never contains the Seatbelt test hook (the fake sandbox-exec
+# path); the probe test's own object does, which shows the check can fail.
+release-check: $(B)/libcordon.a $(B)/hooks/backend-seatbelt.o
+	@if nm $(B)/libcordon.a | grep -q seatbelt_test; then \
+	  echo "release-check: a test hook is in $(B)/libcordon.a"; exit 1; fi
+	@nm $(B)/hooks/backend-seatbelt.o | grep -q seatbelt_test_reset
+	@echo "release-check: no test hook in $(B)/libcordon.a"
 
 header-check:
 	@mkdir -p $(B)

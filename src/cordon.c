@@ -344,6 +344,7 @@ static void decide(cordon *c)
 		return;
 	}
 	d->backend = backend_for_platform();
+	memset(&pr, 0, sizeof(pr));
 	d->backend->probe(c->max_abi, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
@@ -355,6 +356,7 @@ static void decide(cordon *c)
 			d->layers |= 1u << LAYER_CAPABILITIES;
 	} else {
 		d->gaps = 1u << GAP_UNCONFINED;
+		d->detail = pr.detail;
 		if (c->mode == CORDON_MODE_REQUIRED) {
 			d->reason = CORDON_REASON_UNAVAILABLE;
 			d->cause = pr.reason;

@@ -30,6 +30,7 @@ enum layer_id {
 	LAYER_SIGNAL_SCOPE,
 	LAYER_CAPABILITIES,
 	LAYER_FDS_CLOSED,
+	LAYER_SEATBELT,
 	LAYER_COUNT
 };
 enum gap_id {
@@ -89,6 +90,7 @@ struct decision {
 	int applied;
 	const char *reason; /* NULL when applied */
 	const char *cause; /* the platform reason behind "unavailable" */
+	const char *detail; /* what the platform's probe saw, or NULL */
 	int abi, kernel_abi;
 	unsigned layers, gaps; /* bit sets of enum layer_id / gap_id */
 	const char *layer_list[LAYER_COUNT + 1];

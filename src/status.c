@@ -15,7 +15,7 @@
 const char *const cordon_layer_names[LAYER_COUNT] = {
 	[LAYER_LANDLOCK] = "landlock",	       [LAYER_NO_NEW_PRIVS] = "no_new_privs",
 	[LAYER_SIGNAL_SCOPE] = "signal_scope", [LAYER_CAPABILITIES] = "capabilities",
-	[LAYER_FDS_CLOSED] = "fds_closed",
+	[LAYER_FDS_CLOSED] = "fds_closed",     [LAYER_SEATBELT] = "seatbelt",
 };
 
 const char *const cordon_gap_names[GAP_COUNT] = {
@@ -38,6 +38,7 @@ static const char *const other_identifiers[] = {
 	"required",
 	"off",
 	"landlock",
+	"seatbelt",
 	"none",
 	CORDON_REASON_UNAVAILABLE,
 	CORDON_REASON_OFF,
@@ -45,6 +46,9 @@ static const char *const other_identifiers[] = {
 	"landlock_disabled",
 	"landlock_abi_too_old",
 	"landlock_blocked",
+	"seatbelt_nested",
+	"seatbelt_missing",
+	"seatbelt_probe_failed",
 	"no_backend",
 	"protect_not_enforceable",
 	"cargo",
@@ -310,6 +314,12 @@ const char *cordon_reason_text(const char *id)
 		  "across directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
 		{ "landlock_blocked", "Landlock is present but restricting a process was refused "
 				      "(a container's seccomp filter or another security policy)" },
+		{ "seatbelt_nested",
+		  "cordon already runs inside a Seatbelt sandbox, and macOS cannot apply a "
+		  "second one (sandbox-exec exits 71); run cordon outside the other sandbox" },
+		{ "seatbelt_missing", "/usr/bin/sandbox-exec is not installed on this Mac" },
+		{ "seatbelt_probe_failed", "running /usr/bin/sandbox-exec with a profile that "
+					   "allows everything did not succeed" },
 		{ "no_backend", "cordon has no confinement backend for this platform" },
 		{ "protect_not_enforceable",
 		  "a path given with --protect cannot be kept read-only on this machine" },
