@@ -459,8 +459,9 @@ static int begin(cordon *c)
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		const char *cause = c->dec.cause;
 		emit_refusal(c, cause);
-		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
-				   cause, cordon_reason_text(cause));
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s%s%s",
+				   cause, cordon_reason_text(cause), c->dec.detail ? "; " : "",
+				   c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
@@ -597,6 +598,11 @@ const char *cordon_reason(const cordon *c)
 const char *cordon_cause(const cordon *c)
 {
 	return c != NULL ? c->dec.cause : NULL;
+}
+
+const char *cordon_reason_detail(const cordon *c)
+{
+	return c != NULL ? c->dec.detail : NULL;
 }
 
 int cordon_abi(const cordon *c)

@@ -212,6 +212,8 @@ char *cordon_probe_json(cordon *c)
 		return NULL;
 	jb_raw(&b, "{");
 	decision_fields(&b, c);
+	jb_key(&b, "detail");
+	jb_str(&b, c->dec.detail);
 	jb_key(&b, "kernel_abi");
 	jb_int(&b, c->dec.kernel_abi);
 	jb_key(&b, "gaps");

@@ -141,6 +141,28 @@ static void probe_outcomes(void)
 	   "status 0: available, no detail");
 }
 
+/* What the probe saw reaches the caller: getter and probe JSON. */
+static void detail_reaches_the_caller(void)
+{
+	struct backend_probe pr;
+	probe_with(fake("sb-exit5", "#!/bin/sh\nexit 5\n", 0755), 2000, &pr);
+	cordon *c = cordon_new();
+	is_int(cordon_probe(c), 0, "probe");
+	ok(cordon_reason_detail(c) == NULL, "Landlock's probe has no detail");
+	/* As decide() records an unavailable backend's answer. */
+	c->dec.applied = 0;
+	c->dec.reason = pr.reason;
+	c->dec.detail = pr.detail;
+	is_str(cordon_reason_detail(c), "sandbox-exec exited with status 5",
+	       "cordon_reason_detail() has the exit status");
+	char *j = cordon_probe_json(c);
+	ok(j != NULL && strstr(j, "\"detail\":\"sandbox-exec exited with status 5\"") != NULL,
+	   "so has the probe JSON");
+	free(j);
+	cordon_free(c);
+	ok(cordon_reason_detail(NULL) == NULL, "NULL handle: NULL");
+}
+
 /* The NUL-separated words of a file. */
 static size_t read_words(const char *path, char *buf, size_t len, const char **words, size_t max)
 {
@@ -243,6 +265,7 @@ int main(void)
 {
 	setup();
 	probe_outcomes();
+	detail_reaches_the_caller();
 	run_through_launcher();
 	teardown();
 	return done_testing();
