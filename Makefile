@@ -44,7 +44,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
-        release-check zig check-macos
+        release-check zig check-macos mac-tests
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -105,8 +105,17 @@ check: deps
 	$(MAKE) all header-check release-check
 	$(MAKE) unit replay valgrind install-check
 	tests/run-shell-tests
+	$(MAKE) mac-tests
 	$(MAKE) lint
 	$(MAKE) asan
+
+# The suite that needs a real Mac (tests/macos/run, docs/macos.md). Off a
+# Mac it can only skip; this step fails if it says anything else there.
+mac-tests:
+	@out=$$(prove tests/macos/run 2>&1); rc=$$?; echo "$$out"; \
+	if [ "$$(uname -s)" = Darwin ]; then exit $$rc; fi; \
+	echo "$$out" | grep -q '^tests/macos/run \.* skipped: not macOS' || \
+	  { echo "mac-tests: expected a skip off macOS"; exit 1; }
 
 # Missing Debian tools are installed when root (else listed, and check fails).
 deps:
@@ -190,7 +199,8 @@ cppcheck:
 tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
-SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run .ci/check-macos \
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
+                   .ci/run .ci/check-macos \
                    bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
