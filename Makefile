@@ -66,7 +66,7 @@ $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libcordon.a $(B)/cli/args.o
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/fixture.h $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
 
@@ -77,7 +77,8 @@ $(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c include/cordon.h src/inter
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
 
-$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c tests/unit/tap.h $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
+$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c tests/unit/tap.h tests/unit/fixture.h \
+                               $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
 	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a $(LDLIBS)
@@ -206,7 +207,7 @@ shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
 FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h src/*.h \
-                $(UNIT_SRC) tests/unit/tap.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
+                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

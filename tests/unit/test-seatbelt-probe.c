@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "seatbelt.h"
 #include "tap.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,35 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static char root[256], ws[300], state[300];
-
-static void setup(void)
-{
-	char buf[400];
-	strcpy(root, "/tmp/cordon-sb.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		exit(2);
-	snprintf(ws, sizeof(ws), "%s/ws", root);
-	snprintf(state, sizeof(state), "%s/state", root);
-	mkdir(ws, 0755);
-	snprintf(buf, sizeof(buf), "%s/home", root);
-	mkdir(buf, 0755);
-	setenv("HOME", buf, 1);
-	snprintf(buf, sizeof(buf), "%s/xdg", root);
-	setenv("XDG_STATE_HOME", buf, 1);
-	setenv("XDG_CACHE_HOME", buf, 1);
-	if (chdir(ws) != 0)
-		exit(2);
-}
-
-static void teardown(void)
-{
-	char cmd[400];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		diag("could not remove %s", root);
-}
 
 /* root/NAME with the given content and mode; returns its path (static). */
 static const char *fake(const char *name, const char *body, mode_t mode)
@@ -263,7 +235,7 @@ static void run_through_launcher(void)
 
 int main(void)
 {
-	setup();
+	setup("/tmp/cordon-sb.XXXXXX");
 	probe_outcomes();
 	detail_reaches_the_caller();
 	run_through_launcher();
