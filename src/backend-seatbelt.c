@@ -20,7 +20,10 @@
  *
  * SBPL facts relied on (Apple's Sandbox Profile Language; from public
  * profiles of Chromium, OpenAI codex and Anthropic's sandbox-runtime and
- * their issue trackers, not from Apple documentation, which has none):
+ * their issue trackers, not from Apple documentation, which has none).
+ * None has been observed by this project yet: tests/macos/run checks each
+ * on a real Mac (docs/macos.md records the results). The least certain
+ * are marked (unverified).
  *  - "(version 1)" opens a profile; "(allow default)" allows every
  *    operation not decided by a later rule.
  *  - When several rules match an operation the LAST one wins, so the
@@ -31,9 +34,10 @@
  *    as file-write-unlink on the source and file-write-create on the
  *    destination.
  *  - "file-link" (link(2)) is a separate operation, checked on the
- *    existing file; it is denied unless that file is in the writable set,
- *    so a hard link cannot give a second, writable name to a file outside
- *    (or to a protected one).
+ *    existing file (unverified: which of the two paths is checked); it is
+ *    denied unless that file is in the writable set, so a hard link cannot
+ *    give a second, writable name to a file outside (or to a protected
+ *    one).
  *  - (subpath P) matches P and everything beneath it; (literal P) only P;
  *    (regex #"...") a regular expression; (param "N") is the value given
  *    with -D N=VALUE. Paths are matched after the kernel resolves them,
@@ -43,7 +47,7 @@
  *    which for a profile that compiles means it already runs in a sandbox
  *    (nesting is refused with "sandbox_apply: Operation not permitted").
  *    It reports a COMMAND it cannot execute the same way: execvp's error
- *    and exit status 71.
+ *    and exit status 71 (unverified; reported by others).
  */
 #include "backend.h"
 #include "json.h"
@@ -53,7 +57,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
