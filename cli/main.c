@@ -169,6 +169,8 @@ static int cmd_probe(const struct cli_args *a)
 		if (!ok)
 			printf("reason    %s: %s\n", cordon_reason(c),
 			       cordon_reason_text(cordon_reason(c)));
+		if (cordon_reason_detail(c) != NULL)
+			printf("detail    %s\n", cordon_reason_detail(c));
 		if (cordon_abi(c) > 0)
 			printf("abi       %d\n", cordon_abi(c));
 		print_list("layers", cordon_layers(c));
@@ -227,8 +229,10 @@ static int cmd_run(const struct cli_args *a)
 	if (r != 0)
 		die("%s", cordon_last_error(c));
 	if (a->mode == CORDON_MODE_AUTO && !cordon_applied(c))
-		msg("cordon: warning: ", "running UNCONFINED: %s (%s)",
-		    cordon_reason_text(cordon_reason(c)), cordon_reason(c));
+		msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
+		    cordon_reason_text(cordon_reason(c)), cordon_reason(c),
+		    cordon_reason_detail(c) ? ": " : "",
+		    cordon_reason_detail(c) ? cordon_reason_detail(c) : "");
 
 	r = cordon_spawn(c, (const char *const *)a->command, &p);
 	if (r != 0) {

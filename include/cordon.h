@@ -164,6 +164,9 @@ CORDON_EXPORT const char *cordon_backend_name(const cordon *c);
 CORDON_EXPORT const char *cordon_reason(const cordon *c);
 /* The platform's own reason behind CORDON_REASON_UNAVAILABLE, or NULL. */
 CORDON_EXPORT const char *cordon_cause(const cordon *c);
+/* When unavailable: what the platform's probe saw, in one line (e.g.
+ * "sandbox-exec exited with status 1"), or NULL. Static. */
+CORDON_EXPORT const char *cordon_reason_detail(const cordon *c);
 /* Landlock ABI in use (0 when none). */
 CORDON_EXPORT int cordon_abi(const cordon *c);
 /* NULL-terminated lists of fixed identifiers. */

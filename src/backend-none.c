@@ -52,6 +52,8 @@ const struct backend *backend_for_platform(void)
 {
 #if defined(__linux__)
 	return &cordon_backend_landlock;
+#elif defined(__APPLE__)
+	return &cordon_backend_seatbelt;
 #else
 	return &cordon_backend_none;
 #endif

@@ -14,6 +14,8 @@ struct backend_probe {
 	const char *reason; /* fixed identifier when unavailable */
 	int abi; /* version in use (after any test cap), 0 if none */
 	int kernel_abi; /* what the platform reported */
+	const char *detail; /* what the probe saw when unavailable, or NULL;
+			       static, lives as long as the process */
 };
 
 struct backend {
@@ -33,6 +35,7 @@ struct backend {
 };
 
 extern const struct backend cordon_backend_landlock;
+extern const struct backend cordon_backend_seatbelt;
 extern const struct backend cordon_backend_none;
 
 /* The backend cordon uses on this platform. */

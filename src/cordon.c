@@ -128,6 +128,7 @@ static void decide(cordon *c)
 		return;
 	}
 	d->backend = backend_for_platform();
+	memset(&pr, 0, sizeof(pr));
 	d->backend->probe(c->max_abi, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
@@ -139,6 +140,7 @@ static void decide(cordon *c)
 			d->layers |= 1u << LAYER_CAPABILITIES;
 	} else {
 		d->gaps = 1u << GAP_UNCONFINED;
+		d->detail = pr.detail;
 		if (c->mode == CORDON_MODE_REQUIRED) {
 			d->reason = CORDON_REASON_UNAVAILABLE;
 			d->cause = pr.reason;
@@ -241,8 +243,9 @@ static int begin(cordon *c)
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		const char *cause = c->dec.cause;
 		emit_refusal(c, cause);
-		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
-				   cause, cordon_reason_text(cause));
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s%s%s",
+				   cause, cordon_reason_text(cause), c->dec.detail ? "; " : "",
+				   c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
@@ -379,6 +382,11 @@ const char *cordon_reason(const cordon *c)
 const char *cordon_cause(const cordon *c)
 {
 	return c != NULL ? c->dec.cause : NULL;
+}
+
+const char *cordon_reason_detail(const cordon *c)
+{
+	return c != NULL ? c->dec.detail : NULL;
 }
 
 int cordon_abi(const cordon *c)

@@ -32,6 +32,7 @@ enum layer_id {
 	LAYER_FDS_CLOSED,
 	LAYER_MOUNTNS,
 	LAYER_SECCOMP,
+	LAYER_SEATBELT,
 	LAYER_COUNT
 };
 enum gap_id {
@@ -92,6 +93,7 @@ struct decision {
 	int applied;
 	const char *reason; /* NULL when applied */
 	const char *cause; /* the platform reason behind "unavailable" */
+	const char *detail; /* what the platform's probe saw, or NULL */
 	int abi, kernel_abi;
 	unsigned layers, gaps; /* bit sets of enum layer_id / gap_id */
 	const char *layer_list[LAYER_COUNT + 1];
@@ -197,6 +199,9 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 /* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
 int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
+
+/* compat.c: pipe2(O_CLOEXEC), with a fallback where there is none. */
+int pipe_cloexec(int fds[2]);
 
 /* caps.c (Linux; no-ops elsewhere) */
 int caps_would_reduce(void);

@@ -384,12 +384,20 @@ int policy_resolve_caches(cordon *c)
 	return 0;
 }
 
-/* The devices of design section 4, where this system has them. */
+/* The devices of design section 4, where this system has them. On macOS
+ * the Seatbelt profile names them itself (and /dev/ttysN, which no single
+ * path lists); they are listed here for the status event. */
 void policy_add_devices(struct policy *p)
 {
+#if defined(__APPLE__)
+	static const char *const devices[] = {
+		"/dev/null", "/dev/zero", "/dev/tty", "/dev/ptmx", "/dev/fd", "/dev/dtracehelper",
+	};
+#else
 	static const char *const devices[] = {
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
 	};
+#endif
 	char real[PATHBUF];
 	struct stat st;
 
@@ -400,7 +408,8 @@ void policy_add_devices(struct policy *p)
 			continue; /* never widen the set through a link out of /dev */
 		if (S_ISCHR(st.st_mode))
 			(void)policy_add_writable(p, real, 0, W_DEVICE);
-		else if (S_ISDIR(st.st_mode) && strcmp(real, "/dev/pts") == 0)
+		else if (S_ISDIR(st.st_mode) &&
+			 (strcmp(real, "/dev/pts") == 0 || strcmp(real, "/dev/fd") == 0))
 			(void)policy_add_writable(p, real, 1, W_DEVICE);
 	}
 }

@@ -18,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 /* What the child reports on the error pipe. */
 enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC };
@@ -225,6 +227,23 @@ static const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+/* A backend that confines through a launcher (Seatbelt: sandbox-exec)
+ * prepared its argv prefix in the parent; the child execs prefix + argv.
+ * The prefix starts with an absolute path, so no PATH search finds it. */
+static const char **launcher_argv(const struct prepared *prep, const char *const argv[])
+{
+	size_t argc = 0;
+	while (argv[argc] != NULL)
+		argc++;
+	const char **v = calloc(prep->nprefix + argc + 1, sizeof(*v));
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < prep->nprefix; i++)
+		v[i] = prep->argv_prefix[i];
+	memcpy(v + prep->nprefix, argv, argc * sizeof(*v));
+	return v;
+}
+
 static void set_last(cordon *c, const struct cordon_result *r)
 {
 	pthread_mutex_lock(&c->lock);
@@ -240,12 +259,19 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	size_t argc = 0;
 
 	memset(&pl, 0, sizeof(pl));
+	const char **launch = NULL;
+	if (c->dec.applied && c->prep.nprefix > 0) {
+		if ((launch = launcher_argv(&c->prep, argv)) == NULL)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		argv = launch;
+	}
 	while (argv[argc] != NULL)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
 	pl.keep = calloc(c->nkeep + 2, sizeof(int));
 	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
+		free(launch);
 		free(p);
 		free(pl.sh_argv);
 		free(pl.keep);
@@ -254,8 +280,9 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.sh_argv[0] = (char *)"/bin/sh";
 	for (size_t i = 1; i < argc; i++)
 		pl.sh_argv[i + 1] = (char *)argv[i];
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (pipe_cloexec(pipefd) != 0) {
 		int e = errno;
+		free(launch);
 		free(p);
 		free(pl.sh_argv);
 		free(pl.keep);
@@ -298,6 +325,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	close(pipefd[1]);
 	free(pl.sh_argv);
 	free(pl.keep);
+	if (launch != NULL) {
+		/* Messages below name argv[0]: the launcher, as prepared. */
+		argv = (const char *const *)c->prep.argv_prefix;
+		free(launch);
+	}
 	if (pid < 0) {
 		close(pipefd[0]);
 		free(p);

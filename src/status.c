@@ -10,14 +10,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 const char *const cordon_layer_names[LAYER_COUNT] = {
 	[LAYER_LANDLOCK] = "landlock",	       [LAYER_NO_NEW_PRIVS] = "no_new_privs",
 	[LAYER_SIGNAL_SCOPE] = "signal_scope", [LAYER_CAPABILITIES] = "capabilities",
 	[LAYER_FDS_CLOSED] = "fds_closed",     [LAYER_MOUNTNS] = "mount_namespace",
-	[LAYER_SECCOMP] = "seccomp",
+	[LAYER_SECCOMP] = "seccomp",	       [LAYER_SEATBELT] = "seatbelt",
 };
 
 const char *const cordon_gap_names[GAP_COUNT] = {
@@ -41,6 +40,7 @@ static const char *const other_identifiers[] = {
 	"required",
 	"off",
 	"landlock",
+	"seatbelt",
 	"none",
 	CORDON_REASON_UNAVAILABLE,
 	CORDON_REASON_OFF,
@@ -48,6 +48,9 @@ static const char *const other_identifiers[] = {
 	"landlock_disabled",
 	"landlock_abi_too_old",
 	"landlock_blocked",
+	"seatbelt_nested",
+	"seatbelt_missing",
+	"seatbelt_probe_failed",
 	"no_backend",
 	"protect_not_enforceable",
 	"cargo",
@@ -211,6 +214,8 @@ char *cordon_probe_json(cordon *c)
 		return NULL;
 	jb_raw(&b, "{");
 	decision_fields(&b, c);
+	jb_key(&b, "detail");
+	jb_str(&b, c->dec.detail);
 	jb_key(&b, "kernel_abi");
 	jb_int(&b, c->dec.kernel_abi);
 	jb_key(&b, "gaps");
@@ -238,6 +243,16 @@ char *status_exit_json(const struct cordon_result *r)
 	return jb_finish(&b);
 }
 
+/* Take sig when it is pending (it is blocked here). sigwait() returns at
+ * once for a pending signal; macOS has no sigtimedwait(). */
+static void consume_pending(const sigset_t *set, int sig)
+{
+	sigset_t pend;
+	int got;
+	if (sigpending(&pend) == 0 && sigismember(&pend, sig))
+		(void)sigwait(set, &got);
+}
+
 /*
  * Write all of buf to fd. SIGPIPE is blocked in this thread for the
  * write, and a SIGPIPE the write raised is consumed, so a closed reader
@@ -259,10 +274,8 @@ static void write_all_nosigpipe(int fd, const char *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (errno == EPIPE && !was_pending) {
-				struct timespec zero = { 0, 0 };
-				(void)sigtimedwait(&pipe_set, NULL, &zero);
-			}
+			if (errno == EPIPE && !was_pending)
+				consume_pending(&pipe_set, SIGPIPE);
 			break;
 		}
 		buf += n;
@@ -305,6 +318,12 @@ const char *cordon_reason_text(const char *id)
 		  "across directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
 		{ "landlock_blocked", "Landlock is present but restricting a process was refused "
 				      "(a container's seccomp filter or another security policy)" },
+		{ "seatbelt_nested",
+		  "cordon already runs inside a Seatbelt sandbox, and macOS cannot apply a "
+		  "second one (sandbox-exec exits 71); run cordon outside the other sandbox" },
+		{ "seatbelt_missing", "/usr/bin/sandbox-exec is not installed on this Mac" },
+		{ "seatbelt_probe_failed", "running /usr/bin/sandbox-exec with a profile that "
+					   "allows everything did not succeed" },
 		{ "no_backend", "cordon has no confinement backend for this platform" },
 		{ "protect_not_enforceable",
 		  "a path given with --protect cannot be kept read-only on this machine" },

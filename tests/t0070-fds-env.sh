@@ -26,6 +26,12 @@ is "$(json_field "$T/s.json" status '"kept_fds_not_restricted" in e["gaps"]')" t
 (cd "$WS" && crun --status-fd 7 -- sh -c 'test -e /proc/self/fd/7 && echo leaked || echo closed' 7>"$T/st") >"$T/o"
 is "$(cat "$T/o")" closed "the status fd does not reach the command"
 is "$(grep -c bash_sandbox "$T/st")" 2 "two events on the status fd"
+# A status reader that has gone away: the exit event's write fails with
+# EPIPE, and the SIGPIPE it raises must not kill cordon.
+rm -f "$T/rc"
+(cd "$WS" && crun --status-fd 3 -- sh -c 'sleep 0.3; exit 3' 3>&1 >/dev/null 2>/dev/null
+	echo $? >"$T/rc") | true
+is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no SIGPIPE death"
 
 # Environment.
 export TMPDIR=/inherited/tmp KEEP_ME=yes SECRET_TOKEN=s3cret LC_ALL=C.UTF-8

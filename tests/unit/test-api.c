@@ -6,6 +6,7 @@
  */
 #include "cordon.h"
 #include "tap.h"
+#include "fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,37 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char root[256], ws[300], outside[300], state[300];
-
-static void setup(void)
-{
-	char buf[400];
-	strcpy(root, "/tmp/cordon-api.XXXXXX");
-	if (mkdtemp(root) == NULL)
-		exit(2);
-	snprintf(ws, sizeof(ws), "%s/ws", root);
-	snprintf(outside, sizeof(outside), "%s/outside", root);
-	snprintf(state, sizeof(state), "%s/state", root);
-	mkdir(ws, 0755);
-	mkdir(outside, 0755);
-	snprintf(buf, sizeof(buf), "%s/home", root);
-	mkdir(buf, 0755);
-	setenv("HOME", buf, 1);
-	snprintf(buf, sizeof(buf), "%s/xdg", root);
-	setenv("XDG_STATE_HOME", buf, 1);
-	setenv("XDG_CACHE_HOME", buf, 1);
-	if (chdir(ws) != 0)
-		exit(2);
-}
-
-static void teardown(void)
-{
-	char cmd[400];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
-		diag("could not remove %s", root);
-}
 
 static int exists(const char *dir, const char *name)
 {
@@ -331,7 +301,7 @@ static void run_convenience(void)
 
 int main(void)
 {
-	setup();
+	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
 	error_convention();
 	life_cycle();

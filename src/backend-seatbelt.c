@@ -1,0 +1,451 @@
+/*
+ * macOS backend: Seatbelt through /usr/bin/sandbox-exec.
+ *
+ * The command runs as
+ *   /usr/bin/sandbox-exec -p PROFILE -D NAME=VALUE ... -- COMMAND ARG...
+ * sandbox-exec applies the profile to itself and then execs COMMAND, so
+ * the command and everything it starts inherit it. If the profile cannot
+ * be applied, sandbox-exec exits (status 71) without running COMMAND:
+ * confinement fails closed.
+ *
+ * The profile is constant text. Only the number and kind of writable
+ * entries shape it; every path reaches it as a -D parameter, never as
+ * bytes in the text, so no path can change the rules however it is
+ * spelled (quotes, parentheses, backslashes, newlines, "#\"", bytes that
+ * are not UTF-8).
+ *
+ * This file is compiled on every platform, so everything but the use of
+ * the real sandbox-exec is unit-tested on Linux. Only macOS selects it
+ * (backend_for_platform).
+ *
+ * SBPL facts relied on (Apple's Sandbox Profile Language; from public
+ * profiles of Chromium, OpenAI codex and Anthropic's sandbox-runtime and
+ * their issue trackers, not from Apple documentation, which has none).
+ * None has been observed by this project yet: tests/macos/run checks each
+ * on a real Mac (docs/macos.md records the results). The least certain
+ * are marked (unverified).
+ *  - "(version 1)" opens a profile; "(allow default)" allows every
+ *    operation not decided by a later rule.
+ *  - When several rules match an operation the LAST one wins, so the
+ *    order is: allow all, deny writes, allow the writable set, deny the
+ *    protected paths.
+ *  - "file-write*" covers every file write operation: data, create,
+ *    unlink, mode, owner, flags, times, xattrs, ACLs. A rename is checked
+ *    as file-write-unlink on the source and file-write-create on the
+ *    destination.
+ *  - "file-link" (link(2)) is a separate operation, checked on the
+ *    existing file (unverified: which of the two paths is checked); it is
+ *    denied unless that file is in the writable set, so a hard link cannot
+ *    give a second, writable name to a file outside (or to a protected
+ *    one).
+ *  - (subpath P) matches P and everything beneath it; (literal P) only P;
+ *    (regex #"...") a regular expression; (param "N") is the value given
+ *    with -D N=VALUE. Paths are matched after the kernel resolves them,
+ *    so parameters must be canonical (/tmp is /private/tmp, /var is
+ *    /private/var).
+ *  - sandbox-exec exits 71 (EX_OSERR) when it cannot apply a profile,
+ *    which for a profile that compiles means it already runs in a sandbox
+ *    (nesting is refused with "sandbox_apply: Operation not permitted").
+ *    It reports a COMMAND it cannot execute the same way: execvp's error
+ *    and exit status 71 (unverified; reported by others).
+ */
+#include "backend.h"
+#include "json.h"
+#include "path.h"
+#include "seatbelt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* How long the probe may take before it counts as failed. */
+#define PROBE_TIMEOUT_MS 3000
+/* sandbox-exec's status when the profile cannot be applied (EX_OSERR). */
+#define EXIT_NOT_APPLIED 71
+
+/* ---- the profile ---- */
+
+static const char profile_head[] = "(version 1)\n"
+				   "(allow default)\n"
+				   "(deny file-write* file-link)\n";
+
+/* Devices every command needs, fixed: /dev/fd/N is how macOS names an
+ * inherited fd by path (/dev/stdout links there), /dev/ttysN are the
+ * terminals, /dev/dtracehelper is opened read-write by every process that
+ * carries DTrace probes. */
+static const char profile_devices[] =
+	"(allow file-write*\n"
+	"  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\")\n"
+	"  (literal \"/dev/ptmx\") (literal \"/dev/dtracehelper\")\n"
+	"  (regex #\"^/dev/ttys[0-9]+$\") (regex #\"^/dev/fd/[0-9]+$\"))\n";
+
+/* One clause per entry, naming its parameter NAME_n once or (with mid)
+ * twice. A protected path is denied as itself and as a tree; its
+ * ancestors inside the writable set cannot be unlinked, so cannot be
+ * renamed away with it. */
+struct clause {
+	const char *name, *head, *mid, *tail;
+};
+enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT };
+static const struct clause clauses[] = {
+	[C_ROOT] = { "ROOT", "(allow file-write* file-link (subpath ", NULL, "))\n" },
+	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
+	[C_PROTECT] = { "PROTECT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
+	[C_PARENT] = { "PROTECT_PARENT", "(deny file-write-unlink (literal ", NULL, "))\n" },
+};
+
+static void param(struct jbuf *b, const char *name, size_t i)
+{
+	char idx[24];
+	snprintf(idx, sizeof(idx), "_%zu", i);
+	jb_raw(b, "(param \"");
+	jb_raw(b, name);
+	jb_raw(b, idx);
+	jb_raw(b, "\")");
+}
+
+static void add_clauses(struct jbuf *b, const struct clause *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		jb_raw(b, c->head);
+		param(b, c->name, i);
+		if (c->mid != NULL) {
+			jb_raw(b, c->mid);
+			param(b, c->name, i);
+		}
+		jb_raw(b, c->tail);
+	}
+}
+
+char *seatbelt_profile(const struct sb_shape *s)
+{
+	struct jbuf b = { 0 };
+	jb_raw(&b, profile_head);
+	add_clauses(&b, &clauses[C_ROOT], s->roots);
+	add_clauses(&b, &clauses[C_FILE], s->files);
+	jb_raw(&b, profile_devices);
+	add_clauses(&b, &clauses[C_PROTECT], s->protects);
+	add_clauses(&b, &clauses[C_PARENT], s->parents);
+	return jb_finish(&b);
+}
+
+/* ---- the argv ---- */
+
+static int push_param(struct strv *out, const char *name, size_t i, const char *value)
+{
+	size_t len = strlen(name) + strlen(value) + 24;
+	char *kv = malloc(len);
+	if (kv == NULL)
+		return CORDON_ENOMEM;
+	snprintf(kv, len, "%s_%zu=%s", name, i, value);
+	int r = strv_push(out, "-D");
+	if (r != 0) {
+		free(kv);
+		return r;
+	}
+	return strv_take(out, kv);
+}
+
+static int in_writable_dir(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].kind != W_DEVICE && p->w[i].is_dir && path_within(p->w[i].path, path))
+			return 1;
+	return 0;
+}
+
+static int contains(const struct strv *s, const char *str)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], str) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every ancestor of each protected path that lies in a writable
+ * directory (the directory itself included), nearest first, each once.
+ * Ancestors outside the writable set cannot be renamed anyway. */
+static int protect_parents(const struct policy *p, struct strv *out)
+{
+	char buf[PATH_MAX];
+	for (size_t k = 0; k < p->nprot; k++) {
+		const char *path = p->prot[k].path;
+		size_t len = strlen(path);
+		if (len >= sizeof(buf))
+			continue; /* cannot happen: paths come from realpath */
+		while (len > 1) {
+			size_t i = len - 1;
+			while (i > 0 && path[i] != '/')
+				i--;
+			len = i == 0 ? 1 : i;
+			memcpy(buf, path, len);
+			buf[len] = '\0';
+			if (in_writable_dir(p, buf) && !contains(out, buf) &&
+			    strv_push(out, buf) != 0)
+				return CORDON_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int add_entries(const struct policy *p, int dirs, struct strv *out, size_t *n)
+{
+	const char *name = clauses[dirs ? C_ROOT : C_FILE].name;
+	for (size_t i = 0; i < p->nw; i++) {
+		const struct wentry *w = &p->w[i];
+		if (w->kind == W_DEVICE || (w->is_dir ? 1 : 0) != dirs)
+			continue;
+		if (push_param(out, name, (*n)++, w->path) != 0)
+			return CORDON_ENOMEM;
+	}
+	return 0;
+}
+
+int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *out,
+		  struct sb_shape *shape)
+{
+	struct sb_shape s = { 0 };
+	struct strv params = { 0 }, parents = { 0 };
+	int r = add_entries(p, 1, &params, &s.roots);
+	if (r == 0)
+		r = add_entries(p, 0, &params, &s.files);
+	for (size_t i = 0; r == 0 && i < p->nprot; i++)
+		r = push_param(&params, clauses[C_PROTECT].name, s.protects++, p->prot[i].path);
+	if (r == 0)
+		r = protect_parents(p, &parents);
+	for (size_t i = 0; r == 0 && i < parents.n; i++)
+		r = push_param(&params, clauses[C_PARENT].name, s.parents++, parents.v[i]);
+	strv_free(&parents);
+
+	char *profile = r == 0 ? seatbelt_profile(&s) : NULL;
+	if (profile == NULL || strv_push(out, exec_path) != 0 || strv_push(out, "-p") != 0 ||
+	    strv_take(out, profile) != 0) {
+		strv_free(&params);
+		return CORDON_ENOMEM;
+	}
+	for (size_t i = 0; i < params.n; i++) {
+		if (strv_take(out, params.v[i]) != 0) {
+			params.v[i] = NULL;
+			for (size_t j = i + 1; j < params.n; j++)
+				free(params.v[j]);
+			free(params.v);
+			return CORDON_ENOMEM;
+		}
+	}
+	free(params.v); /* the strings now belong to out */
+	if (shape != NULL)
+		*shape = s;
+	return strv_push(out, "--");
+}
+
+/* ---- the probe ---- */
+
+const char *seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
+			      size_t detail_len)
+{
+	if (exec_err == ENOENT || exec_err == ENOTDIR) {
+		snprintf(detail, detail_len, "sandbox-exec is not installed");
+		return "seatbelt_missing";
+	}
+	if (exec_err != 0) {
+		snprintf(detail, detail_len, "sandbox-exec could not be run: %s",
+			 strerror(exec_err));
+		return "seatbelt_probe_failed";
+	}
+	if (timed_out) {
+		snprintf(detail, detail_len, "sandbox-exec did not finish in time");
+		return "seatbelt_probe_failed";
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		detail[0] = '\0';
+		return NULL;
+	}
+	if (WIFEXITED(status)) {
+		snprintf(detail, detail_len, "sandbox-exec exited with status %d",
+			 WEXITSTATUS(status));
+		return WEXITSTATUS(status) == EXIT_NOT_APPLIED ? "seatbelt_nested"
+							       : "seatbelt_probe_failed";
+	}
+	if (WIFSIGNALED(status))
+		snprintf(detail, detail_len, "sandbox-exec was killed by signal %d",
+			 WTERMSIG(status));
+	else
+		snprintf(detail, detail_len, "sandbox-exec ended with wait status %d", status);
+	return "seatbelt_probe_failed";
+}
+
+#if defined(CORDON_SEATBELT_TEST_HOOKS)
+static const char *exec_path = SEATBELT_EXEC;
+static int probe_timeout_ms = PROBE_TIMEOUT_MS;
+#else
+/* Release builds: the path and the timeout are constants. */
+static const char exec_path[] = SEATBELT_EXEC;
+static const int probe_timeout_ms = PROBE_TIMEOUT_MS;
+#endif
+
+/* The answer, found once per process. */
+static struct {
+	const char *reason; /* NULL when available */
+	char detail[96];
+} probed;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+/* The probe could not even start (no fd, no process). */
+static void cannot_probe(int err)
+{
+	snprintf(probed.detail, sizeof(probed.detail), "cannot start the probe: %s", strerror(err));
+	probed.reason = "seatbelt_probe_failed";
+}
+
+/*
+ * Run sandbox-exec with a profile that allows everything and /usr/bin/true,
+ * with its output discarded. Exit 0: Seatbelt can be applied here.
+ */
+static void probe_run(void)
+{
+	static const char *const argv[] = { "sandbox-exec", "-p", "(version 1)(allow default)",
+					    "/usr/bin/true", NULL };
+	static const char *const envp[] = { "PATH=/usr/bin:/bin", NULL };
+	int saved = errno, pfd[2], status = 0, err = 0;
+
+	int nullfd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (nullfd < 0 || pipe_cloexec(pfd) != 0) {
+		cannot_probe(errno);
+		if (nullfd >= 0)
+			close(nullfd);
+		errno = saved;
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		(void)dup2(nullfd, 0);
+		(void)dup2(nullfd, 1);
+		(void)dup2(nullfd, 2);
+		execve(exec_path, (char *const *)argv, (char *const *)envp);
+		err = errno;
+		(void)!write(pfd[1], &err, sizeof(err));
+		_exit(127);
+	}
+	int fork_err = errno;
+	close(nullfd);
+	close(pfd[1]);
+	if (pid < 0) {
+		close(pfd[0]);
+		cannot_probe(fork_err);
+		errno = saved;
+		return;
+	}
+	/* 0 bytes: the exec worked (the pipe closed on exec). */
+	ssize_t n;
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n != (ssize_t)sizeof(err))
+		err = 0;
+	int timed_out = reap_with_timeout(pid, &status, probe_timeout_ms) != 0;
+	probed.reason =
+		seatbelt_classify(err, timed_out, status, probed.detail, sizeof(probed.detail));
+	errno = saved;
+}
+
+#if defined(CORDON_SEATBELT_TEST_HOOKS)
+void seatbelt_test_reset(const char *path, int timeout_ms)
+{
+	static const pthread_once_t fresh = PTHREAD_ONCE_INIT;
+	exec_path = path;
+	probe_timeout_ms = timeout_ms;
+	memset(&probed, 0, sizeof(probed));
+	probe_once = fresh;
+}
+#endif
+
+static void sb_probe(int max_abi, struct backend_probe *out)
+{
+	(void)max_abi; /* Seatbelt has no versions to cap */
+	pthread_once(&probe_once, probe_run);
+	memset(out, 0, sizeof(*out));
+	out->available = probed.reason == NULL;
+	out->reason = probed.reason;
+	out->detail = probed.detail[0] != '\0' ? probed.detail : NULL;
+}
+
+static void sb_coverage(int abi, unsigned *layers, unsigned *gaps)
+{
+	(void)abi;
+	*layers = 1u << LAYER_SEATBELT;
+	/* The profile only denies writes: ioctls, signals, connects to Unix
+	 * sockets, reads and the network are as without it. */
+	*gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_SIGNALS | 1u << GAP_TERMINAL |
+		1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+}
+
+/* Seatbelt matches resolved paths: resolve every entry once more, now,
+ * and use what the kernel will see. */
+static int canonical(cordon *c, char **path)
+{
+	char real[PATH_MAX];
+	if (realpath(*path, real) == NULL)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", *path);
+	if (strcmp(real, *path) == 0)
+		return 0;
+	char *dup = strdup(real);
+	if (dup == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	free(*path);
+	*path = dup;
+	return 0;
+}
+
+static int sb_prepare(cordon *c, struct prepared *out)
+{
+	struct policy *p = &c->pol;
+	struct strv argv = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < p->nw; i++)
+		if (p->w[i].kind != W_DEVICE)
+			r = canonical(c, &p->w[i].path);
+	for (size_t i = 0; r == 0 && i < p->nprot; i++)
+		r = canonical(c, &p->prot[i].path);
+	if (r != 0)
+		return r;
+	if (seatbelt_argv(p, exec_path, &argv, NULL) != 0) {
+		strv_free(&argv);
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < p->nprot; i++)
+		p->prot[i].enforced = 1;
+	out->argv_prefix = argv.v;
+	out->nprefix = argv.n;
+	return 0;
+}
+
+/* The child has nothing to do: sandbox-exec, exec'd with the prepared
+ * prefix, applies the profile. Without a prefix it must not run. */
+static int sb_apply(const struct prepared *p)
+{
+	return p->nprefix > 0 ? 0 : EINVAL;
+}
+
+static void sb_release(struct prepared *p)
+{
+	struct strv s = { p->argv_prefix, p->nprefix, p->nprefix };
+	strv_free(&s);
+	p->argv_prefix = NULL;
+	p->nprefix = 0;
+}
+
+const struct backend cordon_backend_seatbelt = {
+	.name = "seatbelt",
+	.probe = sb_probe,
+	.coverage = sb_coverage,
+	.prepare = sb_prepare,
+	.apply = sb_apply,
+	.release = sb_release,
+};

@@ -1,0 +1,49 @@
+/*
+ * The Seatbelt backend's pure parts (backend-seatbelt.c), declared for
+ * its unit test: the profile and argv builders and the classification of
+ * the probe's outcome. None of them touches the file system.
+ */
+#ifndef CORDON_SEATBELT_H
+#define CORDON_SEATBELT_H
+
+#include "internal.h"
+
+/* The only sandbox-exec cordon runs: never looked up in PATH. */
+#define SEATBELT_EXEC "/usr/bin/sandbox-exec"
+
+/* What the profile text depends on: how many entries of each kind, never
+ * their bytes. */
+struct sb_shape {
+	size_t roots; /* writable directories: ROOT_n */
+	size_t files; /* writable files: FILE_n */
+	size_t protects; /* protected paths: PROTECT_n */
+	size_t parents; /* their ancestors inside a writable dir: PROTECT_PARENT_n */
+};
+
+/* The profile for a policy of this shape (caller frees), NULL without
+ * memory. */
+char *seatbelt_profile(const struct sb_shape *shape);
+
+/* The argv prefix for a policy whose paths are canonical:
+ *   EXEC -p PROFILE -D ROOT_0=... -D FILE_0=... -D PROTECT_0=...
+ *   -D PROTECT_PARENT_0=... --
+ * Devices (W_DEVICE) are fixed in the profile and take no parameter.
+ * Appends to *out; 0 or CORDON_ENOMEM. *shape (may be NULL) gets the
+ * counts. */
+int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *out,
+		  struct sb_shape *shape);
+
+/* The probe's outcome: NULL when Seatbelt is usable, else a reason
+ * identifier, with what was seen written to detail. exec_err is the errno
+ * of a failed exec (0 when it ran), timed_out is 1 when it had to be
+ * killed, status is waitpid's. */
+const char *seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
+			      size_t detail_len);
+
+#if defined(CORDON_SEATBELT_TEST_HOOKS)
+/* TEST BUILDS ONLY: probe this program instead of SEATBELT_EXEC, with
+ * this timeout, and forget the cached probe result. */
+void seatbelt_test_reset(const char *exec_path, int timeout_ms);
+#endif
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * The Seatbelt profile and argv builders (pure, so tested on Linux):
+ * paths only ever appear as -D values, the profile text depends on the
+ * number and kind of entries and on nothing else, ancestors of protected
+ * paths are found, and the argv of docs/macos.md's example is exactly what
+ * the builder makes.
+ */
+#include "internal.h"
+#include "seatbelt.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A policy written by hand: dirs and files with their kinds, protections. */
+struct entry {
+	const char *path;
+	int is_dir;
+	enum wkind kind;
+};
+
+static void make_policy(struct policy *p, const struct entry *w, size_t nw, const char *const *prot,
+			size_t nprot)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < nw; i++)
+		if (policy_add_writable(p, w[i].path, w[i].is_dir, w[i].kind) != 0)
+			exit(2);
+	p->prot = calloc(nprot + 1, sizeof(*p->prot));
+	for (size_t i = 0; p->prot != NULL && i < nprot; i++) {
+		p->prot[i].path = strdup(prot[i]);
+		p->prot[i].explicit_ = 1;
+	}
+	p->nprot = nprot;
+}
+
+static int build(const struct policy *p, struct strv *out, struct sb_shape *shape)
+{
+	memset(out, 0, sizeof(*out));
+	return seatbelt_argv(p, SEATBELT_EXEC, out, shape);
+}
+
+/* The -D value named key, or NULL. */
+static const char *param_value(const struct strv *argv, const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 3; i + 1 < argv->n; i += 2)
+		if (strcmp(argv->v[i], "-D") == 0 && strncmp(argv->v[i + 1], key, k) == 0 &&
+		    argv->v[i + 1][k] == '=')
+			return argv->v[i + 1] + k + 1;
+	return NULL;
+}
+
+static void profile_text(void)
+{
+	struct sb_shape s = { 1, 1, 1, 1 };
+	char *got = seatbelt_profile(&s);
+	static const char want[] =
+		"(version 1)\n"
+		"(allow default)\n"
+		"(deny file-write* file-link)\n"
+		"(allow file-write* file-link (subpath (param \"ROOT_0\")))\n"
+		"(allow file-write* file-link (literal (param \"FILE_0\")))\n"
+		"(allow file-write*\n"
+		"  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\")\n"
+		"  (literal \"/dev/ptmx\") (literal \"/dev/dtracehelper\")\n"
+		"  (regex #\"^/dev/ttys[0-9]+$\") (regex #\"^/dev/fd/[0-9]+$\"))\n"
+		"(deny file-write* file-link (literal (param \"PROTECT_0\")) "
+		"(subpath (param \"PROTECT_0\")))\n"
+		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n";
+	is_str(got, want, "the profile for one entry of each kind, rule by rule");
+	free(got);
+
+	struct sb_shape none = { 0, 0, 0, 0 }, many = { 12, 3, 2, 4 };
+	got = seatbelt_profile(&none);
+	ok(got != NULL && strstr(got, "param") == NULL &&
+		   strstr(got, "(deny file-write* file-link)"),
+	   "no entries: writes denied except the devices, no parameter");
+	free(got);
+	got = seatbelt_profile(&many);
+	ok(got != NULL && strstr(got, "(param \"ROOT_11\")") && !strstr(got, "ROOT_12") &&
+		   strstr(got, "(param \"FILE_2\")") && !strstr(got, "FILE_3") &&
+		   strstr(got, "(param \"PROTECT_1\")") && !strstr(got, "PROTECT_2") &&
+		   strstr(got, "(param \"PROTECT_PARENT_3\")") && !strstr(got, "PARENT_4"),
+	   "one clause per entry, numbered from 0");
+	/* Later rules win: the protections must come after every allow. */
+	const char *last_allow = got;
+	for (const char *a = got; (a = strstr(a, "(allow ")) != NULL; a++)
+		last_allow = a;
+	const char *first_deny = got ? strstr(got, "(deny file-write* file-link (literal") : NULL;
+	ok(first_deny != NULL && first_deny > last_allow, "protections follow every allow");
+	free(got);
+}
+
+/* Paths a profile would choke on if they were ever spliced into it. */
+static const char *const nasty[] = {
+	"/w/it's \"quoted\"",
+	"/w/(paren) (allow default)",
+	"/w/back\\slash\\\"",
+	"/w/new\nline",
+	"/w/#\"regex\"",
+	"/w/\xff\xfe\x80 not utf-8",
+	"/w/x\")))(allow file-write* (subpath \"/",
+	"/w/equals=sign;comment",
+};
+#define NNASTY (sizeof(nasty) / sizeof(nasty[0]))
+
+static void paths_only_as_parameters(void)
+{
+	char dirs[2][NNASTY][256], files[2][256], prots[2][2][300];
+	struct entry w[2][NNASTY + 1];
+	const char *prot[2][2];
+	struct policy p[2];
+	struct strv argv[2];
+	struct sb_shape shape[2];
+
+	for (int v = 0; v < 2; v++) {
+		/* Variant 0 uses the nasty names, variant 1 plain ones of other
+		 * lengths: the same shape. */
+		for (size_t i = 0; i < NNASTY; i++) {
+			if (v == 0)
+				snprintf(dirs[v][i], sizeof(dirs[v][i]), "%s", nasty[i]);
+			else
+				snprintf(dirs[v][i], sizeof(dirs[v][i]), "/plain/%zu", i * 7919);
+			w[v][i] = (struct entry){ dirs[v][i], 1, W_EXTRA };
+		}
+		snprintf(files[v], sizeof(files[v]), "%s", v == 0 ? "/f/\n(deny default)" : "/f");
+		w[v][NNASTY] = (struct entry){ files[v], 0, W_EXTRA };
+		snprintf(prots[v][0], sizeof(prots[v][0]), "%s/.git/hooks", dirs[v][1]);
+		snprintf(prots[v][1], sizeof(prots[v][1]), "%s/#\"\\(", dirs[v][5]);
+		prot[v][0] = prots[v][0];
+		prot[v][1] = prots[v][1];
+		make_policy(&p[v], w[v], NNASTY + 1, prot[v], 2);
+		is_int(build(&p[v], &argv[v], &shape[v]), 0, "variant %d builds", v);
+	}
+	ok(argv[0].n == argv[1].n && argv[0].n > 3, "same shape, same number of arguments");
+	is_str(argv[0].v[2], argv[1].v[2], "the profile text is byte-identical whatever the paths");
+	ok(shape[0].roots == NNASTY && shape[0].files == 1 && shape[0].protects == 2 &&
+		   shape[0].parents == 3,
+	   "shape: %zu roots, %zu file, %zu protects, %zu parents", shape[0].roots, shape[0].files,
+	   shape[0].protects, shape[0].parents);
+
+	int all_found = 1;
+	char key[32];
+	for (size_t i = 0; i < NNASTY; i++) {
+		snprintf(key, sizeof(key), "ROOT_%zu", i);
+		const char *val = param_value(&argv[0], key);
+		if (val == NULL || strcmp(val, nasty[i]) != 0) {
+			all_found = 0;
+			diag("%s is not %s", key, nasty[i]);
+		}
+	}
+	ok(all_found, "each path is the exact -D value of its parameter");
+	is_str(param_value(&argv[0], "FILE_0"), files[0], "a file is a FILE_ parameter");
+	is_str(param_value(&argv[0], "PROTECT_1"), prots[0][1], "protected paths are parameters");
+	is_str(param_value(&argv[0], "PROTECT_PARENT_1"), dirs[0][1],
+	       "... and so are their parents (nearest first: .git, then the tree)");
+	const char *profile = argv[0].v[2];
+	int leaked = 0;
+	for (size_t i = 0; i < NNASTY; i++)
+		leaked |= strstr(profile, nasty[i] + 3) != NULL;
+	ok(!leaked && strchr(profile, '\'') == NULL && strchr(profile, '\\') == NULL &&
+		   strchr(profile, ';') == NULL,
+	   "no byte of a path is in the profile");
+	for (int v = 0; v < 2; v++) {
+		strv_free(&argv[v]);
+		policy_free(&p[v]);
+	}
+}
+
+static void argv_layout(void)
+{
+	static const struct entry w[] = {
+		{ "/ws", 1, W_WORKSPACE },   { "/dev/null", 0, W_DEVICE },
+		{ "/extra/f", 0, W_EXTRA },  { "/state/runs/A", 1, W_TMPDIR },
+		{ "/dev/pts", 1, W_DEVICE }, { "/cache/npm", 1, W_CACHE },
+	};
+	static const char *const prot[] = { "/ws/.git/hooks", "/ws/.git/config", "/ws/sub/x" };
+	static const char *const want[] = {
+		SEATBELT_EXEC, "-p",
+		NULL, /* the profile */
+		"-D",	       "ROOT_0=/ws",
+		"-D",	       "ROOT_1=/state/runs/A",
+		"-D",	       "ROOT_2=/cache/npm",
+		"-D",	       "FILE_0=/extra/f",
+		"-D",	       "PROTECT_0=/ws/.git/hooks",
+		"-D",	       "PROTECT_1=/ws/.git/config",
+		"-D",	       "PROTECT_2=/ws/sub/x",
+		"-D",	       "PROTECT_PARENT_0=/ws/.git",
+		"-D",	       "PROTECT_PARENT_1=/ws",
+		"-D",	       "PROTECT_PARENT_2=/ws/sub",
+		"--",
+	};
+	struct policy p;
+	struct strv argv;
+	make_policy(&p, w, sizeof(w) / sizeof(w[0]), prot, 3);
+	is_int(build(&p, &argv, NULL), 0, "builds");
+	size_t n = sizeof(want) / sizeof(want[0]);
+	is_int(argv.n, n, "argument count");
+	for (size_t i = 0; i < n && i < argv.n; i++)
+		if (want[i] != NULL)
+			is_str(argv.v[i], want[i], "argv[%zu]", i);
+	ok(argv.v[argv.n] == NULL, "NULL-terminated");
+	ok(strstr(argv.v[2], "/dev/pts") == NULL && strstr(argv.v[2], "ROOT_3") == NULL,
+	   "devices are not parameters: the profile names macOS's own");
+	strv_free(&argv);
+	policy_free(&p);
+
+	/* A protected path in an --allow-write tree, with "/" writable. */
+	static const struct entry w2[] = { { "/", 1, W_EXTRA } };
+	static const char *const prot2[] = { "/a/b" };
+	make_policy(&p, w2, 1, prot2, 1);
+	build(&p, &argv, NULL);
+	is_str(param_value(&argv, "PROTECT_PARENT_0"), "/a", "parents: /a ...");
+	is_str(param_value(&argv, "PROTECT_PARENT_1"), "/", "... and / itself when writable");
+	strv_free(&argv);
+	policy_free(&p);
+
+	/* Ancestors outside every writable dir are left out. */
+	static const struct entry w3[] = { { "/x/ws", 1, W_WORKSPACE }, { "/x/ws2", 1, W_EXTRA } };
+	static const char *const prot3[] = { "/x/ws2/deep/er/p" };
+	make_policy(&p, w3, 2, prot3, 1);
+	struct sb_shape s;
+	build(&p, &argv, &s);
+	is_int(s.parents, 3, "parents stop at the writable dir: er, deep, ws2");
+	is_str(param_value(&argv, "PROTECT_PARENT_2"), "/x/ws2", "the writable dir itself");
+	strv_free(&argv);
+	policy_free(&p);
+}
+
+/* The fenced block after MARKER in docs/macos.md, one string per line. */
+static int doc_block(const char *marker, struct strv *out)
+{
+	FILE *f = fopen("docs/macos.md", "r");
+	char line[1024];
+	int state = 0; /* 0 before marker, 1 before fence, 2 inside */
+	memset(out, 0, sizeof(*out));
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (state == 0 && strcmp(line, marker) == 0)
+			state = 1;
+		else if (state == 1 && strncmp(line, "```", 3) == 0)
+			state = 2;
+		else if (state == 2 && strcmp(line, "```") == 0)
+			break;
+		else if (state == 2)
+			strv_push(out, line);
+	}
+	fclose(f);
+	return state == 2 ? 0 : -1;
+}
+
+/* The example run of docs/macos.md: caches, an extra tree and file,
+ * default and explicit protections. */
+static void docs_example(void)
+{
+	static const struct entry w[] = {
+		{ "/Users/u/proj", 1, W_WORKSPACE },
+		{ "/Users/u/shared", 1, W_EXTRA },
+		{ "/Users/u/notes.txt", 0, W_EXTRA },
+		{ "/Users/u/.cargo/registry", 1, W_CACHE },
+		{ "/Users/u/.cargo/git", 1, W_CACHE },
+		{ "/Users/u/.cargo/.package-cache", 0, W_CACHE },
+		{ "/Users/u/.npm", 1, W_CACHE },
+		{ "/Users/u/.local/state/cordon/runs/Ab12Cd", 1, W_TMPDIR },
+		{ "/dev/null", 0, W_DEVICE },
+		{ "/dev/tty", 0, W_DEVICE },
+	};
+	static const char *const prot[] = { "/Users/u/shared/frozen", "/Users/u/proj/.git/hooks",
+					    "/Users/u/proj/.git/config" };
+	struct policy p;
+	struct strv argv, doc_argv, doc_profile;
+	make_policy(&p, w, sizeof(w) / sizeof(w[0]), prot, 3);
+	build(&p, &argv, NULL);
+	strv_push(&argv, "cargo");
+	strv_push(&argv, "test");
+	if (getenv("SEATBELT_PRINT_EXAMPLE") != NULL)
+		for (size_t i = 0; i < argv.n; i++)
+			printf("# %s\n", i == 2 ? "PROFILE" : argv.v[i]);
+
+	ok(doc_block("<!-- example: argv -->", &doc_argv) == 0, "docs/macos.md has the argv");
+	ok(doc_block("<!-- example: profile -->", &doc_profile) == 0,
+	   "docs/macos.md has the profile");
+	int same = doc_argv.n == argv.n;
+	for (size_t i = 0; same && i < argv.n; i++)
+		same = strcmp(doc_argv.v[i], i == 2 ? "PROFILE" : argv.v[i]) == 0;
+	ok(same, "the argv is exactly what docs/macos.md says");
+	size_t len = 0;
+	for (size_t i = 0; i < doc_profile.n; i++)
+		len += strlen(doc_profile.v[i]) + 1;
+	char *text = calloc(len + 1, 1);
+	for (size_t i = 0; text != NULL && i < doc_profile.n; i++) {
+		strcat(text, doc_profile.v[i]);
+		strcat(text, "\n");
+	}
+	is_str(text, argv.v[2], "the profile is exactly what docs/macos.md says");
+	free(text);
+	strv_free(&doc_argv);
+	strv_free(&doc_profile);
+	strv_free(&argv);
+	policy_free(&p);
+}
+
+int main(void)
+{
+	profile_text();
+	paths_only_as_parameters();
+	argv_layout();
+	docs_example();
+	return done_testing();
+}

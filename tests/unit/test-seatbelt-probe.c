@@ -1,0 +1,244 @@
+/*
+ * The Seatbelt probe and a whole run through the backend, on Linux, with
+ * fake sandbox-exec programs. Built with -DCORDON_SEATBELT_TEST_HOOKS and
+ * its own object of backend-seatbelt.c: only that object can be pointed at
+ * a fake; the library's path is a constant.
+ */
+#include "backend.h"
+#include "seatbelt.h"
+#include "tap.h"
+#include "fixture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* root/NAME with the given content and mode; returns its path (static). */
+static const char *fake(const char *name, const char *body, mode_t mode)
+{
+	static char path[8][400];
+	static int next;
+	char *p = path[next++ % 8];
+	snprintf(p, sizeof(path[0]), "%s/%s", root, name);
+	FILE *f = fopen(p, "w");
+	if (f == NULL || fputs(body, f) < 0 || fclose(f) != 0 || chmod(p, mode) != 0)
+		exit(2);
+	return p;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void probe_with(const char *path, int timeout_ms, struct backend_probe *pr)
+{
+	seatbelt_test_reset(path, timeout_ms);
+	memset(pr, 0xa5, sizeof(*pr));
+	cordon_backend_seatbelt.probe(0, pr);
+}
+
+static int file_has(const char *path, const char *text)
+{
+	char buf[1024];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return strcmp(buf, text) == 0;
+}
+
+static void probe_outcomes(void)
+{
+	struct backend_probe pr;
+	char args[450];
+
+	const char *good = fake("sb-ok", "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$0.args\"\n", 0755);
+	probe_with(good, 2000, &pr);
+	ok(pr.available && pr.reason == NULL && pr.detail == NULL, "exit 0: available");
+	snprintf(args, sizeof(args), "%s.args", good);
+	ok(file_has(args, "-p\n(version 1)(allow default)\n/usr/bin/true\n"),
+	   "the probe runs: sandbox-exec -p '(version 1)(allow default)' /usr/bin/true");
+
+	/* Once per process: the same fake now fails, unseen. */
+	unlink(args);
+	fake("sb-ok", "#!/bin/sh\n: >\"$0.args\"\nexit 71\n", 0755);
+	cordon_backend_seatbelt.probe(0, &pr);
+	ok(pr.available && access(args, F_OK) != 0, "the answer is kept: not probed twice");
+
+	probe_with(fake("sb-nested", "#!/bin/sh\nexit 71\n", 0755), 2000, &pr);
+	ok(!pr.available, "exit 71: unavailable");
+	is_str(pr.reason, "seatbelt_nested", "exit 71: seatbelt_nested");
+	is_str(pr.detail, "sandbox-exec exited with status 71", "... the detail says so");
+
+	probe_with(fake("sb-fails", "#!/bin/sh\nexit 3\n", 0755), 2000, &pr);
+	is_str(pr.reason, "seatbelt_probe_failed", "exit 3: seatbelt_probe_failed");
+	is_str(pr.detail, "sandbox-exec exited with status 3", "... with the exit status");
+
+	probe_with(fake("sb-killed", "#!/bin/sh\nkill -9 $$\n", 0755), 2000, &pr);
+	is_str(pr.reason, "seatbelt_probe_failed", "killed: seatbelt_probe_failed");
+	is_str(pr.detail, "sandbox-exec was killed by signal 9", "... with the signal");
+
+	char missing[400];
+	snprintf(missing, sizeof(missing), "%s/no-such-sandbox-exec", root);
+	probe_with(missing, 2000, &pr);
+	ok(!pr.available, "missing: unavailable");
+	is_str(pr.reason, "seatbelt_missing", "missing: seatbelt_missing");
+
+	probe_with(fake("sb-noexec", "#!/bin/sh\nexit 0\n", 0644), 2000, &pr);
+	is_str(pr.reason, "seatbelt_probe_failed", "not executable: seatbelt_probe_failed");
+	ok(pr.detail != NULL && strstr(pr.detail, strerror(EACCES)) != NULL,
+	   "... the detail has the errno: %s", pr.detail ? pr.detail : "(null)");
+
+	/* exec: the fake itself is what hangs and gets killed. */
+	long long t0 = now_ms();
+	probe_with(fake("sb-hangs", "#!/bin/sh\nexec sleep 30\n", 0755), 300, &pr);
+	long long took = now_ms() - t0;
+	is_str(pr.reason, "seatbelt_probe_failed", "hangs: seatbelt_probe_failed");
+	is_str(pr.detail, "sandbox-exec did not finish in time", "... timed out");
+	ok(took >= 300 && took < 5000, "the timeout is kept (%lld ms for 300)", took);
+
+	char detail[96];
+	is_str(seatbelt_classify(ENOTDIR, 0, 0, detail, sizeof(detail)), "seatbelt_missing",
+	       "ENOTDIR: missing");
+	ok(seatbelt_classify(0, 0, 0, detail, sizeof(detail)) == NULL && detail[0] == '\0',
+	   "status 0: available, no detail");
+}
+
+/* What the probe saw reaches the caller: getter and probe JSON. */
+static void detail_reaches_the_caller(void)
+{
+	struct backend_probe pr;
+	probe_with(fake("sb-exit5", "#!/bin/sh\nexit 5\n", 0755), 2000, &pr);
+	cordon *c = cordon_new();
+	is_int(cordon_probe(c), 0, "probe");
+	ok(cordon_reason_detail(c) == NULL, "Landlock's probe has no detail");
+	/* As decide() records an unavailable backend's answer. */
+	c->dec.applied = 0;
+	c->dec.reason = pr.reason;
+	c->dec.detail = pr.detail;
+	is_str(cordon_reason_detail(c), "sandbox-exec exited with status 5",
+	       "cordon_reason_detail() has the exit status");
+	char *j = cordon_probe_json(c);
+	ok(j != NULL && strstr(j, "\"detail\":\"sandbox-exec exited with status 5\"") != NULL,
+	   "so has the probe JSON");
+	free(j);
+	cordon_free(c);
+	ok(cordon_reason_detail(NULL) == NULL, "NULL handle: NULL");
+}
+
+/* The NUL-separated words of a file. */
+static size_t read_words(const char *path, char *buf, size_t len, const char **words, size_t max)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	size_t k = 0;
+	for (char *p = buf; p < buf + n && k < max; p += strlen(p) + 1)
+		words[k++] = p;
+	return k;
+}
+
+/* Switch a begun run to the Seatbelt backend, as macOS would have
+ * chosen it, with launcher as its sandbox-exec. */
+static int as_seatbelt(cordon *c, const char *launcher)
+{
+	c->dec.backend->release(&c->prep);
+	c->dec.backend = &cordon_backend_seatbelt;
+	c->dec.applied = 1;
+	seatbelt_test_reset(launcher, 2000);
+	return c->dec.backend->prepare(c, &c->prep);
+}
+
+static void run_through_launcher(void)
+{
+	char log[400], link[400], frozen[400], buf[8192], out[8192];
+	const char *words[64];
+	snprintf(log, sizeof(log), "%s/launcher.log", root);
+	snprintf(link, sizeof(link), "%s/ws-link", root);
+	snprintf(frozen, sizeof(frozen), "%s/frozen", ws);
+	setenv("CORDON_FAKE_LOG", log, 1);
+	if (symlink(ws, link) != 0 || close(open(frozen, O_CREAT | O_WRONLY, 0644)) != 0)
+		exit(2);
+	/* Records its argv, then runs what follows "--", as sandbox-exec would. */
+	const char *launcher = fake("launcher",
+				    "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$CORDON_FAKE_LOG\"\n"
+				    "while [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
+				    0755);
+
+	cordon *c = cordon_new();
+	cordon_set_workspace(c, ws);
+	cordon_set_state_dir(c, state);
+	cordon_set_caches(c, 0);
+	cordon_add_protect(c, frozen);
+	is_int(cordon_begin(c), 0, "begin: %s", cordon_last_error(c));
+	/* The workspace entry as a symlink: prepare must resolve it. */
+	free(c->pol.w[0].path);
+	c->pol.w[0].path = strdup(link);
+	is_int(as_seatbelt(c, launcher), 0, "prepare: %s", cordon_last_error(c));
+	ok(c->pol.nprot == 1 && c->pol.prot[0].enforced, "the protection is enforced");
+	is_str(c->pol.w[0].path, ws, "the symlinked entry is canonical again");
+
+	const char *argv[] = { "sh", "-c", "printf %s \"$TMPDIR\" >out; exit 7", NULL };
+	cordon_proc *p;
+	struct cordon_result res;
+	is_int(cordon_spawn(c, argv, &p), 0, "spawn through the launcher");
+	is_int(cordon_wait(p, &res), 0, "wait");
+	is_int(res.exit_code, 7, "the command's exit status comes through");
+
+	/* The log has the launcher's arguments: the prefix after its path. */
+	size_t n = read_words(log, buf, sizeof(buf), words, 64);
+	const char *const *prefix = (const char *const *)c->prep.argv_prefix;
+	size_t np = c->prep.nprefix;
+	is_str(prefix[0], launcher, "the prefix starts with the launcher's absolute path");
+	int same = n == np - 1 + 3;
+	for (size_t i = 1; same && i < np; i++)
+		same = strcmp(words[i - 1], prefix[i]) == 0;
+	for (size_t i = 0; same && i < 3; i++)
+		same = strcmp(words[np - 1 + i], argv[i]) == 0;
+	ok(same, "the launcher got the prepared prefix, then the command unchanged");
+	ok(n > 4 && strcmp(words[0], "-p") == 0 && strcmp(words[n - 4], "--") == 0,
+	   "-p PROFILE ... -- COMMAND");
+	snprintf(out, sizeof(out), "ROOT_0=%s", ws);
+	int found = 0;
+	for (size_t i = 0; i < n; i++)
+		found |= strcmp(words[i], out) == 0;
+	ok(found, "ROOT_0 is the workspace, resolved");
+	snprintf(out, sizeof(out), "%s/out", ws);
+	ok(file_has(out, cordon_tmpdir(c)), "TMPDIR is the run's temp dir");
+
+	/* sandbox-exec gone since the probe: the run fails and says so. */
+	c->dec.backend->release(&c->prep);
+	snprintf(out, sizeof(out), "%s/gone/sandbox-exec", root);
+	seatbelt_test_reset(out, 2000);
+	c->dec.backend->prepare(c, &c->prep);
+	unlink(log);
+	is_int(cordon_spawn(c, argv, &p), CORDON_EEXEC, "a missing launcher: CORDON_EEXEC");
+	ok(strstr(cordon_last_error(c), out) != NULL, "the message names it: %s",
+	   cordon_last_error(c));
+	ok(access(log, F_OK) != 0, "nothing ran");
+	is_int(cordon_end(c), 0, "end");
+	cordon_free(c);
+}
+
+int main(void)
+{
+	setup("/tmp/cordon-sb.XXXXXX");
+	probe_outcomes();
+	detail_reaches_the_caller();
+	run_through_launcher();
+	teardown();
+	return done_testing();
+}
