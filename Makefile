@@ -1,8 +1,10 @@
 # cordon - confine what a command may write.
 #
 #   make            build/cordon, build/libcordon.a, build/libcordon.so
-#   make check      unit tests, shell tests (as root also as an unprivileged
-#                   user), fuzz corpus replay, lint and sanitizers
+#   make check      unit tests, shell tests and the indirect-write corpus (as
+#                   root also as an unprivileged user), fuzz corpus replay,
+#                   lint and sanitizers
+#   make corpus     tests/corpus_regression (as root also as cordon-test)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
 #   make fuzz       libFuzzer targets (clang)
@@ -42,7 +44,8 @@ FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
 REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
-        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check
+        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
+        corpus
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -92,11 +95,19 @@ replay: $(REPLAY_BIN)
 shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
 	tests/run-shell-tests
 
+# The indirect-write corpus (tests/corpus/*/expectations.toml) in every
+# situation, as the current user and, when that is root, as cordon-test.
+corpus: $(B)/cordon $(HELPER_BIN)
+	CORDON_BUILD=$(B) tests/corpus_regression
+	@if [ "$$(id -u)" -eq 0 ]; then CORDON_BUILD=$(B) tests/run-as-user --run tests/corpus_regression; \
+	else echo "== corpus as an unprivileged user: SKIPPED (already running as $$(id -un), not root)"; fi
+
 # The README's test command. Everything a change must pass.
 check: deps
 	$(MAKE) all header-check
 	$(MAKE) unit replay valgrind install-check
 	tests/run-shell-tests
+	$(MAKE) corpus
 	$(MAKE) lint
 	$(MAKE) asan
 
