@@ -5,6 +5,8 @@
 #                   root also as an unprivileged user), fuzz corpus replay,
 #                   lint and sanitizers
 #   make corpus     tests/corpus_regression (as root also as cordon-test)
+#   make check-tools cargo build, npm ci, next build, Playwright+Chromium
+#                   confined (installs what they need; not in check)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
 #   make fuzz       libFuzzer targets (clang)
@@ -45,7 +47,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
-        corpus
+        corpus check-tools
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -101,6 +103,11 @@ corpus: $(B)/cordon $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/corpus_regression
 	@if [ "$$(id -u)" -eq 0 ]; then CORDON_BUILD=$(B) tests/run-as-user --run tests/corpus_regression; \
 	else echo "== corpus as an unprivileged user: SKIPPED (already running as $$(id -un), not root)"; fi
+
+# Real tools run confined; slow, and they fetch packages from the npm
+# registry (and Debian, as root). Results: docs/compatibility.md.
+check-tools: $(B)/cordon
+	CORDON_BUILD=$(B) tests/tools/run
 
 # The README's test command. Everything a change must pass.
 check: deps
@@ -163,7 +170,8 @@ cppcheck:
 tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
-SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run demo/run)
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/tools/run .ci/run \
+                   bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
