@@ -1,8 +1,12 @@
 # cordon - confine what a command may write.
 #
 #   make            build/cordon, build/libcordon.a, build/libcordon.so
-#   make check      unit tests, shell tests (as root also as an unprivileged
-#                   user), fuzz corpus replay, lint and sanitizers
+#   make check      unit tests, shell tests and the indirect-write corpus (as
+#                   root also as an unprivileged user), fuzz corpus replay,
+#                   lint and sanitizers
+#   make corpus     tests/corpus_regression (as root also as cordon-test)
+#   make check-tools cargo build, npm ci, next build, Playwright+Chromium
+#                   confined (installs what they need; not in check)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
@@ -45,7 +49,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
-        release-check zig check-macos mac-tests
+        release-check zig check-macos mac-tests corpus check-tools
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -108,12 +112,25 @@ replay: $(REPLAY_BIN)
 shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
 	tests/run-shell-tests
 
+# The indirect-write corpus (tests/corpus/*/expectations.toml) in every
+# situation, as the current user and, when that is root, as cordon-test.
+corpus: $(B)/cordon $(HELPER_BIN)
+	CORDON_BUILD=$(B) tests/corpus_regression
+	@if [ "$$(id -u)" -eq 0 ]; then CORDON_BUILD=$(B) tests/run-as-user --run tests/corpus_regression; \
+	else echo "== corpus as an unprivileged user: SKIPPED (already running as $$(id -un), not root)"; fi
+
+# Real tools run confined; slow, and they fetch packages from the npm
+# registry (and Debian, as root). Results: docs/compatibility.md.
+check-tools: $(B)/cordon
+	CORDON_BUILD=$(B) tests/tools/run
+
 # The README's test command. Everything a change must pass.
 check: deps
 	$(MAKE) all header-check release-check
 	$(MAKE) unit replay valgrind install-check
 	tests/run-shell-tests
 	$(MAKE) mac-tests
+	$(MAKE) corpus
 	$(MAKE) lint
 	$(MAKE) asan
 
@@ -208,7 +225,7 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   .ci/run .ci/check-macos \
+                   tests/tools/run .ci/run .ci/check-macos \
                    bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
