@@ -148,7 +148,8 @@ cppcheck:
 tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
-SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run demo/run)
+SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user .ci/run bench/run \
+                 bench/proposals/try demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
