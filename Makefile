@@ -11,6 +11,7 @@
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check
 #   make fuzz       libFuzzer targets (clang)
+#   make bench      bench/run: cordon's cost against plain runs and other sandboxes
 #   make install    PREFIX=/usr/local DESTDIR=
 
 VERSION   := 0.1.0
@@ -49,7 +50,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
-        release-check zig check-macos mac-tests corpus check-tools
+        release-check zig check-macos mac-tests corpus check-tools bench bench-lib
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -219,19 +220,20 @@ CPPCHECK_FLAGS := --enable=warning,performance,portability --error-exitcode=1 \
   --inline-suppr --quiet -D__linux__ -D__x86_64__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
   --suppress=missingIncludeSystem
 cppcheck:
-	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz
+	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz bench
 
 tidy:
-	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run .ci/run .ci/check-macos \
-                   bench/run demo/run)
+                   bench/run bench/proposals/try demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
 FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h src/*.h \
-                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c
+                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
+                $(wildcard bench/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
@@ -245,6 +247,21 @@ fuzz:
 	    -Iinclude -Isrc -Icli -o $(B)/fuzz/$$n $$f $(LIB_SRC) cli/args.c -lpthread || exit 1; \
 	done
 	@echo "run e.g.: $(B)/fuzz/fuzz-json -max_total_time=60 fuzz/corpus/fuzz-json"
+
+# ---- benchmarks ----
+# The library benchmark links a libcordon.a: this tree's by default, or a
+# prototype's (make bench-lib BENCH_LIBCORDON=/path/to/libcordon.a).
+BENCH_LIBCORDON ?= $(B)/libcordon.a
+bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost
+$(B)/bench/lib-spawn: bench/lib-spawn.c include/cordon.h $(BENCH_LIBCORDON)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_LIBCORDON) $(LDLIBS)
+$(B)/bench/syscost: bench/syscost.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+bench: all bench-lib $(B)/helpers/seccomp-deny
+	bench/run
 
 # ---- demo ----
 demo: $(B)/cordon

@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Merge the passes of bench/run, print the table, write JSON and Markdown.
+
+    report.py --top REPO --json OUT.json --markdown OUT.md PASS.json...
+
+The targets of issue 6 are read off the ratios here; nothing is asserted
+by a timed test.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import time
+
+
+def sh(argv, cwd=None):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, cwd=cwd)
+        return (r.stdout or r.stderr).strip().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def machine(top):
+    cpu = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f
+                        if line.startswith("model name")), None)
+    except OSError:
+        pass
+    try:
+        with open("/etc/debian_version") as f:
+            debian = f.read().strip()
+    except OSError:
+        debian = None
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "kernel": platform.release(),
+        "debian": debian,
+        "tools": {
+            "hyperfine": sh(["hyperfine", "--version"]),
+            "bubblewrap": sh(["bwrap", "--version"]),
+            "firejail": sh(["firejail", "--version"]),
+            "cc": sh(["cc", "--version"]),
+        },
+        "cordon": {
+            "version": sh([os.path.join(top, "build", "cordon"), "--version"]),
+            "commit": sh(["git", "rev-parse", "--short", "HEAD"], cwd=top),
+            "dirty": bool(subprocess.run(["git", "status", "--porcelain", "--", "src", "cli",
+                                          "include"], capture_output=True, text=True,
+                                         cwd=top).stdout.strip()),
+        },
+    }
+
+
+def fmt_x(v):
+    return "—" if v is None else f"{v:.2f}×"
+
+
+def row_line(r):
+    if not r.get("available"):
+        return [r["label"], "n/a", "", "", "", r.get("why", "")]
+    conf = r.get("check", {}).get("outside_write")
+    conf = {"refused": "yes", "writable": "no"}.get(conf, "")
+    lo, hi = r.get("x_env_rounds", [None, None])
+    spread = f"{lo:.2f}–{hi:.2f}" if lo is not None else ""
+    note = r.get("note", "")
+    return [r["label"], f"{r['median_ms']:.2f}", fmt_x(r.get("x_plain")), fmt_x(r.get("x_env")),
+            spread, conf + (f"; {note}" if note else "")]
+
+
+HEAD = ["way", "median ms", "× plain", "× env", "× env per round", "writes confined"]
+
+
+def table(lines, head):
+    w = [max(len(str(x[i])) for x in [head] + lines) for i in range(len(head))]
+    out = ["  ".join(str(h).ljust(w[i]) for i, h in enumerate(head))]
+    for x in lines:
+        out.append("  ".join(str(c).rjust(w[i]) if i in (1, 2, 3) else str(c).ljust(w[i])
+                             for i, c in enumerate(x)))
+    return out
+
+
+def md_table(lines, head):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in x) + " |" for x in lines]
+    return out
+
+
+def find(rows, rid):
+    return next((r for r in rows if r["id"] == rid), None)
+
+
+def targets(passes):
+    """(name, value, limit, met) for each target of issue 6, per pass."""
+    out = []
+    for p in passes:
+        who = p["role"]
+        for cid, c in p.get("commands", {}).items():
+            rows = c["rows"]
+            ll = find(rows, "cordon_landlock")
+            al = find(rows, "cordon_all")
+            if ll and ll.get("available"):
+                out.append((f"{who}, {c['command']}: Landlock only vs env", ll["x_env"], 1.05))
+            if al and al.get("available"):
+                out.append((f"{who}, {c['command']}: every layer vs env", al["x_env"], 1.3))
+            elif al:
+                out.append((f"{who}, {c['command']}: every layer vs env", None, 1.3))
+            for other in ("bwrap", "bwrap_hardened", "firejail"):
+                o = find(rows, other)
+                for mine in (ll, al):
+                    if mine and mine.get("available") and o and o.get("available") \
+                            and mine.get("group") == "main":
+                        out.append((f"{who}, {c['command']}: {mine['label']} vs {o['label']}",
+                                    round(mine["median_ms"] / o["median_ms"], 3), 1.0))
+        lib = p.get("library", {}).get("this tree")
+        if lib:
+            v = lib["light"]["ways"]["cordon_spawn"]["x_posix_spawn"]
+            out.append((f"{who}, library: cordon_spawn vs posix_spawn", v, 1.1))
+            v = lib["heavy"]["ways"]["cordon_spawn"]["x_posix_spawn"]
+            out.append((f"{who}, library, {lib['heavy']['ballast_mb']} MB caller: "
+                        "cordon_spawn vs posix_spawn", v, 1.1))
+        wl = p.get("workload")
+        if wl:
+            for r in wl["rows"]:
+                if r["id"] != "plain":
+                    out.append((f"{who}, workload: {r['id']} vs plain", r["x_plain"], 1.02))
+    return [{"target": n, "value": v, "limit": lim,
+             "met": None if v is None else v <= lim} for n, v, lim in out]
+
+
+def render(doc):
+    text, md = [], []
+    m = doc["machine"]
+    meth = doc["passes"][0]["method"] if doc["passes"] else {}
+    head = (f"cordon benchmark, {doc['date']}: {m['nproc']} CPUs ({m['cpu']}), "
+            f"Linux {m['kernel']}, Debian {m['debian']}")
+    tools = ", ".join(f"{v}" for v in m["tools"].values() if v)
+    how = (f"hyperfine -N, {meth.get('runs')} runs per way in {meth.get('rounds')} interleaved "
+           f"rounds ({meth.get('warmup_per_round')} warm-up runs per way and round); medians; "
+           "cordon with --no-caches --state-dir and --status-file in the scratch dir")
+    text += [head, tools, how]
+    md += [f"- Date: {doc['date']}", f"- Machine: {m['nproc']} CPUs ({m['cpu']}), "
+           f"Linux {m['kernel']}, Debian {m['debian']}", f"- Tools: {tools}",
+           f"- cordon: {m['cordon']['version']} at {m['cordon']['commit']}"
+           + (" (src/cli/include modified)" if m['cordon']['dirty'] else ""),
+           f"- Method: {how}"]
+    for p in doc["passes"]:
+        title = f"as {p['role']} (uid {p['uid']}); probe layers: " + ", ".join(
+            p["probe"].get("layers") or [])
+        text += ["", "== " + title]
+        md += ["", f"### As {p['role']} (uid {p['uid']})", "",
+               "Probe layers: " + ", ".join(p["probe"].get("layers") or []) + "."]
+        for cid, c in p.get("commands", {}).items():
+            lines = [row_line(r) for r in c["rows"]]
+            text += ["", c["command"]] + ["  " + x for x in table(lines, HEAD)]
+            md += ["", f"`{c['command']}`", ""] + md_table(lines, HEAD)
+        lib = p.get("library")
+        if lib and "this tree" in lib:
+            res = lib["this tree"]
+            lh = ["library, per spawn of /bin/true", "median µs", "× posix_spawn",
+                  "p10–p90 µs"]
+            for part in ("light", "heavy"):
+                r = res[part]
+                lines = [[w, f"{v['median_us']:.0f}", fmt_x(v["x_posix_spawn"]),
+                          f"{v['p10_us']:.0f}–{v['p90_us']:.0f}"] for w, v in r["ways"].items()]
+                cap = (f"library: a caller with {r['ballast_mb']} MB of touched memory, "
+                       f"{r['n']} spawns per way, interleaved")
+                text += ["", cap] + ["  " + x for x in table(lines, lh)]
+                md += ["", cap + ":", ""] + md_table(lines, lh)
+            b = res["begin"]
+            s = (f"first cordon_begin of a process {b['first_begin_median_us']:.0f} µs, "
+                 f"later ones {b['later_begin_median_us']:.0f} µs: the probe costs "
+                 f"{b['probe_us']:.0f} µs once per process ("
+                 + ", ".join(f"{v:.0f} µs per spawn over {k}"
+                             for k, v in b["probe_amortised"].items()) + ")")
+            text += [s]
+            md += ["", s + "."]
+        others = [k for k in (lib or {}) if k != "this tree"]
+        if others:
+            oh = ["library, prototype", "cordon_spawn × posix_spawn",
+                  f"same, {lib[others[0]]['heavy']['ballast_mb']} MB caller",
+                  "cordon_run × posix_spawn", "probe µs"]
+            lines = []
+            for k in ["this tree"] + others:
+                if k not in lib:
+                    continue
+                r = lib[k]
+                lines.append([k, fmt_x(r["light"]["ways"]["cordon_spawn"]["x_posix_spawn"]),
+                              fmt_x(r["heavy"]["ways"]["cordon_spawn"]["x_posix_spawn"]),
+                              fmt_x(r["light"]["ways"]["cordon_run"]["x_posix_spawn"]),
+                              f"{r['begin']['probe_us']:.0f}"])
+            text += ["", "library, prototypes in the same run"] + ["  " + x for x in
+                                                                   table(lines, oh)]
+            md += ["", "Library, prototypes in the same run:", ""] + md_table(lines, oh)
+        wl = p.get("workload")
+        if wl:
+            wh = ["workload", "median ms", "× plain", "× plain per round", ""]
+            lines = []
+            for r in wl["rows"]:
+                lo, hi = r.get("x_plain_rounds", [0, 0])
+                lines.append([r["id"], f"{r['median_ms']:.0f}", fmt_x(r["x_plain"]),
+                              f"{lo:.3f}–{hi:.3f}", ""])
+            cap = f"workload: {wl['command']} ({wl['files']} C files), {p['method']['work_runs']} runs per way"
+            text += ["", cap] + ["  " + x for x in table(lines, wh)]
+            md += ["", cap, ""] + md_table(lines, wh)
+    th = ["target", "measured", "limit", "met"]
+    lines = [[t["target"], fmt_x(t["value"]), f"≤ {t['limit']}×",
+              {True: "yes", False: "NO", None: "not measurable yet"}[t["met"]]]
+             for t in doc["targets"]]
+    text += ["", "targets"] + ["  " + x for x in table(lines, th)]
+    md += ["", "### Targets", ""] + md_table(lines, th)
+    return "\n".join(text), "\n".join(md) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--top", required=True)
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--markdown", required=True)
+    ap.add_argument("passes", nargs="+")
+    a = ap.parse_args()
+    passes = []
+    for f in a.passes:
+        with open(f) as fh:
+            passes.append(json.load(fh))
+    doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "machine": machine(a.top), "passes": passes}
+    doc["targets"] = targets(passes)
+    text, md = render(doc)
+    with open(a.json, "w") as f:
+        json.dump(doc, f, indent=1)
+    with open(a.markdown, "w") as f:
+        f.write(md)
+    print(text)
+    print(f"\nwritten: {a.json}, {a.markdown}")
+
+
+if __name__ == "__main__":
+    main()
