@@ -91,40 +91,46 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
  * seccomp filter. It reports the three results on a pipe and only makes
  * system calls. A child that does not answer in time counts as blocked.
  */
+struct trial {
+	struct ll_ruleset_attr attr;
+	const void *prog;
+	int res[3]; /* mount layer, Landlock, seccomp: 0 or errno */
+};
+
+/* The throw-away child. It shares the parent's memory (see child_start)
+ * and writes its results into *t, which the parent reads once it has
+ * reaped it. */
+static int trial_main(void *arg)
+{
+	struct trial *t = arg;
+	long fd = -1;
+	t->res[0] = mountns_trial();
+	t->res[1] = 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    (fd = ll_create_ruleset(&t->attr, sizeof(t->attr), 0)) < 0 ||
+	    ll_restrict_self((int)fd) != 0)
+		t->res[1] = errno;
+	t->res[2] = t->prog != NULL ? seccomp_apply(t->prog) : ENOSYS;
+	_exit(0);
+}
+
 static void trial(int abi)
 {
-	struct ll_ruleset_attr attr;
-	int res[3] = { -1, -1, -1 }, pipefd[2], status;
+	struct trial t = { .prog = seccomp_program(), .res = { -1, -1, -1 } };
+	int status = 0, ok = 0;
 
-	ruleset_attr_for_abi(abi, &attr);
-	const void *prog = seccomp_program();
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
-		probed.trial_err = errno;
-		return;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		res[0] = mountns_trial();
-		res[1] = 0;
-		long fd = -1;
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    (fd = ll_create_ruleset(&attr, sizeof(attr), 0)) < 0 ||
-		    ll_restrict_self((int)fd) != 0)
-			res[1] = errno;
-		res[2] = prog != NULL ? seccomp_apply(prog) : ENOSYS;
-		ssize_t n = write(pipefd[1], res, sizeof(res));
-		_exit(n == (ssize_t)sizeof(res) ? 0 : 1);
-	}
-	close(pipefd[1]);
-	if (pid > 0 && reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
-	    WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	    read(pipefd[0], res, sizeof(res)) != (ssize_t)sizeof(res))
-		res[0] = res[1] = res[2] = -1;
-	close(pipefd[0]);
-	probed.mountns_err = res[0];
-	probed.trial_err = res[1];
-	probed.seccomp_err = res[2];
+	ruleset_attr_for_abi(abi, &t.attr);
+	void *stack = malloc(CHILD_STACK_SIZE);
+	pid_t pid = stack ? child_start(trial_main, &t, stack, CHILD_STACK_SIZE, 0) : -1;
+	if (pid > 0)
+		ok = reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) == 0 && WIFEXITED(status) &&
+		     WEXITSTATUS(status) == 0;
+	free(stack); /* reaped (or never started): nobody runs on it now */
+	if (!ok)
+		t.res[0] = t.res[1] = t.res[2] = -1;
+	probed.mountns_err = t.res[0];
+	probed.trial_err = t.res[1];
+	probed.seccomp_err = t.res[2];
 }
 
 static void probe_kernel(void)
@@ -241,19 +247,10 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
 
 	/* With the mount layer, protected paths are enforced and /dev/shm is
-	 * the run's own dir, which the ruleset must grant. */
-	char *shm = NULL;
+	 * the run's own temp dir (private, empty at the start, granted). */
 	if (c->dec.layers & (1u << LAYER_MOUNTNS)) {
-		shm = runtmp_subdir(c, "shm", 01777);
-		if (shm == NULL)
-			return cordon_fail_errno(c, CORDON_ESYS, errno,
-						 "cannot create the run's shm dir");
-		int r = policy_add_writable(&c->pol, shm, 1, W_TMPDIR);
-		if (r == 0 && (out->mountns = mountns_prepare(c, shm)) == NULL)
-			r = CORDON_ENOMEM;
-		free(shm);
-		if (r != 0)
-			return cordon_fail(c, r, "out of memory");
+		if ((out->mountns = mountns_prepare(c, c->tmpdir)) == NULL)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		for (size_t i = 0; i < c->pol.nprot; i++)
 			c->pol.prot[i].enforced = 1;
 	}

@@ -73,14 +73,12 @@ int caps_reduce(void)
 	for (int cap = 0; cap < 64; cap++) {
 		if (keep & (1ULL << cap))
 			continue;
-		int r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
-		if (r < 0) {
+		/* Dropping a capability already gone succeeds too. */
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
 			if (errno == EINVAL)
 				break; /* past the kernel's last capability */
 			return errno;
 		}
-		if (r == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
-			return errno;
 	}
 	/* Ambient capabilities need kernel 4.3; EINVAL before that means
 	 * there are none to clear. */

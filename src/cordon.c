@@ -237,6 +237,8 @@ static int begin(cordon *c)
 	int r;
 	if ((r = check_fds(c)) != 0)
 		return r;
+	if (c->mode != CORDON_MODE_OFF)
+		homes_load(c);
 	if (c->mode != CORDON_MODE_OFF && (r = policy_resolve(c)) != 0)
 		return r;
 	decide(c);

@@ -132,11 +132,13 @@ struct cordon {
 
 	/* the run */
 	enum stage stage;
+	char homes[2][4096]; /* canonical $HOME and passwd home (homes_load) */
+	int nhomes;
 	struct decision dec;
 	struct policy pol;
 	struct prepared prep;
 	char *rundir; /* STATE/runs/XXXXXX, locked while the run lives */
-	char *tmpdir; /* rundir/tmp: the command's TMPDIR */
+	char *tmpdir; /* the command's TMPDIR: the run dir itself */
 	int tmp_lock_fd;
 	char **envp; /* child environment */
 	int status_file_fd;
@@ -170,7 +172,8 @@ int policy_resolve(cordon *c);
 int policy_resolve_caches(cordon *c);
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
 void policy_free(struct policy *p);
-int home_dirs(char out[2][4096]);
+/* Fill c->homes (call at the start of a run). */
+void homes_load(cordon *c);
 /* mkdir -p; directories it makes are owner-only (0700). */
 int mkdir_p(const char *path);
 void policy_add_devices(struct policy *p);
@@ -178,8 +181,6 @@ void policy_add_devices(struct policy *p);
 /* runtmp.c */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 int runtmp_create(cordon *c);
-/* Make rundir/NAME (mode) and return its path (caller frees), or NULL. */
-char *runtmp_subdir(cordon *c, const char *name, mode_t mode);
 void runtmp_remove(cordon *c);
 int remove_tree_at(int parent_fd, const char *name);
 
@@ -201,6 +202,11 @@ int wait_command(cordon_proc *p, struct cordon_result *res);
 int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 
 /* compat.c: pipe2(O_CLOEXEC), with a fallback where there is none. */
+/* compat.c: run fn(arg) in a child sharing memory (see there). */
+/* Below malloc's mmap threshold: no mmap/munmap per start. The child's
+ * deepest frame holds a PATH_MAX buffer. */
+#define CHILD_STACK_SIZE (64 * 1024)
+pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
 int pipe_cloexec(int fds[2]);
 
 /* caps.c (Linux; no-ops elsewhere) */

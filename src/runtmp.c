@@ -6,8 +6,9 @@
  * is removed, never followed. A dir whose lock nobody holds belongs to a
  * run that died; the next run removes it.
  *
- * Inside it, "tmp" is the command's TMPDIR and, with the mount layer,
- * "shm" backs the command's private /dev/shm.
+ * It is the command's TMPDIR and, with the mount layer, also its private
+ * /dev/shm: one directory per run (each directory made and removed costs
+ * a journal transaction on ext4).
  */
 #include "internal.h"
 
@@ -29,15 +30,14 @@
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 {
 	const char *x = getenv("XDG_STATE_HOME");
-	char homes[2][PATHBUF];
 	int n;
 
 	if (c->state_dir_opt != NULL)
 		n = snprintf(out, outlen, "%s", c->state_dir_opt);
 	else if (x != NULL && x[0] == '/')
 		n = snprintf(out, outlen, "%s/cordon", x);
-	else if (home_dirs(homes) > 0)
-		n = snprintf(out, outlen, "%s/.local/state/cordon", homes[0]);
+	else if (c->nhomes > 0)
+		n = snprintf(out, outlen, "%s/.local/state/cordon", c->homes[0]);
 	else
 		return -1;
 	return n > 0 && (size_t)n < outlen ? 0 : -1;
@@ -210,30 +210,11 @@ int runtmp_create(cordon *c)
 		close(runs_fd);
 		if (c->rundir == NULL)
 			return CORDON_ENOMEM;
-		c->tmpdir = runtmp_subdir(c, "tmp", 0700);
-		if (c->tmpdir == NULL)
-			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create %s/tmp",
-						 c->rundir);
-		return 0;
+		c->tmpdir = strdup(c->rundir);
+		return c->tmpdir != NULL ? 0 : CORDON_ENOMEM;
 	}
 	close(runs_fd);
 	return cordon_fail(c, CORDON_ESYS, "cannot create the run's temp dir in %s/runs", real);
-}
-
-char *runtmp_subdir(cordon *c, const char *name, mode_t mode)
-{
-	size_t n = strlen(c->rundir) + strlen(name) + 2;
-	char *p = malloc(n);
-	if (p == NULL)
-		return NULL;
-	snprintf(p, n, "%s/%s", c->rundir, name);
-	/* mkdir applies the umask; chmod sets the mode asked for. */
-	if (mkdirat(c->tmp_lock_fd, name, 0700) != 0 ||
-	    fchmodat(c->tmp_lock_fd, name, mode, AT_SYMLINK_NOFOLLOW) != 0) {
-		free(p);
-		return NULL;
-	}
-	return p;
 }
 
 void runtmp_remove(cordon *c)

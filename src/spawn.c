@@ -158,18 +158,58 @@ static int exec_search(const struct plan *pl)
 	return saw_eacces ? EACCES : ENOENT;
 }
 
-static void child(const struct plan *pl)
+/*
+ * The set of caught signals, from the "SigCgt:" line of /proc/self/status:
+ * one read instead of a sigaction() query per signal. Async-signal-safe.
+ * Returns 0, or -1 when /proc is not there.
+ */
+static int caught_signals(uint64_t *mask)
 {
-	struct sigaction dfl;
+#if defined(__linux__)
+	char buf[2048];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nSigCgt:");
+	if (p == NULL)
+		return -1;
+	p += 9;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	uint64_t m = 0;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		m = m << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	*mask = m;
+	return 0;
+#else
+	(void)mask;
+	return -1;
+#endif
+}
 
-	/* All signals are blocked since before fork. Reset caught ones so
-	 * no handler of the parent's can run here once they are unblocked. */
+static int child_main(void *arg)
+{
+	const struct plan *pl = arg;
+	struct sigaction dfl;
+	uint64_t caught = ~(uint64_t)0;
+
+	/* All signals are blocked since before the child started. Reset the
+	 * caught ones so no handler of the parent's can run here once they
+	 * are unblocked (exec would reset them, but only at exec). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++) {
+	int known = caught_signals(&caught) == 0;
+	for (int sig = 1; sig < NSIG && sig <= 64; sig++) {
 		struct sigaction cur;
-		if (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL &&
-		    cur.sa_handler != SIG_IGN)
+		if (!(caught & (1ULL << (sig - 1))))
+			continue;
+		if (known || (sigaction(sig, NULL, &cur) == 0 && cur.sa_handler != SIG_DFL &&
+			      cur.sa_handler != SIG_IGN))
 			(void)sigaction(sig, &dfl, NULL);
 	}
 	if (setpgid(0, 0) != 0)
@@ -191,6 +231,7 @@ static void child(const struct plan *pl)
 	}
 	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
 	report(pl->errfd, STAGE_EXEC, exec_search(pl));
+	return 0; /* not reached: report() exits */
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -312,10 +353,12 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &pl.oldmask);
-	pid_t pid = fork();
-	if (pid == 0)
-		child(&pl);
+	/* The child shares our memory until it execs (CLONE_VFORK): no copy
+	 * of the caller's page tables, and we sleep until it has exec'd. */
+	void *stack = malloc(CHILD_STACK_SIZE);
+	pid_t pid = stack ? child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1) : -1;
 	int fork_err = errno;
+	free(stack);
 	if (pid > 0) {
 		(void)setpgid(pid, pid); /* also here: no race with the child */
 		if (pl.tty_fd >= 0)
@@ -333,7 +376,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	if (pid < 0) {
 		close(pipefd[0]);
 		free(p);
-		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "fork");
+		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "cannot start a process");
 	}
 
 	int msg[2];
