@@ -205,7 +205,7 @@ int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 /* compat.c: run fn(arg) in a child sharing memory (see there). */
 /* Below malloc's mmap threshold: no mmap/munmap per start. The child's
  * deepest frame holds a PATH_MAX buffer. */
-#define CHILD_STACK_SIZE (64 * 1024)
+#define CHILD_STACK_SIZE ((size_t)64 * 1024)
 pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
 int pipe_cloexec(int fds[2]);
 
