@@ -114,38 +114,61 @@ static int trial_main(void *arg)
 	_exit(0);
 }
 
-static void trial(int abi)
-{
-	struct trial t = { .prog = seccomp_program(), .res = { -1, -1, -1 } };
-	int status = 0, ok = 0;
+/*
+ * The trial runs while the parent prepares the run (it is started at the
+ * top of cordon_begin and reaped when the decision is needed): on two
+ * cores the parent's own work hides the child's. Started and reaped at
+ * most once per process.
+ */
+static struct {
+	pthread_mutex_t lock;
+	int started;
+	struct trial t;
+	void *stack;
+	pid_t pid;
+} pending = { PTHREAD_MUTEX_INITIALIZER, 0, { { 0, 0, 0 }, NULL, { -1, -1, -1 } }, NULL, -1 };
 
-	ruleset_attr_for_abi(abi, &t.attr);
-	void *stack = malloc(CHILD_STACK_SIZE);
-	pid_t pid = stack ? child_start(trial_main, &t, stack, CHILD_STACK_SIZE, 0) : -1;
-	if (pid > 0)
-		ok = reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) == 0 && WIFEXITED(status) &&
-		     WEXITSTATUS(status) == 0;
-	free(stack); /* reaped (or never started): nobody runs on it now */
-	if (!ok)
-		t.res[0] = t.res[1] = t.res[2] = -1;
-	probed.mountns_err = t.res[0];
-	probed.trial_err = t.res[1];
-	probed.seccomp_err = t.res[2];
+static void ll_probe_start(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&pending.lock);
+	if (!pending.started) {
+		pending.started = 1;
+		long v = ll_create_ruleset(NULL, 0, LL_CREATE_RULESET_VERSION);
+		if (v < 0) {
+			probed.query_err = errno;
+		} else {
+			probed.kernel_abi = (int)v;
+			int abi = (int)v < LL_ABI_KNOWN ? (int)v : LL_ABI_KNOWN;
+			if (abi >= 2) {
+				ruleset_attr_for_abi(abi, &pending.t.attr);
+				pending.t.prog = seccomp_program();
+				pending.stack = malloc(CHILD_STACK_SIZE);
+				if (pending.stack != NULL)
+					pending.pid =
+						child_start(trial_main, &pending.t, pending.stack,
+							    CHILD_STACK_SIZE, 0);
+			}
+		}
+	}
+	pthread_mutex_unlock(&pending.lock);
+	errno = saved;
 }
 
 static void probe_kernel(void)
 {
-	int saved = errno;
-	long v = ll_create_ruleset(NULL, 0, LL_CREATE_RULESET_VERSION);
-	if (v < 0) {
-		probed.query_err = errno;
-	} else {
-		probed.kernel_abi = (int)v;
-		int abi = (int)v < LL_ABI_KNOWN ? (int)v : LL_ABI_KNOWN;
-		if (abi >= 2)
-			trial(abi);
-	}
-	errno = saved;
+	int status = 0, ok = 0;
+	ll_probe_start(); /* when nobody started it early */
+	if (pending.pid > 0)
+		ok = reap_with_timeout(pending.pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
+		     WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	free(pending.stack); /* reaped (or never started): nobody runs on it now */
+	pending.stack = NULL;
+	if (!ok)
+		pending.t.res[0] = pending.t.res[1] = pending.t.res[2] = -1;
+	probed.mountns_err = pending.t.res[0];
+	probed.trial_err = pending.t.res[1];
+	probed.seccomp_err = pending.t.res[2];
 }
 
 static void ll_probe(int max_abi, struct backend_probe *out)
@@ -304,6 +327,7 @@ static void ll_release(struct prepared *p)
 
 const struct backend cordon_backend_landlock = {
 	.name = "landlock",
+	.probe_start = ll_probe_start,
 	.probe = ll_probe,
 	.coverage = ll_coverage,
 	.prepare = ll_prepare,

@@ -24,6 +24,9 @@ struct backend {
 	 * process; max_abi (tests only, 0 = none) caps the version used.
 	 * Never walks the file system; every trial has a timeout. */
 	void (*probe)(int max_abi, struct backend_probe *out);
+	/* Optional: start the probe's slow part early, so that it overlaps
+	 * the parent's own preparation; probe() then only collects it. */
+	void (*probe_start)(void);
 	/* Layers this backend applies and gaps it leaves, at this version. */
 	void (*coverage)(int abi, unsigned *layers, unsigned *gaps);
 	/* Parent, before fork: everything that can fail. */

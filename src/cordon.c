@@ -237,10 +237,17 @@ static int begin(cordon *c)
 	int r;
 	if ((r = check_fds(c)) != 0)
 		return r;
+	/* The probe's trial runs while the policy is resolved. */
+	const struct backend *be = backend_for_platform();
+	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
+		be->probe_start();
 	if (c->mode != CORDON_MODE_OFF)
 		homes_load(c);
-	if (c->mode != CORDON_MODE_OFF && (r = policy_resolve(c)) != 0)
+	if (c->mode != CORDON_MODE_OFF && (r = policy_resolve(c)) != 0) {
+		struct backend_probe reap; /* collect the trial: no zombie left */
+		be->probe(0, &reap);
 		return r;
+	}
 	decide(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		const char *cause = c->dec.cause;

@@ -415,12 +415,12 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	p->c = c;
 	p->pid = pid;
 	p->tty_fd = pl.tty_fd;
-#if defined(__linux__) && defined(SYS_pidfd_open)
-	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (p->pidfd >= 0)
-		(void)fcntl(p->pidfd, F_SETFD, FD_CLOEXEC);
-#else
 	p->pidfd = -1;
+#if defined(__linux__) && defined(SYS_pidfd_open)
+	/* Only a deadline needs to sleep on the child; waitpid does else.
+	 * (pidfd_open's fds are close-on-exec.) */
+	if (c->timeout_ms > 0)
+		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #endif
 	*out = p;
 	return 0;
