@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -88,8 +89,9 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
  * order: the mount layer, then PR_SET_NO_NEW_PRIVS and a Landlock
  * restriction (a kernel may answer the version query yet refuse the
  * restriction: a container's seccomp filter returning EPERM), then the
- * seccomp filter. It reports the three results on a pipe and only makes
- * system calls. A child that does not answer in time counts as blocked.
+ * seccomp filter. It writes the three results into shared memory and
+ * only makes system calls. A child that does not answer in time counts
+ * as blocked.
  */
 struct trial {
 	struct ll_ruleset_attr attr;
@@ -97,9 +99,9 @@ struct trial {
 	int res[3]; /* mount layer, Landlock, seccomp: 0 or errno */
 };
 
-/* The throw-away child. It shares the parent's memory (see child_start)
- * and writes its results into *t, which the parent reads once it has
- * reaped it. */
+/* The throw-away child. *t lives in a MAP_SHARED mapping (see
+ * ll_probe_start), so the parent reads the results once it has reaped
+ * the child, whether child_start shared its memory or copied it. */
 static int trial_main(void *arg)
 {
 	struct trial *t = arg;
@@ -123,10 +125,13 @@ static int trial_main(void *arg)
 static struct {
 	pthread_mutex_t lock;
 	int started;
-	struct trial t;
-	void *stack;
+	struct trial *t; /* at the low end of area; the stack is above it */
+	void *area;
 	pid_t pid;
-} pending = { PTHREAD_MUTEX_INITIALIZER, 0, { { 0, 0, 0 }, NULL, { -1, -1, -1 } }, NULL, -1 };
+} pending = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL, -1 };
+
+/* Offset of the stack in the trial's area: past the results, 16-aligned. */
+#define TRIAL_HEAD ((sizeof(struct trial) + 15) & ~(size_t)15)
 
 static void ll_probe_start(void)
 {
@@ -140,14 +145,21 @@ static void ll_probe_start(void)
 		} else {
 			probed.kernel_abi = (int)v;
 			int abi = (int)v < LL_ABI_KNOWN ? (int)v : LL_ABI_KNOWN;
-			if (abi >= 2) {
-				ruleset_attr_for_abi(abi, &pending.t.attr);
-				pending.t.prog = seccomp_program();
-				pending.stack = malloc(CHILD_STACK_SIZE);
-				if (pending.stack != NULL)
-					pending.pid =
-						child_start(trial_main, &pending.t, pending.stack,
-							    CHILD_STACK_SIZE, 0);
+			/* One shared anonymous mapping holds the results and the
+			 * child's stack: shared under clone(CLONE_VM) and also under
+			 * the fork() that sanitizer builds use (see child_start). */
+			void *area = abi >= 2 ? mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+						     MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+					      : MAP_FAILED;
+			if (area != MAP_FAILED) {
+				pending.area = area;
+				pending.t = area;
+				ruleset_attr_for_abi(abi, &pending.t->attr);
+				pending.t->prog = seccomp_program();
+				pending.t->res[0] = pending.t->res[1] = pending.t->res[2] = -1;
+				pending.pid = child_start(trial_main, pending.t,
+							  (char *)area + TRIAL_HEAD,
+							  CHILD_STACK_SIZE - TRIAL_HEAD, 0);
 			}
 		}
 	}
@@ -162,13 +174,17 @@ static void probe_kernel(void)
 	if (pending.pid > 0)
 		ok = reap_with_timeout(pending.pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
 		     WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	free(pending.stack); /* reaped (or never started): nobody runs on it now */
-	pending.stack = NULL;
-	if (!ok)
-		pending.t.res[0] = pending.t.res[1] = pending.t.res[2] = -1;
-	probed.mountns_err = pending.t.res[0];
-	probed.trial_err = pending.t.res[1];
-	probed.seccomp_err = pending.t.res[2];
+	probed.mountns_err = probed.trial_err = probed.seccomp_err = -1;
+	if (ok) {
+		probed.mountns_err = pending.t->res[0];
+		probed.trial_err = pending.t->res[1];
+		probed.seccomp_err = pending.t->res[2];
+	}
+	/* Reaped (or never started): nobody runs on the stack now. */
+	if (pending.area != NULL)
+		(void)munmap(pending.area, CHILD_STACK_SIZE);
+	pending.area = NULL;
+	pending.t = NULL;
 }
 
 static void ll_probe(int max_abi, struct backend_probe *out)
