@@ -9,6 +9,16 @@
 
 set -u
 
+# The tests of signals and terminals need the job-control signals at their
+# defaults. A test started as a background job of a non-interactive shell
+# (or under nohup) inherits SIGINT/SIGQUIT (SIGHUP) ignored, cordon passes
+# ignored signals on like any exec does, and bash cannot un-ignore a signal
+# that was ignored when it started: re-exec once with them reset.
+if [ -z "${CORDON_TEST_SIGNALS_RESET:-}" ]; then
+	export CORDON_TEST_SIGNALS_RESET=1
+	exec env --default-signal=HUP,INT,QUIT,TERM,TSTP,TTIN,TTOU bash "$0" "$@"
+fi
+
 TOP=${CORDON_TOP:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${CORDON_BUILD:-build}
 CORDON=$TOP/$B/cordon

@@ -144,6 +144,12 @@ int main(int argc, char *argv[])
 	long long end = now_ms() + timeout_s * 1000LL;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (now_ms() > end) {
+			/* Leave nothing behind: the terminal's foreground group
+			 * (the command's), then the session leader's. */
+			pid_t fg = tcgetpgrp(m);
+			if (fg > 0)
+				kill(-fg, SIGKILL);
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			if (rc == 0)
