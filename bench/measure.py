@@ -58,6 +58,7 @@ BWRAP = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 VARIANTS = [
     ("plain", "plain", [], None),
     ("env", "env (one extra exec)", ["env"], None),
+    ("waitwrap", "waitwrap (spawn + wait: the floor of a waiting wrapper)", ["{waitwrap}"], None),
     ("cordon_off", "cordon --sandbox off", CORDON_RUN + ["--sandbox", "off", "--"], "cordon"),
     ("cordon_landlock", "cordon, Landlock only",
      CORDON_RUN + ["--sandbox", "required", "--"], "landlock_only"),
@@ -71,6 +72,9 @@ VARIANTS = [
     ("firejail", "firejail",
      ["firejail", "--quiet", "--noprofile", "--read-only=/", "--read-write={ws}"], "firejail"),
 ]
+
+# Every timed way gets ratios against these ways of the same group.
+BASES = ["plain", "env", "waitwrap"]
 
 # The workload: a real build of generated C files with make -j2.
 WORK_FILES = 36
@@ -259,7 +263,7 @@ def command_table(ctx, pr, tools, args, extra_cordons):
     # Every group has its own baselines.
     for g, members in groups.items():
         if g != "main":
-            members[:0] = [("plain", []), ("env", ["env"])]
+            members[:0] = [("plain", []), ("env", ["env"]), ("waitwrap", ["{waitwrap}"])]
 
     result = {}
     for cid, shown, cmd in COMMANDS:
@@ -275,16 +279,16 @@ def command_table(ctx, pr, tools, args, extra_cordons):
             r = dict(row)
             if row["available"]:
                 timed = timed_by_group[row["group"]]
-                r.update(summarise(timed, row["id"], ["plain", "env"]))
+                r.update(summarise(timed, row["id"], BASES))
                 r["command"] = shlex.join(row["argv_prefix"] + cmd)
             crow.append(r)
         for g, timed in timed_by_group.items():
             if g == "main":
                 continue
-            for base in ("plain", "env"):
+            for base in BASES:
                 r = {"id": f"{base}@{g}", "label": f"{base} (under seccomp-deny {g})",
                      "available": True, "group": g}
-                r.update(summarise(timed, base, ["plain", "env"]))
+                r.update(summarise(timed, base, BASES))
                 crow.append(r)
         result[cid] = {"command": shown, "rows": crow}
     return result
@@ -446,6 +450,7 @@ def main():
     ctx["cordon"] = os.path.join(args.bin, "cordon")
     ctx["lib_spawn"] = os.path.join(args.bin, "lib-spawn")
     ctx["seccomp_deny"] = os.path.join(args.bin, "seccomp-deny")
+    ctx["waitwrap"] = os.path.join(args.bin, "waitwrap")
     extra_dir = os.path.join(args.bin, "extra")
     extra_cordons, extra_libs = [], []
     if os.path.isdir(extra_dir):

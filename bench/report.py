@@ -70,17 +70,18 @@ def row_line(r):
     spread = f"{lo:.2f}–{hi:.2f}" if lo is not None else ""
     note = r.get("note", "")
     return [r["label"], f"{r['median_ms']:.2f}", fmt_x(r.get("x_plain")), fmt_x(r.get("x_env")),
-            spread, conf + (f"; {note}" if note else "")]
+            fmt_x(r.get("x_waitwrap")), spread, conf + (f"; {note}" if note else "")]
 
 
-HEAD = ["way", "median ms", "× plain", "× env", "× env per round", "writes confined"]
+HEAD = ["way", "median ms", "× plain", "× env", "× waitwrap", "× env per round",
+        "writes confined"]
 
 
 def table(lines, head):
     w = [max(len(str(x[i])) for x in [head] + lines) for i in range(len(head))]
     out = ["  ".join(str(h).ljust(w[i]) for i, h in enumerate(head))]
     for x in lines:
-        out.append("  ".join(str(c).rjust(w[i]) if i in (1, 2, 3) else str(c).ljust(w[i])
+        out.append("  ".join(str(c).rjust(w[i]) if i in (1, 2, 3, 4) else str(c).ljust(w[i])
                              for i, c in enumerate(x)))
     return out
 
