@@ -237,20 +237,23 @@ static int begin(cordon *c)
 	int r;
 	if ((r = check_fds(c)) != 0)
 		return r;
-	/* The probe's trial runs while the policy is resolved. */
+	/* The probe's trial runs while the policy is resolved and the run's
+	 * dir is made (a mkdir is a journal transaction on ext4). */
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();
-	if (c->mode != CORDON_MODE_OFF)
+	if (c->mode != CORDON_MODE_OFF) {
 		homes_load(c);
-	if (c->mode != CORDON_MODE_OFF && (r = policy_resolve(c)) != 0) {
-		struct backend_probe reap; /* collect the trial: no zombie left */
-		be->probe(0, &reap);
-		return r;
+		if ((r = policy_resolve(c)) != 0 || (r = runtmp_create(c)) != 0) {
+			struct backend_probe reap; /* collect the trial: no zombie left */
+			be->probe(0, &reap);
+			return r;
+		}
 	}
 	decide(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		const char *cause = c->dec.cause;
+		runtmp_remove(c); /* not run: no temp dir in the event, none left */
 		emit_refusal(c, cause);
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s%s%s",
 				   cause, cordon_reason_text(cause), c->dec.detail ? "; " : "",
@@ -258,8 +261,6 @@ static int begin(cordon *c)
 	}
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
-			return r;
-		if ((r = runtmp_create(c)) != 0)
 			return r;
 		if ((r = policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR)) != 0)
 			return r;
