@@ -286,9 +286,10 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
 
 	/* With the mount layer, protected paths are enforced and /dev/shm is
-	 * the run's own temp dir (private, empty at the start, granted). */
+	 * a private tmpfs that the child grants (see ll_apply). */
 	if (c->dec.layers & (1u << LAYER_MOUNTNS)) {
-		if ((out->mountns = mountns_prepare(c, c->tmpdir)) == NULL)
+		out->shm_rights = dir_rights;
+		if ((out->mountns = mountns_prepare(c, 1)) == NULL)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		for (size_t i = 0; i < c->pol.nprot; i++)
 			c->pol.prot[i].enforced = 1;
@@ -312,14 +313,35 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	return 0;
 }
 
+/*
+ * The private /dev/shm exists only in the child's mount namespace, so the
+ * parent cannot name it in the ruleset: the child adds that rule itself,
+ * on the root of the tmpfs it has just mounted. The ruleset is the run's
+ * (shared with later spawns), which then also hold a rule for this
+ * tmpfs: harmless, as it is reachable only in this child's namespace and
+ * gone with it. No /dev/shm here: nothing to grant.
+ */
+static int grant_private_shm(const struct prepared *p)
+{
+	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno;
+	struct ll_path_beneath_attr pb = { .allowed_access = p->shm_rights, .parent_fd = fd };
+	int e = ll_add_rule(p->ruleset_fd, &pb) == 0 ? 0 : errno;
+	close(fd);
+	return e;
+}
+
 /* In order: the mount layer (it needs CAP_SYS_ADMIN, in the new user
  * namespace or as root), no_new_privs, root's capabilities, Landlock
  * (which also freezes the mounts), and the seccomp filter last. */
 static int ll_apply(const struct prepared *p)
 {
 	int e;
-	if (p->mountns != NULL && (e = mountns_apply(p->mountns)) != 0)
-		return e;
+	if (p->mountns != NULL) {
+		if ((e = mountns_apply(p->mountns)) != 0 || (e = grant_private_shm(p)) != 0)
+			return e;
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return errno;
 	if (p->reduce_caps && (e = caps_reduce()) != 0)

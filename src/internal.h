@@ -110,6 +110,7 @@ struct prepared {
 	int reduce_caps;
 	void *mountns; /* struct mount_plan, or NULL: no mount layer */
 	const void *seccomp; /* the seccomp program, or NULL */
+	uint64_t shm_rights; /* Landlock rights on the private /dev/shm */
 };
 
 /* ---- the handle ---- */

@@ -13,7 +13,9 @@
  *     too: a mount point cannot be renamed or removed (EBUSY), so
  *     "mv .git .git.old && mkdir -p .git/hooks" cannot swap in a writable
  *     copy;
- *   - /dev/shm is the run's own empty directory.
+ *   - /dev/shm is a fresh, empty tmpfs of the command's own (POSIX shared
+ *     memory and semaphores work, nothing reaches the host's /dev/shm);
+ *     the child grants it in the run's Landlock ruleset (see ll_apply).
  *
  * Landlock is applied after this, and Landlock forbids a restricted
  * process to change mounts, so the command cannot undo any of it; as root
@@ -121,12 +123,9 @@ int mountns_apply(const struct mount_plan *m)
 	for (size_t i = 0; i < m->nro; i++)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
-	if (m->shm != NULL && access("/dev/shm", F_OK) == 0) {
-		if (mount(m->shm, "/dev/shm", NULL, MS_BIND, NULL) != 0)
-			return errno;
-		if ((e = set_readonly("/dev/shm", 0, 0)) != 0)
-			return e;
-	}
+	if (m->shm && access("/dev/shm", F_OK) == 0 &&
+	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		return errno;
 	/* The working directory still points into the mounts as they were
 	 * (now read-only): enter it again by name, through the new binds. */
 	if (m->cwd != NULL && chdir(m->cwd) != 0) {
@@ -168,7 +167,7 @@ static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
 	return 0;
 }
 
-struct mount_plan *mountns_prepare(cordon *c, const char *shm)
+struct mount_plan *mountns_prepare(cordon *c, int shm)
 {
 	struct mount_plan *m = calloc(1, sizeof(*m));
 	char cwd[4096];
@@ -194,8 +193,7 @@ struct mount_plan *mountns_prepare(cordon *c, const char *shm)
 		if (push(&m->ro, &m->nro, p) != 0)
 			goto fail;
 	}
-	if (shm != NULL && (m->shm = strdup(shm)) == NULL)
-		goto fail;
+	m->shm = shm;
 	if (getcwd(cwd, sizeof(cwd)) != NULL && (m->cwd = strdup(cwd)) == NULL)
 		goto fail;
 	return m;
@@ -218,7 +216,6 @@ void mountns_free(struct mount_plan *m)
 	free_list(m->rw, m->nrw);
 	free_list(m->pin, m->npin);
 	free_list(m->ro, m->nro);
-	free(m->shm);
 	free(m->cwd);
 	free(m);
 }

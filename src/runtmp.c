@@ -6,9 +6,8 @@
  * is removed, never followed. A dir whose lock nobody holds belongs to a
  * run that died; the next run removes it.
  *
- * It is the command's TMPDIR and, with the mount layer, also its private
- * /dev/shm: one directory per run (each directory made and removed costs
- * a journal transaction on ext4).
+ * It is the command's TMPDIR: one directory per run (each directory made
+ * and removed costs a journal transaction on ext4).
  */
 #include "internal.h"
 

@@ -71,13 +71,19 @@ if must mount_namespace; then
 	is "$(cat "$WS/uid"):$(cat "$WS/gid")" "$(id -u):$(id -g)" "the command sees its own uid and gid"
 	is "$(stat -c %u:%g "$WS/mine")" "$(id -u):$(id -g)" "files it creates belong to the real user"
 
-	# /dev/shm is the run's own.
+	# /dev/shm is a tmpfs of the command's own: empty even when the
+	# host's holds something, not the run's TMPDIR, gone afterwards.
 	probe=cordon-shm-$$-$RANDOM
-	(cd "$WS" && crun -- sh -c "echo x > /dev/shm/$probe && cat /dev/shm/$probe && ls -A /dev/shm" >"$T/o")
-	is "$?:$(tr '\n' ' ' <"$T/o")" "0:x $probe " "/dev/shm is writable, private and starts empty"
-	[ ! -e "/dev/shm/$probe" ]
+	echo host >"/dev/shm/$probe.host"
+	(cd "$WS" && crun -- sh -c "echo x > /dev/shm/$probe && cat /dev/shm/$probe && ls -A /dev/shm &&
+		stat -f -c %T /dev/shm && ls -A \"\$TMPDIR\"" >"$T/o")
+	is "$?:$(tr '\n' ' ' <"$T/o")" "0:x $probe tmpfs " \
+		"/dev/shm is writable, a private tmpfs, starts empty, and is not TMPDIR"
+	[ ! -e "/dev/shm/$probe" ] && [ "$(cat "/dev/shm/$probe.host")" = host ]
 	ok $? "the host's /dev/shm is untouched"
-	rm -f "/dev/shm/$probe"
+	rm -f "/dev/shm/$probe" "/dev/shm/$probe.host"
+	(cd "$WS" && crun -- sh -c 'echo a > /dev/shm/one' && crun -- sh -c 'ls -A /dev/shm' >"$T/o")
+	is "$?:$(cat "$T/o")" "0:" "each run gets a fresh /dev/shm"
 	(cd "$WS" && crun -- python3 -c 'import multiprocessing as m; l = m.Lock(); q = m.Queue(); q.put(1); print(q.get())' >"$T/o" 2>&1)
 	is "$?:$(cat "$T/o")" "0:1" "Python multiprocessing works"
 

@@ -274,6 +274,41 @@ static void threads(void)
 	cordon_free(c);
 }
 
+/* With the mount layer each spawn of a run gets its own empty tmpfs on
+ * /dev/shm, writable (the child grants it; later spawns hold the earlier
+ * spawns' rules too, which must not matter). */
+static void private_shm_per_spawn(void)
+{
+	cordon *c = fresh();
+	if (cordon_begin(c) != 0) {
+		diag("begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	char *j = cordon_probe_json(c);
+	int mountns = j != NULL && strstr(j, "\"mount_namespace\"") != NULL;
+	free(j);
+	if (!cordon_applied(c) || !mountns) {
+		skip("no mount layer here: /dev/shm is not writable, untested");
+		cordon_free(c);
+		return;
+	}
+	const char *argv[] = { "sh", "-c",
+			       "[ -d /dev/shm ] || exit 0; [ -z \"$(ls -A /dev/shm)\" ] || exit 3; "
+			       "echo x > /dev/shm/f && [ \"$(stat -f -c %T /dev/shm)\" = tmpfs ]",
+			       NULL };
+	int good = 0;
+	for (int i = 0; i < 3; i++) {
+		cordon_proc *p;
+		struct cordon_result res = { -1, 0, 0, 0 };
+		if (cordon_spawn(c, argv, &p) == 0)
+			cordon_wait(p, &res);
+		good += res.exit_code == 0;
+	}
+	is_int(good, 3, "three spawns of one run: each its own empty, writable tmpfs /dev/shm");
+	cordon_free(c);
+}
+
 static void landlock_backend_present(void)
 {
 #if defined(__linux__)
@@ -307,6 +342,7 @@ int main(void)
 	life_cycle();
 	begin_failure_leaves_nothing();
 	threads();
+	private_shm_per_spawn();
 	landlock_backend_present();
 	run_convenience();
 	teardown();
