@@ -311,6 +311,14 @@ def library(ctx, args, extra_libs):
         if r.returncode != 0:
             raise SystemExit(f"lib-spawn failed: {r.stderr}")
         res["light"] = json.loads(r.stdout)
+        if not name:
+            # The same with the mount layer refused (seccomp-deny nons):
+            # what the layers around Landlock add to each spawn.
+            r = run([ctx["seccomp_deny"], "nons", "--", exe, "-n", str(args.lib_n),
+                     "-f", ctx["status"]] + common)
+            if r.returncode != 0:
+                raise SystemExit(f"lib-spawn under nons failed: {r.stderr}")
+            res["landlock_only"] = json.loads(r.stdout)
         r = run([exe, "-n", str(max(10, args.lib_n // 5)), "-m", str(args.lib_mb)] + common)
         if r.returncode != 0:
             raise SystemExit(f"lib-spawn -m failed: {r.stderr}")
@@ -329,7 +337,9 @@ def library(ctx, args, extra_libs):
             "later_begin_median_us": round(statistics.median(seconds), 1),
             "probe_us": round(statistics.median(firsts) - statistics.median(seconds), 1),
         }
-        for part in ("light", "heavy"):
+        for part in ("light", "heavy", "landlock_only"):
+            if part not in res:
+                continue
             w = res[part]["ways"]
             base = w["posix_spawn"]["median_us"]
             for k in w:

@@ -165,14 +165,29 @@ def render(doc):
             res = lib["this tree"]
             lh = ["library, per spawn of /bin/true", "median µs", "× posix_spawn",
                   "p10–p90 µs"]
-            for part in ("light", "heavy"):
+            for part in ("light", "heavy", "landlock_only"):
+                if part not in res:
+                    continue
                 r = res[part]
                 lines = [[w, f"{v['median_us']:.0f}", fmt_x(v["x_posix_spawn"]),
                           f"{v['p10_us']:.0f}–{v['p90_us']:.0f}"] for w, v in r["ways"].items()]
                 cap = (f"library: a caller with {r['ballast_mb']} MB of touched memory, "
                        f"{r['n']} spawns per way, interleaved")
+                if part == "landlock_only":
+                    cap = ("library, the mount layer refused (under seccomp-deny nons): "
+                           f"Landlock and seccomp only, {r['n']} spawns per way")
                 text += ["", cap] + ["  " + x for x in table(lines, lh)]
                 md += ["", cap + ":", ""] + md_table(lines, lh)
+            if "landlock_only" in res:
+                def extra(part):
+                    w = res[part]["ways"]
+                    return w["cordon_spawn"]["median_us"] - w["posix_spawn"]["median_us"]
+                s = (f"cordon_spawn costs {extra('light'):.0f} µs more than posix_spawn with "
+                     f"every layer and {extra('landlock_only'):.0f} µs more with Landlock and "
+                     f"seccomp only: the mount layer adds about "
+                     f"{extra('light') - extra('landlock_only'):.0f} µs per spawn")
+                text += [s]
+                md += ["", s + "."]
             b = res["begin"]
             s = (f"first cordon_begin of a process {b['first_begin_median_us']:.0f} µs, "
                  f"later ones {b['later_begin_median_us']:.0f} µs: the probe costs "
