@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,20 +119,42 @@ static int trial_main(void *arg)
 
 /*
  * The trial runs while the parent prepares the run (it is started at the
- * top of cordon_begin and reaped when the decision is needed): on two
- * cores the parent's own work hides the child's. Started and reaped at
- * most once per process.
+ * top of cordon_begin and collected when the decision is needed): on two
+ * cores the parent's own work hides the child's. Started and collected
+ * at most once per process.
+ *
+ * A helper thread starts the child and reaps it (with the timeout). The
+ * child shares the memory of the thread that clones it and runs with
+ * that thread's thread pointer, so its failing system calls write that
+ * thread's errno: were it cloned from the caller's thread, they could
+ * land between a failing call of the caller's (a readlink in realpath)
+ * and its errno check, and make that call fail (seen once in a few
+ * thousand runs). The helper thread only reaps, which no errno value
+ * can mislead.
  */
 static struct {
 	pthread_mutex_t lock;
 	int started;
 	struct trial *t; /* at the low end of area; the stack is above it */
 	void *area;
-	pid_t pid;
-} pending = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL, -1 };
+	pthread_t thread;
+	int have_thread;
+	int ok; /* set by the thread: the child ran to its end in time */
+} pending = { PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL, 0, 0, 0 };
 
 /* Offset of the stack in the trial's area: past the results, 16-aligned. */
 #define TRIAL_HEAD ((sizeof(struct trial) + 15) & ~(size_t)15)
+
+static void *trial_thread(void *arg)
+{
+	(void)arg;
+	int status = 0;
+	pid_t pid = child_start(trial_main, pending.t, (char *)pending.area + TRIAL_HEAD,
+				CHILD_STACK_SIZE - TRIAL_HEAD, 0);
+	pending.ok = pid > 0 && reap_with_timeout(pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
+		     WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	return NULL;
+}
 
 static void ll_probe_start(void)
 {
@@ -157,9 +180,13 @@ static void ll_probe_start(void)
 				ruleset_attr_for_abi(abi, &pending.t->attr);
 				pending.t->prog = seccomp_program();
 				pending.t->res[0] = pending.t->res[1] = pending.t->res[2] = -1;
-				pending.pid = child_start(trial_main, pending.t,
-							  (char *)area + TRIAL_HEAD,
-							  CHILD_STACK_SIZE - TRIAL_HEAD, 0);
+				/* The thread takes no signal meant for the caller. */
+				sigset_t all, old;
+				sigfillset(&all);
+				pthread_sigmask(SIG_SETMASK, &all, &old);
+				pending.have_thread =
+					pthread_create(&pending.thread, NULL, trial_thread, NULL) == 0;
+				pthread_sigmask(SIG_SETMASK, &old, NULL);
 			}
 		}
 	}
@@ -169,11 +196,12 @@ static void ll_probe_start(void)
 
 static void probe_kernel(void)
 {
-	int status = 0, ok = 0;
 	ll_probe_start(); /* when nobody started it early */
-	if (pending.pid > 0)
-		ok = reap_with_timeout(pending.pid, &status, TRIAL_TIMEOUT_MS) == 0 &&
-		     WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (pending.have_thread)
+		(void)pthread_join(pending.thread, NULL);
+	else if (pending.area != NULL)
+		(void)trial_thread(NULL); /* no thread to be had: here, waiting */
+	int ok = pending.ok;
 	probed.mountns_err = probed.trial_err = probed.seccomp_err = -1;
 	if (ok) {
 		probed.mountns_err = pending.t->res[0];
