@@ -189,13 +189,22 @@ def hyperfine(rows, wrap, runs, rounds, warmup, raw_prefix, cwd):
     for r in range(rounds):
         order = rows[r % len(rows):] + rows[:r % len(rows)]
         jf = f"{raw_prefix}-r{r}.json"
-        argv = wrap + ["hyperfine", "-N", "--style", "none", "--warmup", str(warmup),
+        argv = wrap + ["hyperfine", "-N", "--style", "basic", "--warmup", str(warmup),
                        "--runs", str(per_round), "--export-json", jf]
         for rid, cmd in order:
             argv += ["-n", rid, shlex.join(cmd)]
         p = run(argv, cwd=cwd)
         if p.returncode != 0:
-            raise SystemExit(f"hyperfine failed:\n{p.stderr[-2000:]}")
+            # Which way failed (hyperfine names it before timing it), and
+            # what it says when run again with its output kept.
+            names = [ln for ln in p.stdout.splitlines() if ln.startswith("Benchmark")]
+            failed = names[-1].split(":", 1)[-1].strip() if names else None
+            again = ""
+            for rid, cmd in rows:
+                if rid == failed:
+                    q = run(wrap + cmd, cwd=cwd)
+                    again = f"\nrun again: exit {q.returncode}, stderr: {q.stderr[-1000:]!r}"
+            raise SystemExit(f"hyperfine failed in {failed!r}:\n{p.stderr[-2000:]}{again}")
         with open(jf) as f:
             for res in json.load(f)["results"]:
                 o = out[res["command"]]
