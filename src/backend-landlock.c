@@ -184,8 +184,8 @@ static void ll_probe_start(void)
 				sigset_t all, old;
 				sigfillset(&all);
 				pthread_sigmask(SIG_SETMASK, &all, &old);
-				pending.have_thread =
-					pthread_create(&pending.thread, NULL, trial_thread, NULL) == 0;
+				pending.have_thread = pthread_create(&pending.thread, NULL,
+								     trial_thread, NULL) == 0;
 				pthread_sigmask(SIG_SETMASK, &old, NULL);
 			}
 		}
