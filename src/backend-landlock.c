@@ -351,7 +351,8 @@ static int ll_prepare(cordon *c, struct prepared *out)
  */
 static int grant_private_shm(const struct prepared *p)
 {
-	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Followed like the mount followed it, if /dev/shm is a symlink. */
+	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : errno;
 	struct ll_path_beneath_attr pb = { .allowed_access = p->shm_rights, .parent_fd = fd };

@@ -43,8 +43,10 @@ int pipe_cloexec(int fds[2])
  *
  * The child must only make system calls and write to its own stack: it
  * shares the caller's heap and globals and, since it runs with the
- * caller's thread pointer, the calling thread's errno. It ends with exec
- * or _exit (clone turns a return from fn into _exit). Elsewhere than
+ * caller's thread pointer, the calling thread's errno: without wait_exec,
+ * start it from a thread whose errno nothing else reads while the child
+ * runs (the probe's helper thread does). It ends with exec or _exit
+ * (clone turns a return from fn into _exit). Elsewhere than
  * Linux this is fork(), which keeps the contract but not the sharing:
  * results the child must hand back go through a MAP_SHARED mapping.
  *
