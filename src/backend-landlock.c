@@ -317,7 +317,7 @@ static int ll_prepare(cordon *c, struct prepared *out)
 	 * a private tmpfs that the child grants (see ll_apply). */
 	if (c->dec.layers & (1u << LAYER_MOUNTNS)) {
 		out->shm_rights = dir_rights;
-		if ((out->mountns = mountns_prepare(c, 1)) == NULL)
+		if ((out->mountns = mountns_prepare(c)) == NULL)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		for (size_t i = 0; i < c->pol.nprot; i++)
 			c->pol.prot[i].enforced = 1;

@@ -123,7 +123,7 @@ int mountns_apply(const struct mount_plan *m)
 	for (size_t i = 0; i < m->nro; i++)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
-	if (m->shm && access("/dev/shm", F_OK) == 0 &&
+	if (access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
 	/* The working directory still points into the mounts as they were
@@ -167,7 +167,7 @@ static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
 	return 0;
 }
 
-struct mount_plan *mountns_prepare(cordon *c, int shm)
+struct mount_plan *mountns_prepare(cordon *c)
 {
 	struct mount_plan *m = calloc(1, sizeof(*m));
 	char cwd[4096];
@@ -193,7 +193,6 @@ struct mount_plan *mountns_prepare(cordon *c, int shm)
 		if (push(&m->ro, &m->nro, p) != 0)
 			goto fail;
 	}
-	m->shm = shm;
 	if (getcwd(cwd, sizeof(cwd)) != NULL && (m->cwd = strdup(cwd)) == NULL)
 		goto fail;
 	return m;

@@ -30,7 +30,6 @@ struct mount_plan {
 	size_t npin;
 	char **ro; /* protected paths, bound read-only */
 	size_t nro;
-	int shm; /* mount a private tmpfs on /dev/shm (when it exists) */
 	char *cwd; /* re-entered after mounting, or NULL */
 };
 
@@ -38,7 +37,7 @@ struct mount_plan {
  * Async-signal-safe; it changes the calling process's namespaces. */
 int mountns_trial(void);
 /* Parent: the plan for this run (NULL on allocation failure). */
-struct mount_plan *mountns_prepare(cordon *c, int shm);
+struct mount_plan *mountns_prepare(cordon *c);
 void mountns_free(struct mount_plan *m);
 /* Child: async-signal-safe; 0 or errno. */
 int mountns_apply(const struct mount_plan *m);
