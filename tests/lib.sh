@@ -90,6 +90,33 @@ skip_all() {
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# tool_ok TOOL: 0 when the host tool works here, by its control
+# (tests/toolcontrol.py, run once per test and tool). Otherwise 1 with
+# TOOL_WHY set: the caller skips its checks with that reason. A control
+# that fails for a reason nobody explained is also reported as a failed
+# check here, so it can never pass as a skip.
+declare -A tool_seen=()
+tool_ok() {
+	local out rc
+	if [ -n "${tool_seen[$1]+x}" ]; then
+		TOOL_WHY=${tool_seen[$1]}
+		[ -z "$TOOL_WHY" ]
+		return
+	fi
+	out=$("$PY" "$TOP/tests/toolcontrol.py" "$1")
+	rc=$?
+	case $rc in
+	0) TOOL_WHY="" ;;
+	2) TOOL_WHY=${out#skip: } ;;
+	*)
+		TOOL_WHY=${out#fail: }
+		ok 1 "control of $1: $TOOL_WHY"
+		;;
+	esac
+	tool_seen[$1]=$TOOL_WHY
+	[ -z "$TOOL_WHY" ]
+}
+
 # Landlock must work for confined cases. Where it cannot, the whole test is
 # skipped with the reason, unless CORDON_MUST_WORK=1 (CI) makes it fail.
 need_landlock() {

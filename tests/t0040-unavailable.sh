@@ -106,7 +106,7 @@ fi
 
 # The probe runs once per run: one version query, one trial restriction
 # (plus the real one in the command's child).
-if command -v strace >/dev/null 2>&1; then
+if tool_ok strace; then
 	# (LeakSanitizer cannot work under ptrace: off for the ASan build.)
 	(cd "$WS" && ASAN_OPTIONS=detect_leaks=0 strace -f -qq \
 		-e trace=landlock_create_ruleset,landlock_restrict_self -o "$T/trace" \
@@ -114,7 +114,8 @@ if command -v strace >/dev/null 2>&1; then
 	is "$(grep -c 'LANDLOCK_CREATE_RULESET_VERSION\|, 0, 0x1)' "$T/trace")" 1 "one version query per run"
 	is "$(grep -c 'landlock_restrict_self' "$T/trace")" 2 "one trial restriction + the command's"
 else
-	skip "strace is not installed"
+	skip "one version query per run: $TOOL_WHY"
+	skip "one trial restriction per run: $TOOL_WHY"
 fi
 
 done_testing

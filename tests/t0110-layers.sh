@@ -53,8 +53,16 @@ meta() {
 if must mount_namespace; then
 	meta "chmod outside" "chmod 0600 '$OUT/target'"
 	meta "utimes outside" "touch -d '2020-01-01' '$OUT/target'"
-	meta "setxattr outside" "setfattr -n user.cordon -v x '$OUT/target'"
-	meta "chattr outside" "chattr +A '$OUT/target'"
+	for tool in setfattr chattr; do
+		if ! tool_ok $tool; then
+			skip "$tool outside: $TOOL_WHY"
+			skip "$tool outside, control: $TOOL_WHY"
+		elif [ $tool = setfattr ]; then
+			meta "setxattr outside" "setfattr -n user.cordon -v x '$OUT/target'"
+		else
+			meta "chattr outside" "chattr +A '$OUT/target'"
+		fi
+	done
 	if is_root; then
 		meta "chown outside (root)" "chown 12345:12345 '$OUT/target'"
 	else
@@ -88,40 +96,44 @@ if must mount_namespace; then
 	is "$?:$(cat "$T/o")" "0:1" "Python multiprocessing works"
 
 	# Protected paths: .git/hooks and .git/config of the workspace.
-	reset
-	(cd "$WS" && git init -q && git commit -q --allow-empty -m init && printf '#!/bin/sh\necho hook-ran > hook.out\n' >.git/hooks/post-commit && chmod +x .git/hooks/post-commit)
-	(cd "$WS" && crun -- sh -c 'echo work > file && git add file && git commit -q -m work && git log --oneline | wc -l') >"$T/o"
-	is "$?:$(cat "$T/o")" "0:2" "git add/commit work with hooks and config protected"
-	is "$(cat "$WS/hook.out" 2>/dev/null)" hook-ran "the existing post-commit hook ran"
-	hooks=$(snapshot "$WS/.git/hooks")
-	config=$(snapshot "$WS/.git/config")
-	attack() { # attack NAME COMMAND
-		(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2") >/dev/null 2>&1
-		unchanged "$1: .git/hooks" "$WS/.git/hooks" "$hooks"
-		unchanged "$1: .git/config" "$WS/.git/config" "$config"
-		[ ! -e "$WS/.git/hooks/pre-commit" ]
-		ok $? "$1: no pre-commit hook planted"
-	}
-	attack "write a hook" 'echo evil > .git/hooks/pre-commit'
-	attack "append to config" 'printf "[core]\n\thooksPath = evil\n" >> .git/config'
-	attack "rename .git away and copy it back" \
-		'mv .git .git.old; cp -r .git.old .git; echo evil > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit'
-	attack "rename hooks away" 'mv .git/hooks .git/hooks.old; mkdir .git/hooks; echo evil > .git/hooks/pre-commit'
-	attack "remove hooks, link elsewhere" 'rm -rf .git/hooks; ln -s ../evil .git/hooks'
-	attack "replace config by rename" 'echo "[core]" > c && mv -f c .git/config'
-	attack "remove .git entirely" 'rm -rf .git; git init -q; echo evil > .git/hooks/pre-commit'
-	is "$(json_field "$T/s.json" status '[p["enforced"] for p in e["protected"]]')" "[true, true]" \
-		"both default protections are enforced"
-	is "$(json_field "$T/s.json" status '"protected_paths_not_enforced" in e["gaps"]')" false \
-		"no protection gap claimed"
-	(cd "$WS" && crun --no-default-protect -- sh -c 'echo ok > .git/hooks/x') 2>/dev/null
-	is "$?:$(cat "$WS/.git/hooks/x" 2>/dev/null)" "0:ok" "--no-default-protect lifts it"
-	rm -f "$WS/.git/hooks/x"
+	if tool_ok git; then
+		reset
+		(cd "$WS" && git init -q && git commit -q --allow-empty -m init && printf '#!/bin/sh\necho hook-ran > hook.out\n' >.git/hooks/post-commit && chmod +x .git/hooks/post-commit)
+		(cd "$WS" && crun -- sh -c 'echo work > file && git add file && git commit -q -m work && git log --oneline | wc -l') >"$T/o"
+		is "$?:$(cat "$T/o")" "0:2" "git add/commit work with hooks and config protected"
+		is "$(cat "$WS/hook.out" 2>/dev/null)" hook-ran "the existing post-commit hook ran"
+		hooks=$(snapshot "$WS/.git/hooks")
+		config=$(snapshot "$WS/.git/config")
+		attack() { # attack NAME COMMAND
+			(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2") >/dev/null 2>&1
+			unchanged "$1: .git/hooks" "$WS/.git/hooks" "$hooks"
+			unchanged "$1: .git/config" "$WS/.git/config" "$config"
+			[ ! -e "$WS/.git/hooks/pre-commit" ]
+			ok $? "$1: no pre-commit hook planted"
+		}
+		attack "write a hook" 'echo evil > .git/hooks/pre-commit'
+		attack "append to config" 'printf "[core]\n\thooksPath = evil\n" >> .git/config'
+		attack "rename .git away and copy it back" \
+			'mv .git .git.old; cp -r .git.old .git; echo evil > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit'
+		attack "rename hooks away" 'mv .git/hooks .git/hooks.old; mkdir .git/hooks; echo evil > .git/hooks/pre-commit'
+		attack "remove hooks, link elsewhere" 'rm -rf .git/hooks; ln -s ../evil .git/hooks'
+		attack "replace config by rename" 'echo "[core]" > c && mv -f c .git/config'
+		attack "remove .git entirely" 'rm -rf .git; git init -q; echo evil > .git/hooks/pre-commit'
+		is "$(json_field "$T/s.json" status '[p["enforced"] for p in e["protected"]]')" "[true, true]" \
+			"both default protections are enforced"
+		is "$(json_field "$T/s.json" status '"protected_paths_not_enforced" in e["gaps"]')" false \
+			"no protection gap claimed"
+		(cd "$WS" && crun --no-default-protect -- sh -c 'echo ok > .git/hooks/x') 2>/dev/null
+		is "$?:$(cat "$WS/.git/hooks/x" 2>/dev/null)" "0:ok" "--no-default-protect lifts it"
+		rm -f "$WS/.git/hooks/x"
 
-	# A fresh git init works (nothing to protect at start).
-	reset
-	(cd "$WS" && crun -- sh -c 'git init -q && echo a > a && git add a && git commit -q -m one && ls .git/hooks > /dev/null')
-	is "$?" 0 "git init + commit in a workspace without .git"
+		# A fresh git init works (nothing to protect at start).
+		reset
+		(cd "$WS" && crun -- sh -c 'git init -q && echo a > a && git add a && git commit -q -m one && ls .git/hooks > /dev/null')
+		is "$?" 0 "git init + commit in a workspace without .git"
+	else
+		skip "git with protected .git/hooks and .git/config: $TOOL_WHY"
+	fi
 
 	# Explicit --protect of a frozen verify input, and its parent.
 	reset
@@ -151,7 +163,7 @@ fi
 
 # Fallback: namespaces refused -> Landlock only, gaps reported.
 reset
-(cd "$WS" && git init -q)
+mkdir -p "$WS/.git/hooks" && touch "$WS/.git/config"
 (cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" -- \
 	sh -c "chmod 0600 '$OUT/target'; echo x > hooked; cp hooked .git/hooks/x") 2>/dev/null
 is "$?" 0 "no namespaces: the run goes on (auto, default protections)"

@@ -29,7 +29,7 @@ case $out in
 esac
 
 # git status in a repository with a commit (refreshes .git/index).
-if command -v git >/dev/null 2>&1; then
+if tool_ok git; then
 	(cd "$WS" && git init -q && echo a >a && git add a && git commit -qm init && echo b >>a)
 	out=$(req -- git status --porcelain) 2>"$T/e"
 	is "$?" 0 "git status works confined"
@@ -38,24 +38,24 @@ if command -v git >/dev/null 2>&1; then
 	is "$?" 0 "git commit works confined (index.lock, objects)"
 	diag "$(git --version)"
 else
-	skip "git is not installed"
-	skip "git is not installed"
-	skip "git is not installed"
+	skip "git status works confined: $TOOL_WHY"
+	skip "git status sees the change: $TOOL_WHY"
+	skip "git commit works confined: $TOOL_WHY"
 fi
 
 # cargo --version (through rustup's proxy when that is how it is installed).
-if [ -n "$CARGO" ]; then
+if [ -n "$CARGO" ] && PATH="$(dirname "$CARGO"):$PATH" tool_ok cargo; then
 	out=$(req -- "$CARGO" --version) 2>"$T/e"
 	rc=$?
 	is "$rc" 0 "cargo --version works confined"
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/e" | head -n 5
 	diag "$out"
 else
-	skip "cargo is not on PATH or in ~/.cargo/bin of $(id -un)"
+	skip "cargo --version works confined: ${TOOL_WHY:-cargo is not on PATH or in ~/.cargo/bin} ($(id -un))"
 fi
 
 # node -e: writes in the workspace and in TMPDIR.
-if command -v node >/dev/null 2>&1; then
+if tool_ok node; then
 	out=$(req -- node -e '
 const fs = require("fs"), os = require("os"), path = require("path");
 fs.writeFileSync("from-node", "x");
@@ -66,8 +66,8 @@ console.log(process.version);') 2>"$T/e"
 	ok $? "node wrote in the workspace"
 	diag "node $out"
 else
-	skip "node is not installed"
-	skip "node is not installed"
+	skip "node -e works confined: $TOOL_WHY"
+	skip "node wrote in the workspace: $TOOL_WHY"
 fi
 
 # python3 -c, as found on PATH (root's may be a pyenv shim).
