@@ -4,7 +4,7 @@
 #   make check      unit tests, shell tests and the indirect-write corpus (as
 #                   root also as an unprivileged user), fuzz corpus replay,
 #                   lint and sanitizers
-#   make corpus     tests/corpus_regression (as root also as cordon-test)
+#   make corpus     tests/corpus_regression (as root also as nobody)
 #   make check-tools cargo build, npm ci, next build, Playwright+Chromium
 #                   confined (installs what they need; not in check)
 #   make asan       the suite under AddressSanitizer + UBSan
@@ -49,7 +49,7 @@ FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
 REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
-        shellcheck fuzz install uninstall clean demo header-check deps valgrind install-check \
+        shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check zig check-macos mac-tests corpus check-tools bench bench-lib
 .SUFFIXES:
 SHELL := /bin/bash
@@ -58,10 +58,14 @@ all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
 
 Q := $(if $(V),,@)
 
-$(B)/%.o: %.c include/cordon.h src/internal.h src/backend.h src/linux-layers.h src/seatbelt.h
+# -MMD -MP: each object's header dependencies, found by the compiler
+# (build/**/*.d), so touching any header rebuilds what includes it.
+DEPFLAGS   = -MMD -MP
+
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(B)/libcordon.a: $(LIB_OBJ)
 	@$(if $(V),,echo "  AR      $@")
@@ -78,30 +82,31 @@ $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c tests/unit/tap.h tests/unit/fixture.h $(B)/libcordon.a $(B)/cli/args.o
+$(B)/tests/%: tests/unit/%.c $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
 
 # The probe test points the backend at fake sandbox-exec programs through a
 # hook only its own build of backend-seatbelt.c has; the library's object
 # is built without it (see release-check).
-$(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c include/cordon.h src/internal.h src/backend.h src/seatbelt.h
+$(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
 
-$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c tests/unit/tap.h tests/unit/fixture.h \
+$(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c \
                                $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
 	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a $(LDLIBS)
 
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/replay/%: fuzz/%.c fuzz/standalone.c $(B)/libcordon.a $(B)/cli/args.o
+$(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Icli $(LDFLAGS) -o $@ $< fuzz/standalone.c $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/fuzz/standalone.o \
+	  $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
 
 unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
 	prove $(UNIT_BIN)
@@ -114,7 +119,7 @@ shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
 	tests/run-shell-tests
 
 # The indirect-write corpus (tests/corpus/*/expectations.toml) in every
-# situation, as the current user and, when that is root, as cordon-test.
+# situation, as the current user and, when that is root, as nobody.
 corpus: $(B)/cordon $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/corpus_regression
 	@if [ "$$(id -u)" -eq 0 ]; then CORDON_BUILD=$(B) tests/run-as-user --run tests/corpus_regression; \
@@ -125,15 +130,11 @@ corpus: $(B)/cordon $(HELPER_BIN)
 check-tools: $(B)/cordon
 	CORDON_BUILD=$(B) tests/tools/run
 
-# The README's test command. Everything a change must pass.
-check: deps
-	$(MAKE) all header-check release-check
-	$(MAKE) unit replay valgrind install-check
-	tests/run-shell-tests
-	$(MAKE) mac-tests
-	$(MAKE) corpus
-	$(MAKE) lint
-	$(MAKE) asan
+# The README's test command. Everything a change must pass: every part
+# runs even after one failed, then a summary names each part's result
+# (tests/run-check).
+check:
+	MAKE="$(MAKE)" tests/run-check
 
 # The suite that needs a real Mac (tests/macos/run, docs/macos.md). Off a
 # Mac it can only skip; this step fails if it says anything else there.
@@ -179,6 +180,16 @@ release-check: $(B)/libcordon.a $(B)/hooks/backend-seatbelt.o
 	  echo "release-check: a test hook is in $(B)/libcordon.a"; exit 1; fi
 	@nm $(B)/hooks/backend-seatbelt.o | grep -q seatbelt_test_reset
 	@echo "release-check: no test hook in $(B)/libcordon.a"
+
+# Every header is a dependency of what includes it: after a (pretended)
+# change of any header, make must find something to rebuild. Needs the
+# build, the unit tests and the replay programs built first.
+DEP_HEADERS := $(wildcard include/*.h src/*.h cli/*.h tests/unit/*.h)
+dep-check: all $(UNIT_BIN) $(HELPER_BIN) $(REPLAY_BIN)
+	@for h in $(DEP_HEADERS); do \
+	  if $(MAKE) -f $(firstword $(MAKEFILE_LIST)) -s -q -W $$h all $(UNIT_BIN) $(HELPER_BIN) $(REPLAY_BIN); then \
+	    echo "dep-check: nothing depends on $$h (missing header dependencies)"; exit 1; fi; \
+	done; echo "dep-check: $(words $(DEP_HEADERS)) headers, each rebuilds what includes it"
 
 header-check:
 	@mkdir -p $(B)
@@ -294,3 +305,9 @@ uninstall:
 
 clean:
 	rm -rf build build-asan
+
+# The header dependencies the compiler wrote (-MMD -MP).
+# standalone.o is an input of every replay program, not an intermediate.
+.SECONDARY: $(B)/fuzz/standalone.o
+
+-include $(wildcard $(B)/*/*.d)
