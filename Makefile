@@ -33,7 +33,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC 
              -Iinclude -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
-LIB_SRC := src/cordon.c src/config.c src/policy.c src/runtmp.c src/env.c src/spawn.c src/status.c \
+LIB_SRC := src/cordon.c src/config.c src/policy.c src/caches.c src/runtmp.c src/env.c src/spawn.c src/status.c \
            src/json.c src/path.c src/strv.c src/caps.c src/compat.c \
            src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c \
            src/backend-seatbelt.c src/backend-none.c
@@ -255,7 +255,7 @@ fuzz:
 	@mkdir -p $(B)/fuzz
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	    -Iinclude -Isrc -Icli -o $(B)/fuzz/$$n $$f $(LIB_SRC) cli/args.c -lpthread || exit 1; \
+	    -Iinclude -Isrc -Icli -Itests/unit -o $(B)/fuzz/$$n $$f $(LIB_SRC) cli/args.c -lpthread || exit 1; \
 	done
 	@echo "run e.g.: $(B)/fuzz/fuzz-json -max_total_time=60 fuzz/corpus/fuzz-json"
 

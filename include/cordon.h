@@ -100,19 +100,22 @@ CORDON_EXPORT const char *cordon_last_error(const cordon *c);
 CORDON_EXPORT int cordon_set_mode(cordon *c, enum cordon_mode mode);
 /* "auto", "required" or "off". */
 CORDON_EXPORT int cordon_parse_mode(const char *s, enum cordon_mode *out);
-/* Absolute path. Default: the current directory at cordon_begin(). */
+/* Paths given to the setters may be relative: they are resolved against
+ * the current directory at cordon_begin(). A path longer than 4095 bytes
+ * is refused (CORDON_EINVAL). */
+/* Default: the current directory at cordon_begin(). */
 CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
-/* An extra writable tree or file (absolute path). */
+/* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
 /* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
-/* A path inside a writable tree that must stay read-only (absolute). */
+/* A path inside a writable tree that must stay read-only. */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
 /* Protect the workspace's .git/hooks and .git/config (default on). */
 CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
-/* Absolute directory for per-run temp dirs. Default
+/* Directory for per-run temp dirs. Default
  * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon. */
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */

@@ -24,14 +24,17 @@ static int set_path(cordon *c, char **slot, const char *what, const char *path)
 	int r = configurable(c);
 	if (r != 0)
 		return r;
-	if (path == NULL || path[0] != '/')
-		return cordon_fail(c, CORDON_EINVAL, "%s must be an absolute path: %s", what,
-				   path ? path : "(null)");
-	if (strlen(path) >= 4096)
-		return cordon_fail(c, CORDON_EINVAL, "%s is too long", what);
+	/* A relative path is kept as given: every use resolves it against
+	 * the current directory at cordon_begin(), as realpath() and open()
+	 * do. */
+	if (path == NULL || path[0] == '\0')
+		return cordon_fail(c, CORDON_EINVAL, "empty %s", what);
+	if (strlen(path) >= CORDON_PATH_MAX)
+		return cordon_fail(c, CORDON_EINVAL, "%s is longer than %d bytes", what,
+				   CORDON_PATH_MAX - 1);
 	char *dup = strdup(path);
 	if (dup == NULL)
-		return CORDON_ENOMEM;
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	free(*slot);
 	*slot = dup;
 	return 0;
@@ -90,17 +93,7 @@ int cordon_set_state_dir(cordon *c, const char *dir)
 
 int cordon_set_status_file(cordon *c, const char *path)
 {
-	int r = configurable(c);
-	if (r != 0)
-		return r;
-	if (path == NULL || path[0] == '\0')
-		return cordon_fail(c, CORDON_EINVAL, "empty status file name");
-	char *dup = strdup(path);
-	if (dup == NULL)
-		return CORDON_ENOMEM;
-	free(c->status_file);
-	c->status_file = dup;
-	return 0;
+	return set_path(c, &c->status_file, "status file name", path);
 }
 
 int cordon_parse_caches(const char *list, unsigned *out)

@@ -5,6 +5,7 @@
  * thread shares, so a spawn from any thread sees the same decision.
  */
 #include "backend.h"
+#include "caches.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -243,8 +244,8 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();
 	if (c->mode != CORDON_MODE_OFF) {
-		homes_load(c);
-		if ((r = policy_resolve(c)) != 0 || (r = runtmp_create(c)) != 0) {
+		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
+		    (r = runtmp_create(c)) != 0) {
 			struct backend_probe reap; /* collect the trial: no zombie left */
 			be->probe(0, &reap);
 			return r;
@@ -260,7 +261,7 @@ static int begin(cordon *c)
 				   c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
-		if (c->dec.applied && (r = policy_resolve_caches(c)) != 0)
+		if (c->dec.applied && (r = caches_resolve(c)) != 0)
 			return r;
 		if ((r = policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR)) != 0)
 			return r;

@@ -14,6 +14,12 @@
 
 #define CORDON_HIDDEN __attribute__((visibility("hidden")))
 
+/* The longest path cordon handles, in bytes with the NUL: the kernel's
+ * PATH_MAX, beyond which no system call accepts a path. A longer path
+ * (argument, environment value or computed) is a clear error, never
+ * truncated. */
+#define CORDON_PATH_MAX 4096
+
 /* ---- small growable string vector (strv.c) ---- */
 struct strv {
 	char **v; /* NULL-terminated when n > 0 */
@@ -133,7 +139,7 @@ struct cordon {
 
 	/* the run */
 	enum stage stage;
-	char homes[2][4096]; /* canonical $HOME and passwd home (homes_load) */
+	char homes[2][CORDON_PATH_MAX]; /* canonical $HOME and passwd home (homes_load) */
 	int nhomes;
 	struct decision dec;
 	struct policy pol;
@@ -170,16 +176,17 @@ void decision_finish(struct decision *d);
 
 /* policy.c */
 int policy_resolve(cordon *c);
-int policy_resolve_caches(cordon *c);
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
 void policy_free(struct policy *p);
-/* Fill c->homes (call at the start of a run). */
-void homes_load(cordon *c);
+/* Fill c->homes (call at the start of a run): 0, or an error (a home
+ * longer than CORDON_PATH_MAX). */
+int homes_load(cordon *c);
 /* mkdir -p; directories it makes are owner-only (0700). */
 int mkdir_p(const char *path);
 void policy_add_devices(struct policy *p);
 
 /* runtmp.c */
+/* The state dir: 0, -1 when there is none (no HOME), -2 when too long. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 int runtmp_create(cordon *c);
 void runtmp_remove(cordon *c);

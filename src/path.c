@@ -58,6 +58,21 @@ int path_normalize(const char *cwd, const char *in, char *out, size_t outlen)
 	return 0;
 }
 
+int path_join(char *out, size_t outlen, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t need = la + (lb > 0 ? 1 + lb : 0) + 1;
+	if (need > outlen)
+		return -1;
+	memcpy(out, a, la);
+	if (lb > 0) {
+		out[la] = '/';
+		memcpy(out + la + 1, b, lb);
+	}
+	out[need - 1] = '\0';
+	return 0;
+}
+
 int path_is_broad(const char *p, const char *const *homes, size_t nhomes)
 {
 	if (strcmp(p, "/") == 0)

@@ -15,37 +15,74 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATHBUF 4096
+#define PATHBUF CORDON_PATH_MAX
+
+/* in, canonical when it exists, else lexically normalised, into out
+ * (PATHBUF bytes). in is absolute and shorter than PATHBUF. */
+static int home_path(const char *in, char *out)
+{
+	if (realpath(in, out) != NULL)
+		return 0;
+	return path_normalize(NULL, in, out, PATHBUF);
+}
+
+/* The password database's home of the real uid, or NULL; *buf is the
+ * caller's to free. The entry may be larger than the usual buffer. */
+static const char *passwd_home(char **buf)
+{
+	struct passwd pw, *res = NULL;
+	size_t len = 4096;
+	*buf = NULL;
+	for (;;) {
+		char *b = realloc(*buf, len);
+		if (b == NULL)
+			return NULL;
+		*buf = b;
+		int e = getpwuid_r(getuid(), &pw, b, len, &res);
+		if (e == 0)
+			return res != NULL ? pw.pw_dir : NULL;
+		if (e != ERANGE || len >= ((size_t)1 << 20))
+			return NULL;
+		len *= 2;
+	}
+}
 
 /* The user's home directories as cordon sees them: $HOME and the
  * password database's entry, canonicalised when they exist. Looked up
- * once per run (the password lookup alone costs ~0.2 ms). */
-void homes_load(cordon *c)
+ * once per run (the password lookup alone costs ~0.2 ms). A home too
+ * long to be a path is an error: cordon could not tell whether the
+ * workspace is the home or an ancestor of it. */
+int homes_load(cordon *c)
 {
-	char(*out)[PATHBUF] = c->homes;
-	int n = 0;
 	const char *env = getenv("HOME");
-	char tmp[PATHBUF];
+	char *buf;
+	int n = 0;
 
-	out[0][0] = out[1][0] = '\0';
+	c->homes[0][0] = c->homes[1][0] = '\0';
+	c->nhomes = 0;
 	if (env != NULL && env[0] == '/') {
-		if (realpath(env, out[n]) == NULL &&
-		    path_normalize(NULL, env, out[n], PATHBUF) != 0)
-			out[n][0] = '\0';
-		if (out[n][0] != '\0')
+		if (strlen(env) >= PATHBUF)
+			return cordon_fail(c, CORDON_EINVAL, "HOME is longer than %d bytes",
+					   PATHBUF - 1);
+		if (home_path(env, c->homes[n]) == 0)
 			n++;
 	}
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res != NULL &&
-	    pw.pw_dir != NULL && pw.pw_dir[0] == '/') {
-		if (realpath(pw.pw_dir, tmp) == NULL &&
-		    path_normalize(NULL, pw.pw_dir, tmp, sizeof(tmp)) != 0)
-			tmp[0] = '\0';
-		if (tmp[0] != '\0' && (n == 0 || strcmp(tmp, out[0]) != 0))
-			memcpy(out[n++], tmp, strlen(tmp) + 1);
+	const char *pw = passwd_home(&buf);
+	if (pw != NULL && pw[0] == '/') {
+		if (strlen(pw) >= PATHBUF) {
+			free(buf);
+			return cordon_fail(c, CORDON_EINVAL,
+					   "the home directory in the password database is longer "
+					   "than %d bytes",
+					   PATHBUF - 1);
+		}
+		if (home_path(pw, c->homes[n]) == 0 &&
+		    (n == 0 || strcmp(c->homes[0], c->homes[1]) != 0))
+			n++;
 	}
+	free(buf);
 	c->nhomes = n;
+	return 0;
 }
 
 static int is_broad(const cordon *c, const char *p)
@@ -207,13 +244,11 @@ int policy_resolve(cordon *c)
 
 	/* .git/hooks and .git/config, when they exist at the start: a fresh
 	 * "git init" during the run must keep working. */
-	static const char *const defaults[] = { "/.git/hooks", "/.git/config" };
+	static const char *const defaults[] = { ".git/hooks", ".git/config" };
 	for (size_t i = 0; c->default_protect && i < 2; i++) {
-		if (strlen(p->workspace) + strlen(defaults[i]) + 1 > sizeof(buf))
-			continue;
-		strcpy(buf, p->workspace);
-		strcat(buf, defaults[i]);
-		if (realpath(buf, real) == NULL || !inside_writable(p, real))
+		/* A path too long for a system call does not exist either. */
+		if (path_join(buf, sizeof(buf), p->workspace, defaults[i]) != 0 ||
+		    realpath(buf, real) == NULL || !inside_writable(p, real))
 			continue;
 		if ((r = add_protect(p, real, 0)) != 0)
 			return r;
@@ -226,8 +261,10 @@ int mkdir_p(const char *path)
 {
 	char tmp[PATHBUF];
 	size_t len = strlen(path);
-	if (len == 0 || len >= sizeof(tmp))
+	if (len == 0 || len >= sizeof(tmp)) {
+		errno = len == 0 ? ENOENT : ENAMETOOLONG;
 		return -1;
+	}
 	memcpy(tmp, path, len + 1);
 	for (char *s = tmp + 1; *s != '\0'; s++) {
 		if (*s != '/')
@@ -239,147 +276,6 @@ int mkdir_p(const char *path)
 	}
 	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
 		return -1;
-	return 0;
-}
-
-static const char *env_path(const char *name)
-{
-	const char *v = getenv(name);
-	return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-/* base/sub[/leaf] made absolute against the current directory. */
-static int join(char *out, const char *base, const char *sub, const char *leaf)
-{
-	char tmp[PATHBUF], cwd[PATHBUF];
-	size_t n = strlen(base) + strlen(sub) + (leaf ? strlen(leaf) : 0) + 3;
-	if (n > sizeof(tmp))
-		return -1;
-	strcpy(tmp, base);
-	if (sub[0] != '\0') {
-		strcat(tmp, "/");
-		strcat(tmp, sub);
-	}
-	if (leaf != NULL) {
-		strcat(tmp, "/");
-		strcat(tmp, leaf);
-	}
-	if (tmp[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL)
-		return -1;
-	return path_normalize(tmp[0] == '/' ? NULL : cwd, tmp, out, PATHBUF);
-}
-
-static void add_cache(cordon *c, const char *name, const char *path, int is_dir)
-{
-	struct policy *p = &c->pol;
-	struct cache_entry *e;
-	char real[PATHBUF];
-	struct stat st;
-
-	if (p->ncaches >= sizeof(p->caches) / sizeof(p->caches[0]))
-		return;
-	e = &p->caches[p->ncaches++];
-	e->name = name;
-	e->is_dir = is_dir;
-	e->path = strdup(path);
-	e->state = "unavailable";
-	if (e->path == NULL)
-		return;
-	if (lstat(path, &st) != 0) {
-		int made;
-		if (is_dir) {
-			made = mkdir_p(path) == 0;
-		} else {
-			char parent[PATHBUF];
-			strcpy(parent, path);
-			char *slash = strrchr(parent, '/');
-			if (slash != NULL && slash != parent)
-				*slash = '\0';
-			int fd =
-				mkdir_p(parent) == 0
-					? open(path,
-					       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-					       0600)
-					: -1;
-			made = fd >= 0;
-			if (fd >= 0)
-				close(fd);
-		}
-		if (!made)
-			return;
-		e->created = 1;
-	}
-	if (realpath(path, real) == NULL || stat(real, &st) != 0 ||
-	    (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
-		return;
-	free(e->path);
-	e->path = strdup(real);
-	if (e->path == NULL)
-		return;
-	if (!c->allow_broad && is_broad(c, real)) {
-		e->state = "refused";
-		return;
-	}
-	if (policy_add_writable(p, real, is_dir, W_CACHE) != 0)
-		return;
-	e->state = e->created ? "created" : "existing";
-}
-
-/* The tool caches of design section 4, honouring each tool's variable. */
-int policy_resolve_caches(cordon *c)
-{
-	char home[PATHBUF], base[PATHBUF], path[PATHBUF];
-	const char *v;
-
-	if (c->nhomes == 0)
-		return 0; /* no home: the default caches have no location */
-	const char *h = env_path("HOME");
-	strcpy(home, h != NULL && h[0] == '/' ? h : c->homes[0]);
-
-	if (c->caches & CORDON_CACHE_CARGO) {
-		v = env_path("CARGO_HOME");
-		if (join(base, v ? v : home, v ? "" : ".cargo", NULL) == 0) {
-			if (join(path, base, "registry", NULL) == 0)
-				add_cache(c, "cargo", path, 1);
-			if (join(path, base, "git", NULL) == 0)
-				add_cache(c, "cargo", path, 1);
-			if (join(path, base, ".package-cache", NULL) == 0)
-				add_cache(c, "cargo", path, 0);
-		}
-	}
-	if (c->caches & CORDON_CACHE_NPM) {
-		v = env_path("npm_config_cache");
-		if (v == NULL)
-			v = env_path("NPM_CONFIG_CACHE");
-		if (join(path, v ? v : home, v ? "" : ".npm", NULL) == 0)
-			add_cache(c, "npm", path, 1);
-	}
-#if defined(__APPLE__)
-	const char *cache_home = NULL;
-	const char *cache_sub = "Library/Caches";
-#else
-	const char *cache_home = env_path("XDG_CACHE_HOME");
-	const char *cache_sub = ".cache";
-	if (cache_home != NULL && cache_home[0] != '/')
-		cache_home = NULL; /* the XDG spec ignores relative values */
-#endif
-	if (c->caches & CORDON_CACHE_PIP) {
-		v = env_path("PIP_CACHE_DIR");
-		if (v != NULL ? join(path, v, "", NULL) == 0
-			      : join(path, cache_home ? cache_home : home,
-				     cache_home ? "" : cache_sub, "pip") == 0)
-			add_cache(c, "pip", path, 1);
-	}
-	if (c->caches & CORDON_CACHE_PLAYWRIGHT) {
-		v = env_path("PLAYWRIGHT_BROWSERS_PATH");
-		/* "0" means browsers live in node_modules, inside the workspace. */
-		if (v != NULL && strcmp(v, "0") == 0)
-			return 0;
-		if (v != NULL ? join(path, v, "", NULL) == 0
-			      : join(path, cache_home ? cache_home : home,
-				     cache_home ? "" : cache_sub, "ms-playwright") == 0)
-			add_cache(c, "playwright", path, 1);
-	}
 	return 0;
 }
 

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATHBUF 4096
+#define PATHBUF CORDON_PATH_MAX
 /* Deeper directories are moved up to the top of the tree being removed,
  * so removal needs a bounded number of open directories. */
 #define MAX_DEPTH 48
@@ -39,7 +39,7 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 		n = snprintf(out, outlen, "%s/.local/state/cordon", c->homes[0]);
 	else
 		return -1;
-	return n > 0 && (size_t)n < outlen ? 0 : -1;
+	return n > 0 && (size_t)n < outlen ? 0 : -2;
 }
 
 struct rm_ctx {
@@ -169,7 +169,13 @@ int runtmp_create(cordon *c)
 	char state[PATHBUF], real[PATHBUF], tmpl[PATHBUF];
 	struct stat a, b;
 
-	if (runtmp_state_dir(c, state, sizeof(state)) != 0)
+	int sr = runtmp_state_dir(c, state, sizeof(state));
+	if (sr == -2)
+		return cordon_fail(c, CORDON_EINVAL,
+				   "the state directory's path would be longer than %d bytes "
+				   "(--state-dir, XDG_STATE_HOME or HOME)",
+				   PATHBUF - 1);
+	if (sr != 0)
 		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
 	if (mkdir_p(state) != 0 || realpath(state, real) == NULL)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create state directory %s",

@@ -29,12 +29,12 @@ bad() {
 	ok $? "$name: command not run"
 }
 
-touch "$T/afile"
+touch "$T/afile" "$WS/afile-rel"
 R=(-- echo RAN)
 S=(--state-dir "$STATE")
 bad "no arguments"
 bad "unknown command" frob
-bad "relative workspace" run "${S[@]}" -w rel "${R[@]}"
+bad "relative workspace that does not exist" run "${S[@]}" -w rel "${R[@]}"
 bad "missing workspace" run "${S[@]}" -w "$T/nope" "${R[@]}"
 bad "workspace is a file" run "${S[@]}" -w "$T/afile" "${R[@]}"
 bad "workspace /" run "${S[@]}" -w / "${R[@]}"
@@ -56,9 +56,9 @@ bad "status-fd not open" run "${S[@]}" --status-fd 77 "${R[@]}"
 bad "status-file in a missing dir" run "${S[@]}" --status-file "$T/nodir/s.json" "${R[@]}"
 bad "state dir under a file" run --state-dir "$T/afile/state" "${R[@]}"
 bad "state dir in /proc" run --state-dir /proc/cordon-no-such/state "${R[@]}"
-bad "relative state dir" run --state-dir state "${R[@]}"
+bad "relative state dir under a file" run --state-dir afile-rel/state "${R[@]}"
 bad "allow-write missing" run "${S[@]}" --allow-write "$T/nope" "${R[@]}"
-bad "allow-write relative" run "${S[@]}" --allow-write rel "${R[@]}"
+bad "allow-write relative, missing" run "${S[@]}" --allow-write rel "${R[@]}"
 bad "allow-write /" run "${S[@]}" --allow-write / "${R[@]}"
 bad "protect outside writable trees" run "${S[@]}" --protect "$T/afile" "${R[@]}"
 bad "env empty" run "${S[@]}" --env '' "${R[@]}"
@@ -68,11 +68,37 @@ bad "unknown cache" run "${S[@]}" --cache npm,bogus "${R[@]}"
 bad "flag with a value" run "${S[@]}" --clean-env=1 "${R[@]}"
 bad "test-max-abi zero" run "${S[@]}" --test-max-abi 0 "${R[@]}"
 bad "probe garbage" probe --frob
+# Values longer than any path: a clear error, never an overflow.
+long=/$(printf 'a%.0s' $(seq 5000))
+HOME=$long bad "HOME longer than a path" run "${S[@]}" "${R[@]}"
+grep -q 'HOME is longer than 4095 bytes' "$T/e"
+ok $? "HOME longer than a path: says so"
+XDG_STATE_HOME=$long bad "XDG_STATE_HOME longer than a path" run "${R[@]}"
+bad "workspace longer than a path" run "${S[@]}" -w "$long" "${R[@]}"
+bad "state dir longer than a path" run --state-dir "$long" "${R[@]}"
+bad "status file longer than a path" run "${S[@]}" --status-file "$long" "${R[@]}"
 mkdir -p "$HOME/proj"
 (cd "$HOME" && "$CORDON" run "${S[@]}" -- echo RAN) >"$T/o" 2>"$T/e"
 is "$?" 125 "default workspace = HOME is refused"
 (cd "$WS" && "$CORDON" run "${S[@]}" -w "$T" --allow-broad -- echo RAN) >"$T/o" 2>&1
 is "$?:$(cat "$T/o")" "0:RAN" "--allow-broad overrides the refusal"
+
+# Relative paths are resolved against the current directory, like every
+# other Unix tool's.
+mkdir -p "$WS/build"
+echo keep >"$WS/keep.txt"
+(cd "$WS" && "$CORDON" run -w . --allow-write build --protect keep.txt --state-dir ../relstate \
+	--status-file rel.json -- sh -c 'echo x > build/y') >"$T/o" 2>"$T/e"
+is "$?:$(cat "$WS/build/y" 2>/dev/null)" "0:x" "relative -w, --allow-write, --protect, --state-dir, --status-file"
+is "$(json_field "$WS/rel.json" status 'e["writable"][0] if e["applied"] else "'"$WS"'"')" "$WS" \
+	"the relative workspace is the current directory, canonical"
+is "$(json_field "$WS/rel.json" status '[p["path"] for p in e["protected"]] if e["applied"] else ["'"$WS/keep.txt"'"]')" \
+	"[\"$WS/keep.txt\"]" "the relative --protect path is resolved"
+case $(json_field "$WS/rel.json" status 'e["tmpdir"]') in
+"$T/relstate/runs/"*) ok 0 "the relative state dir is resolved" ;;
+*) ok 1 "the relative state dir is resolved: $(json_field "$WS/rel.json" status 'e["tmpdir"]')" ;;
+esac
+rm -rf "$WS/build" "$WS/keep.txt" "$WS/rel.json" "$WS/afile-rel" "$T/relstate"
 
 # Messages stay on one line even for a path with a newline in it.
 nl_path="$T/no

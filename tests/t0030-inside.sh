@@ -6,6 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
+# A cache is made only for a tool that is present here: make all four
+# present, whatever this machine has installed (stand-ins at the end of
+# PATH; a real tool, when there is one, comes first).
+mkdir -p "$T/standins"
+for p in cargo npm pip playwright; do
+	printf '#!/bin/sh\nexit 0\n' >"$T/standins/$p"
+	chmod +x "$T/standins/$p"
+done
+export PATH="$PATH:$T/standins"
+
 inside() { # inside NAME COMMAND: runs confined in $WS, must exit 0
 	(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2") >"$T/o" 2>"$T/e"
 	local rc=$?
@@ -90,6 +100,37 @@ is "$?" 0 "PIP_CACHE_DIR and PLAYWRIGHT_BROWSERS_PATH are honoured"
 [ ! -e "$HOME/evil" ]
 ok $? "a cache variable pointing at HOME is refused, not granted"
 is "$(json_field "$T/s2.json" status 'e["caches"][0]["state"]')" refused "... and reported as refused"
+
+# A cache is created only for a tool that is present: its variable is set,
+# its cache (or CARGO_HOME) exists, or one of its programs is on PATH.
+mkdir -p "$T/bare" "$T/home2"
+ln -s /bin/sh "$T/bare/sh"
+ln -s /bin/true "$T/bare/true"
+bare() { (cd "$WS" && HOME=$T/home2 XDG_CACHE_HOME=$T/home2/.cache PATH=$T/bare crun --status-file "$T/s3.json" "$@"); }
+rm -f "$T/s3.json"
+bare -- true
+is "$(json_field "$T/s3.json" status 'e["caches"]')" "[]" "no tool present: no cache listed"
+is "$(find "$T/home2" -mindepth 1 | wc -l)" 0 "no tool present: nothing created in HOME"
+mkdir "$T/home2/.npm"
+rm -f "$T/s3.json"
+bare -- true
+is "$(json_field "$T/s3.json" status '[(c["name"], c["state"]) for c in e["caches"]]')" '[["npm", "existing"]]' \
+	"an existing ~/.npm makes npm present; nothing else is made"
+ln -s "$T/standins/cargo" "$T/bare/cargo"
+rm -f "$T/s3.json"
+bare --cache cargo,pip -- true
+is "$(json_field "$T/s3.json" status '[c["state"] for c in e["caches"] if c["name"] == "cargo"]')" \
+	'["created", "created", "created"]' "cargo on PATH: its caches are created"
+[ ! -e "$T/home2/.cache/pip" ]
+ok $? "... pip, not present, gets none"
+rm -f "$T/s3.json"
+(PIP_CACHE_DIR=$T/home2/pipc bare --cache pip -- true)
+is "$(json_field "$T/s3.json" status '[c["state"] for c in e["caches"]]')" '["created"]' \
+	"PIP_CACHE_DIR set: pip is present, its cache is created"
+rm -f "$T/s3.json"
+(CARGO_HOME=/$(printf 'a%.0s' $(seq 5000)) bare --cache cargo -- true)
+is "$?:$(json_field "$T/s3.json" status '[(c["name"], c["path"], c["state"]) for c in e["caches"]]')" \
+	'0:[["cargo", null, "unavailable"]]' "a CARGO_HOME longer than a path: reported unavailable, nothing granted"
 
 # --allow-write adds a tree and a single file.
 mkdir -p "$T/extra"

@@ -50,16 +50,21 @@ static void error_convention(void)
 	ok(distinct, "error codes are negative and distinct");
 
 	cordon *c = cordon_new();
+	/* A path one byte longer than any system call takes. */
+	static char longpath[4097];
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
 	struct {
 		const char *name;
 		int r;
 	} bad[] = {
 		{ "set_mode(99)", cordon_set_mode(c, (enum cordon_mode)99) },
-		{ "set_workspace(relative)", cordon_set_workspace(c, "rel") },
+		{ "set_workspace(\"\")", cordon_set_workspace(c, "") },
+		{ "set_workspace(4096 bytes)", cordon_set_workspace(c, longpath) },
 		{ "set_workspace(NULL)", cordon_set_workspace(c, NULL) },
-		{ "add_allow_write(relative)", cordon_add_allow_write(c, "rel/x") },
+		{ "add_allow_write(\"\")", cordon_add_allow_write(c, "") },
 		{ "add_protect(NULL)", cordon_add_protect(c, NULL) },
-		{ "set_state_dir(relative)", cordon_set_state_dir(c, "x") },
+		{ "set_state_dir(4096 bytes)", cordon_set_state_dir(c, longpath) },
 		{ "set_status_fd(-1)", cordon_set_status_fd(c, -1) },
 		{ "set_status_file(\"\")", cordon_set_status_file(c, "") },
 		{ "set_timeout_ms(huge)", cordon_set_timeout_ms(c, UINT64_MAX) },

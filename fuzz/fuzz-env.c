@@ -1,0 +1,136 @@
+/*
+ * Fuzz target for what cordon builds from environment values: the
+ * command's environment (env_build) and the tool cache locations
+ * (caches_locate). The input split on NUL bytes gives: one flags segment
+ * (bit 0: --clean-env, bit 1: a run temp dir, bits 2-5: the cache mask),
+ * the parent environment's entries up to a segment "--", then the --env
+ * specs. Values may be far longer than any path: nothing may overflow,
+ * and every cache location must be an absolute, normalised path that
+ * fits CORDON_PATH_MAX.
+ */
+#include "caches.h"
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *lookup(void *ctx, const char *name)
+{
+	const char *const *env = ctx;
+	size_t n = strlen(name);
+	for (size_t i = 0; env[i] != NULL; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
+}
+
+static void check_env(char **out, int clean, const char *tmpdir, const char *const *specs,
+		      size_t nspecs)
+{
+	size_t ntmp = 0;
+	if (out == NULL)
+		abort(); /* only out of memory may fail */
+	for (size_t i = 0; out[i] != NULL; i++) {
+		const char *eq = strchr(out[i], '=');
+		/* An inherited entry without a name ("=x") passes through as a
+		 * plain exec would pass it; never with --clean-env. */
+		if (eq == NULL || (eq == out[i] && clean))
+			abort();
+		if ((size_t)(eq - out[i]) == 6 && strncmp(out[i], "TMPDIR", 6) == 0)
+			ntmp++;
+		if (clean) {
+			/* Clean: an allow-listed name, an LC_ name, TMPDIR or a spec's. */
+			int named = 0;
+			for (size_t k = 0; k < nspecs; k++) {
+				size_t n = strcspn(specs[k], "=");
+				named |= n == (size_t)(eq - out[i]) &&
+					 strncmp(specs[k], out[i], n) == 0;
+			}
+			static const char *const allowed[] = { "PATH",	  "HOME",  "USER",
+							       "LOGNAME", "SHELL", "LANG",
+							       "TERM",	  "TZ",	   "TMPDIR" };
+			for (size_t k = 0; k < sizeof(allowed) / sizeof(allowed[0]); k++)
+				named |= strlen(allowed[k]) == (size_t)(eq - out[i]) &&
+					 strncmp(allowed[k], out[i], strlen(allowed[k])) == 0;
+			named |= strncmp(out[i], "LC_", 3) == 0;
+			if (!named)
+				abort();
+		}
+	}
+	/* cordon's TMPDIR is the only one unless a spec names TMPDIR (inherited
+	 * duplicates otherwise pass through, as a plain exec passes them). */
+	int tmp_named = 0;
+	for (size_t k = 0; k < nspecs; k++)
+		tmp_named |= strncmp(specs[k], "TMPDIR", 6) == 0 &&
+			     (specs[k][6] == '\0' || specs[k][6] == '=');
+	if (tmpdir != NULL && !tmp_named && ntmp != 1)
+		abort();
+}
+
+static void check_path(const char *p)
+{
+	size_t n = strlen(p);
+	if (p[0] != '/' || n >= CORDON_PATH_MAX || strstr(p, "//") != NULL ||
+	    strstr(p, "/./") != NULL || strstr(p, "/../") != NULL || (n > 1 && p[n - 1] == '/'))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	const char **seg = calloc(size + 2, sizeof(*seg));
+	size_t nseg = 0;
+	if (buf == NULL || seg == NULL) {
+		free(buf);
+		free(seg);
+		return 0;
+	}
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	for (size_t i = 0; i <= size;) {
+		seg[nseg++] = buf + i;
+		i += strlen(buf + i) + 1;
+	}
+	unsigned flags = nseg > 0 && seg[0][0] != '\0' ? (unsigned char)seg[0][0] : 0;
+	const char **parent = seg + 1;
+	size_t np = 0;
+	while (1 + np < nseg && strcmp(parent[np], "--") != 0)
+		np++;
+	const char **specs = parent + np + (1 + np < nseg ? 1 : 0);
+	size_t nspecs = (size_t)(seg + nseg - specs);
+	/* Specs must be valid ones (cordon_add_env checks them first). */
+	size_t k = 0;
+	for (size_t i = 0; i < nspecs; i++)
+		if (env_spec_valid(specs[i]))
+			specs[k++] = specs[i];
+	nspecs = k;
+	parent[np] = NULL; /* the "--" (or the slot past the end) */
+
+	int clean = flags & 1;
+	const char *tmpdir = (flags & 2) ? "/state/runs/AbCdEf" : NULL;
+	char **out = env_build(parent, clean, specs, nspecs, tmpdir);
+	check_env(out, clean, tmpdir, specs, nspecs);
+	env_free(out);
+
+	/* The caches the same environment names, HOME as the base. */
+	const char *home = lookup((void *)parent, "HOME");
+	if (home == NULL || home[0] != '/' || strlen(home) >= CORDON_PATH_MAX)
+		home = "/home/u";
+	struct cache_loc locs[CACHE_LOC_MAX];
+	unsigned too_long;
+	size_t n = caches_locate((flags >> 2) & CORDON_CACHE_DEFAULT, lookup, (void *)parent, home,
+				 "/work/proj", locs, &too_long);
+	if (n > CACHE_LOC_MAX)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		check_path(locs[i].path);
+		if ((locs[i].bit & ((flags >> 2) & CORDON_CACHE_DEFAULT)) == 0)
+			abort();
+	}
+	free(seg);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,305 @@
+/*
+ * Tool caches: where each allowed tool keeps its cache, which tools are
+ * present, and the writable entries for the run (design section 4).
+ *
+ * A tool counts as present when its own variable names the cache, when
+ * the cache (or, for cargo, CARGO_HOME) already exists, or when one of
+ * its programs is on PATH. Only a present tool's missing cache is
+ * created, so a machine without npm gets no ~/.npm. The PATH check looks
+ * for an executable file by name and runs nothing; relative PATH entries
+ * are ignored (they would name the workspace).
+ */
+#include "caches.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATHBUF CORDON_PATH_MAX
+
+static const char *var(cache_getenv_fn get, void *ctx, const char *name)
+{
+	const char *v = get(ctx, name);
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* base/sub[/leaf], made absolute against cwd, normalised. -1: too long. */
+static int join3(char *out, const char *cwd, const char *base, const char *sub, const char *leaf)
+{
+	char a[PATHBUF], b[PATHBUF];
+	if (path_join(a, sizeof(a), base, sub) != 0 ||
+	    path_join(b, sizeof(b), a, leaf != NULL ? leaf : "") != 0)
+		return -1;
+	return path_normalize(cwd, b, out, PATHBUF);
+}
+
+struct locator {
+	struct cache_loc *out;
+	size_t n;
+	unsigned *too_long;
+	const char *cwd;
+};
+
+static void add(struct locator *l, const char *name, unsigned bit, int is_dir, int from_var,
+		const char *base, const char *sub, const char *leaf)
+{
+	struct cache_loc *e = &l->out[l->n];
+	if (l->n >= CACHE_LOC_MAX)
+		return;
+	if (join3(e->path, l->cwd, base, sub, leaf) != 0) {
+		*l->too_long |= bit;
+		return;
+	}
+	e->name = name;
+	e->bit = bit;
+	e->is_dir = is_dir;
+	e->from_var = from_var;
+	l->n++;
+}
+
+size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *home,
+		     const char *cwd, struct cache_loc out[CACHE_LOC_MAX], unsigned *too_long)
+{
+	struct locator l = { out, 0, too_long, cwd };
+	const char *v;
+
+	*too_long = 0;
+	if (mask & CORDON_CACHE_CARGO) {
+		v = var(get, ctx, "CARGO_HOME");
+		const char *base = v ? v : home;
+		const char *sub = v ? "" : ".cargo";
+		add(&l, "cargo", CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "registry");
+		add(&l, "cargo", CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "git");
+		add(&l, "cargo", CORDON_CACHE_CARGO, 0, v != NULL, base, sub, ".package-cache");
+	}
+	if (mask & CORDON_CACHE_NPM) {
+		v = var(get, ctx, "npm_config_cache");
+		if (v == NULL)
+			v = var(get, ctx, "NPM_CONFIG_CACHE");
+		add(&l, "npm", CORDON_CACHE_NPM, 1, v != NULL, v ? v : home, v ? "" : ".npm", NULL);
+	}
+#if defined(__APPLE__)
+	const char *cache_home = NULL;
+	const char *cache_sub = "Library/Caches";
+#else
+	const char *cache_home = var(get, ctx, "XDG_CACHE_HOME");
+	const char *cache_sub = ".cache";
+	if (cache_home != NULL && cache_home[0] != '/')
+		cache_home = NULL; /* the XDG spec ignores relative values */
+#endif
+	const char *cbase = cache_home ? cache_home : home;
+	const char *csub = cache_home ? "" : cache_sub;
+	if (mask & CORDON_CACHE_PIP) {
+		v = var(get, ctx, "PIP_CACHE_DIR");
+		if (v != NULL)
+			add(&l, "pip", CORDON_CACHE_PIP, 1, 1, v, "", NULL);
+		else
+			add(&l, "pip", CORDON_CACHE_PIP, 1, 0, cbase, csub, "pip");
+	}
+	if (mask & CORDON_CACHE_PLAYWRIGHT) {
+		v = var(get, ctx, "PLAYWRIGHT_BROWSERS_PATH");
+		/* "0" means browsers live in node_modules, inside the workspace. */
+		if (v != NULL && strcmp(v, "0") != 0)
+			add(&l, "playwright", CORDON_CACHE_PLAYWRIGHT, 1, 1, v, "", NULL);
+		else if (v == NULL)
+			add(&l, "playwright", CORDON_CACHE_PLAYWRIGHT, 1, 0, cbase, csub,
+			    "ms-playwright");
+	}
+	return l.n;
+}
+
+const char *const *caches_tool_programs(unsigned bit)
+{
+	static const char *const cargo[] = { "cargo", NULL };
+	static const char *const npm[] = { "npm", "npx", NULL };
+	static const char *const pip[] = { "pip", "pip3", NULL };
+	static const char *const playwright[] = { "playwright", NULL };
+	static const char *const none[] = { NULL };
+	switch (bit) {
+	case CORDON_CACHE_CARGO:
+		return cargo;
+	case CORDON_CACHE_NPM:
+		return npm;
+	case CORDON_CACHE_PIP:
+		return pip;
+	case CORDON_CACHE_PLAYWRIGHT:
+		return playwright;
+	default:
+		return none;
+	}
+}
+
+/* ---- the file system part ---- */
+
+static const char *env_lookup(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+static int on_path(const char *prog)
+{
+	const char *p = getenv("PATH");
+	char buf[PATHBUF];
+	struct stat st;
+
+	for (; p != NULL && *p != '\0';) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		size_t plen = strlen(prog);
+		if (n > 0 && p[0] == '/' && n + 1 + plen + 1 <= sizeof(buf)) {
+			memcpy(buf, p, n);
+			buf[n] = '/';
+			memcpy(buf + n + 1, prog, plen + 1);
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				return 1;
+		}
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static int tool_present(const struct cache_loc *locs, size_t n, unsigned bit)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (locs[i].bit != bit)
+			continue;
+		if (locs[i].from_var || exists(locs[i].path))
+			return 1;
+		/* cargo: CARGO_HOME (rustup's ~/.cargo) before any download. */
+		if (bit == CORDON_CACHE_CARGO) {
+			char base[PATHBUF];
+			if (path_join(base, sizeof(base), locs[i].path, "") == 0) {
+				char *slash = strrchr(base, '/');
+				if (slash != NULL && slash != base) {
+					*slash = '\0';
+					if (exists(base))
+						return 1;
+				}
+			}
+		}
+	}
+	for (const char *const *p = caches_tool_programs(bit); *p != NULL; p++)
+		if (on_path(*p))
+			return 1;
+	return 0;
+}
+
+/* The parent of path (a file to create) and the file, owner-only. */
+static int make_file(const char *path)
+{
+	char parent[PATHBUF];
+	if (path_join(parent, sizeof(parent), path, "") != 0)
+		return -1;
+	char *slash = strrchr(parent, '/');
+	if (slash != NULL && slash != parent)
+		*slash = '\0';
+	if (mkdir_p(parent) != 0)
+		return -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int push_entry(struct policy *p, const char *name, const char *path, const char *state,
+		      struct cache_entry **out)
+{
+	struct cache_entry *e;
+	if (p->ncaches >= sizeof(p->caches) / sizeof(p->caches[0]))
+		return 0;
+	e = &p->caches[p->ncaches];
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->state = state;
+	if (path != NULL && (e->path = strdup(path)) == NULL)
+		return CORDON_ENOMEM;
+	p->ncaches++;
+	*out = e;
+	return 0;
+}
+
+static int resolve_one(cordon *c, const struct cache_loc *loc)
+{
+	struct policy *p = &c->pol;
+	struct cache_entry *e = NULL;
+	char real[PATHBUF];
+	struct stat st;
+	int r = push_entry(p, loc->name, loc->path, "unavailable", &e);
+	if (r != 0 || e == NULL)
+		return r;
+	e->is_dir = loc->is_dir;
+	if (lstat(loc->path, &st) != 0) {
+		if ((loc->is_dir ? mkdir_p(loc->path) : make_file(loc->path)) != 0)
+			return 0;
+		e->created = 1;
+	}
+	if (realpath(loc->path, real) == NULL || stat(real, &st) != 0 ||
+	    (S_ISDIR(st.st_mode) ? 1 : 0) != loc->is_dir)
+		return 0;
+	char *dup = strdup(real);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(e->path);
+	e->path = dup;
+	const char *hv[2] = { c->homes[0], c->homes[1] };
+	if (!c->allow_broad && path_is_broad(real, hv, (size_t)c->nhomes)) {
+		e->state = "refused";
+		return 0;
+	}
+	if ((r = policy_add_writable(p, real, loc->is_dir, W_CACHE)) != 0)
+		return r;
+	e->state = e->created ? "created" : "existing";
+	return 0;
+}
+
+int caches_resolve(cordon *c)
+{
+	struct cache_loc locs[CACHE_LOC_MAX];
+	char home[PATHBUF], cwd[PATHBUF];
+	unsigned too_long = 0;
+	struct cache_entry *e;
+	int r;
+
+	if (c->nhomes == 0 || c->caches == 0)
+		return 0; /* no home: the default caches have no location */
+	/* $HOME as given (homes_load checked its length), else the
+	 * password database's home. */
+	const char *h = getenv("HOME");
+	if (path_join(home, sizeof(home), h != NULL && h[0] == '/' ? h : c->homes[0], "") != 0)
+		return 0;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0'; /* relative variables then name no location */
+	size_t n = caches_locate(c->caches, env_lookup, NULL, home, cwd[0] ? cwd : NULL, locs,
+				 &too_long);
+	for (unsigned bit = 1; bit <= CORDON_CACHE_DEFAULT; bit <<= 1) {
+		if (!(c->caches & bit))
+			continue;
+		int present = (too_long & bit) || tool_present(locs, n, bit);
+		for (size_t i = 0; i < n; i++)
+			if (locs[i].bit == bit && present && (r = resolve_one(c, &locs[i])) != 0)
+				return r;
+		/* A location that cannot be a path: reported, never granted. */
+		if ((too_long & bit) && (r = push_entry(&c->pol,
+							bit == CORDON_CACHE_CARGO ? "cargo"
+							: bit == CORDON_CACHE_NPM ? "npm"
+							: bit == CORDON_CACHE_PIP ? "pip"
+										  : "playwright",
+							NULL, "unavailable", &e)) != 0)
+			return r;
+	}
+	return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * Tool caches (design section 4): where each tool keeps its cache, by
+ * the tool's own variables, and whether the tool is present at all.
+ *
+ * caches_locate() is pure: it reads variables through a lookup function
+ * and never touches the file system, so it is unit-tested and fuzzed.
+ * caches_resolve() (caches.c) does the file system part for a run.
+ */
+#ifndef CORDON_CACHES_H
+#define CORDON_CACHES_H
+
+#include "internal.h"
+
+/* At most this many locations: cargo's three, npm, pip, playwright. */
+#define CACHE_LOC_MAX 6
+
+struct cache_loc {
+	const char *name; /* fixed identifier: "cargo", "npm", ... */
+	unsigned bit; /* CORDON_CACHE_* */
+	char path[CORDON_PATH_MAX]; /* absolute, lexically normalised */
+	int is_dir;
+	/* The tool's own variable names this location (then the tool counts
+	 * as present). */
+	int from_var;
+};
+
+/* Looks up an environment variable: its value, or NULL when unset. */
+typedef const char *(*cache_getenv_fn)(void *ctx, const char *name);
+
+/*
+ * The cache locations of the tools in mask, honouring each tool's
+ * variable, with home (absolute) as the default base and cwd (absolute)
+ * for relative values. Writes at most CACHE_LOC_MAX entries to out and
+ * returns their number. A location whose path would not fit in
+ * CORDON_PATH_MAX is left out and its tool's bit set in *too_long.
+ */
+size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *home,
+		     const char *cwd, struct cache_loc out[CACHE_LOC_MAX], unsigned *too_long);
+
+/* The programs whose presence on PATH marks a tool as present. */
+const char *const *caches_tool_programs(unsigned bit);
+
+/*
+ * For a run: locate the caches of c->caches, decide which tools are
+ * present (variable set, cache already there, or a program on PATH),
+ * create the missing caches of present tools (owner-only) and add them to
+ * the writable set. 0, or CORDON_ENOMEM.
+ */
+int caches_resolve(cordon *c);
+
+#endif
