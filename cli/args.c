@@ -31,7 +31,7 @@ int cli_parse_timeout(const char *s, uint64_t *ms)
 		return -1;
 	for (; *p >= '0' && *p <= '9'; p++, digits++) {
 		whole = whole * 10 + (uint64_t)(*p - '0');
-		if (whole > 100000000ULL) /* about three years */
+		if (whole > CLI_TIMEOUT_MAX_S) /* about three years */
 			return -1;
 	}
 	if (*p == '.') {
@@ -173,9 +173,12 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return 0;
 	case O_TIMEOUT:
 		if (cli_parse_timeout(v, &a->timeout_ms) != 0)
-			return fail(a, "bad --timeout '%s' (want seconds > 0, e.g. 30 or 1.5)", v);
+			return fail(a,
+				    "bad --timeout '%s' (want seconds from 0.001 to 100000000, "
+				    "e.g. 30 or 1.5)",
+				    v);
 		return 0;
-	case O_ENV:
+	case O_ENV: /* the name itself is checked by cordon_add_env() */
 		if (v[0] == '\0' || v[0] == '=')
 			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
 		return push(&a->env, &a->nenv, v);

@@ -46,7 +46,9 @@ struct cli_args {
 int cli_parse(int argc, char *const argv[], struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 
-/* Decimal seconds ("1", "0.25") to milliseconds; must be > 0. */
+/* The --timeout range: 0.001 s (one millisecond) to this many seconds. */
+#define CLI_TIMEOUT_MAX_S 100000000ULL
+/* Decimal seconds ("1", "0.25") to milliseconds, within the range. */
 int cli_parse_timeout(const char *s, uint64_t *ms);
 /* A non-negative decimal int no larger than max. */
 int cli_parse_uint(const char *s, long max, long *out);

@@ -45,13 +45,12 @@ static const char usage_run[] =
 	"  --env NAME[=VALUE]      set NAME, or pass the caller's NAME (repeatable)\n"
 	"  --keep-fd N             let the command keep inherited fd N (repeatable)\n"
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
-	"  --test-max-abi N        FOR TESTS: use at most Landlock ABI N\n"
 	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
 
 static const char usage_probe[] =
-	"usage: cordon probe [--json] [--test-max-abi N]\n"
+	"usage: cordon probe [--json]\n"
 	"\n"
 	"Report which confinement works on this machine and, if none, why.\n"
 	"Exit status: 0 when confinement is available, 1 when it is not.\n";
@@ -89,12 +88,15 @@ static void msg(const char *prefix, const char *fmt, ...)
 		exit(EXIT_CORDON);            \
 	} while (0)
 
-/* fds 0-2 closed at start would be reused by cordon's own files. */
-static void sanitize_std_fds(void)
+/* fds 0-2 closed at start would be reused by cordon's own files: they
+ * get /dev/null. Returns the set of those that were closed (bit fd). */
+static unsigned sanitize_std_fds(void)
 {
+	unsigned closed = 0;
 	for (int fd = 0; fd <= 2; fd++) {
 		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
 			continue;
+		closed |= 1u << fd;
 		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
 		if (n < 0)
 			exit(EXIT_CORDON);
@@ -103,6 +105,7 @@ static void sanitize_std_fds(void)
 			close(n);
 		}
 	}
+	return closed;
 }
 
 /* Signals that reach cordon go to the command's process group. */
@@ -262,9 +265,14 @@ int main(int argc, char *argv[])
 {
 	struct cli_args a;
 
-	sanitize_std_fds();
+	unsigned closed = sanitize_std_fds();
 	if (cli_parse(argc, argv, &a) != 0)
 		die("%s", a.err);
+	/* A status fd that was closed when cordon started is /dev/null now:
+	 * the events would vanish. Refuse it like any other closed fd. */
+	if (a.cmd == CLI_RUN && a.status_fd >= 0 && a.status_fd <= 2 &&
+	    (closed & (1u << a.status_fd)))
+		die("status fd %d is not open for writing", a.status_fd);
 	int rc;
 	switch (a.cmd) {
 	case CLI_HELP:

@@ -182,7 +182,9 @@ int cordon_add_env(cordon *c, const char *spec)
 	if (r != 0)
 		return r;
 	if (!env_spec_valid(spec))
-		return cordon_fail(c, CORDON_EINVAL, "bad --env (want NAME or NAME=VALUE): %s",
+		return cordon_fail(c, CORDON_EINVAL,
+				   "bad --env (want NAME or NAME=VALUE; a NAME is "
+				   "letters, digits and '_', not starting with a digit): %s",
 				   spec ? spec : "(null)");
 	return strv_push(&c->envspec, spec);
 }

@@ -26,9 +26,18 @@ static int same_name(const char *a, const char *b)
 	return n == name_len(b) && strncmp(a, b, n) == 0;
 }
 
+/* NAME or NAME=VALUE; NAME as POSIX names environment variables in the
+ * shell: letters, digits and '_', not starting with a digit. */
 int env_spec_valid(const char *spec)
 {
-	return spec != NULL && spec[0] != '\0' && spec[0] != '=';
+	const char *p = spec;
+	if (spec == NULL || !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+		return 0;
+	for (p++; *p != '\0' && *p != '='; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
 }
 
 static int clean_allowed(const char *entry)

@@ -105,6 +105,36 @@ nl_path="$T/no
 such"
 bad "missing workspace with newline" run "${S[@]}" -w "$nl_path" "${R[@]}"
 
+# Ranges and closed fds are said exactly.
+(cd "$WS" && crun --timeout 0.0001 -- true) 2>"$T/e"
+is "$?" 125 "--timeout below a millisecond: refused"
+grep -q "want seconds from 0.001 to 100000000" "$T/e"
+ok $? "... the message gives the real range"
+(cd "$WS" && crun --timeout 99999999999999 -- true) 2>"$T/e"
+is "$?:$(grep -c 'from 0.001 to 100000000' "$T/e")" "125:1" "--timeout too long: refused with the range"
+(cd "$WS" && crun --timeout 100000000 -- true)
+is "$?" 0 "--timeout at the top of the range is accepted"
+(cd "$WS" && crun --status-fd 1 -- echo RAN 1>&-) 2>"$T/e"
+is "$?:$(cat "$T/e")" "125:cordon: status fd 1 is not open for writing" "--status-fd 1 with fd 1 closed: refused"
+for spec in 1A=b A-B=c 'A B=c' 'A.B'; do
+	bad "--env name '$spec'" run "${S[@]}" --env "$spec" "${R[@]}"
+done
+"$CORDON" run --help >"$T/o"
+! grep -q test-max-abi "$T/o"
+ok $? "test-only options stay out of run --help"
+"$CORDON" probe --help >"$T/o"
+! grep -q test-max-abi "$T/o"
+ok $? "... and out of probe --help"
+if [ -x "$TOP/demo/run" ]; then
+	CORDON=$CORDON "$TOP/demo/run" >"$T/o" 2>&1
+	is "$?" 0 "the demo runs"
+	! grep -q "$(printf '\033')" "$T/o"
+	ok $? "the demo writes no escape codes when its output is not a terminal"
+else
+	skip "demo/run is not in this copy of the tree"
+	skip "demo/run is not in this copy of the tree"
+fi
+
 # Exit status mapping.
 (cd "$WS" && crun -- sh -c 'exit 42')
 is "$?" 42 "exit status passes through"

@@ -201,6 +201,11 @@ static void test_spec_valid(void)
 	is_int(env_spec_valid("A=1"), 1, "spec_valid: NAME=VALUE");
 	is_int(env_spec_valid("A="), 1, "spec_valid: NAME=");
 	is_int(env_spec_valid("A=b=c"), 1, "spec_valid: value with '='");
+	is_int(env_spec_valid("_a1=x"), 1, "spec_valid: '_', letters and digits");
+	is_int(env_spec_valid("1A=b"), 0, "spec_valid: a name starting with a digit");
+	is_int(env_spec_valid("A-B=c"), 0, "spec_valid: '-' in a name");
+	is_int(env_spec_valid("A B"), 0, "spec_valid: a space in a name");
+	is_int(env_spec_valid("\xc3\xa9=1"), 0, "spec_valid: a non-ASCII name");
 }
 
 int main(void)
