@@ -86,6 +86,12 @@ $(B)/tests/%: tests/unit/%.c $(B)/libcordon.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
 
+# The error test fails allocations on purpose: it wraps the allocator.
+$(B)/tests/test-errors: tests/unit/test-errors.c $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $(LDFLAGS) \
+	  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup -o $@ $< $(B)/libcordon.a $(LDLIBS)
+
 # The probe test points the backend at fake sandbox-exec programs through a
 # hook only its own build of backend-seatbelt.c has; the library's object
 # is built without it (see release-check).

@@ -19,6 +19,9 @@
  *
  * Errors: every function returning int returns 0 on success or a negative
  * CORDON_E* code; cordon_last_error() then says what failed, in one line.
+ * Every failing call on a handle sets that message, out of memory too.
+ * The message is the calling thread's own (like errno): a failure in one
+ * thread never changes what another thread reads.
  *
  * Ownership: string arguments are copied; the caller keeps its own. File
  * descriptors passed in are borrowed, never closed. Strings returned by
@@ -93,7 +96,9 @@ CORDON_EXPORT const char *const *cordon_identifiers(void);
 CORDON_EXPORT cordon *cordon_new(void);
 CORDON_EXPORT void cordon_free(cordon *c);
 
-/* Never NULL; "" when nothing failed yet. Owned by the handle. */
+/* The message of the calling thread's last failed call on c: never NULL,
+ * "" when none failed. The string belongs to the calling thread and stays
+ * valid until its next failing call on any handle. */
 CORDON_EXPORT const char *cordon_last_error(const cordon *c);
 
 /* --- configuration (copies; no side effects until cordon_begin) --- */

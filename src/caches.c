@@ -266,7 +266,7 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 	return 0;
 }
 
-int caches_resolve(cordon *c)
+static int resolve(cordon *c)
 {
 	struct cache_loc locs[CACHE_LOC_MAX];
 	char home[PATHBUF], cwd[PATHBUF];
@@ -302,4 +302,10 @@ int caches_resolve(cordon *c)
 			return r;
 	}
 	return 0;
+}
+
+int caches_resolve(cordon *c)
+{
+	int r = resolve(c);
+	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }

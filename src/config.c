@@ -46,7 +46,9 @@ static int add_path(cordon *c, struct strv *list, const char *what, const char *
 	int r = set_path(c, &tmp, what, path);
 	if (r != 0)
 		return r;
-	return strv_take(list, tmp);
+	if (strv_take(list, tmp) != 0)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
 }
 
 int cordon_parse_mode(const char *s, enum cordon_mode *out)
@@ -186,7 +188,9 @@ int cordon_add_env(cordon *c, const char *spec)
 				   "bad --env (want NAME or NAME=VALUE; a NAME is "
 				   "letters, digits and '_', not starting with a digit): %s",
 				   spec ? spec : "(null)");
-	return strv_push(&c->envspec, spec);
+	if (strv_push(&c->envspec, spec) != 0)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
 }
 
 int cordon_add_keep_fd(cordon *c, int fd)
@@ -203,7 +207,7 @@ int cordon_add_keep_fd(cordon *c, int fd)
 			return 0;
 	int *n = realloc(c->keep_fds, (c->nkeep + 1) * sizeof(int));
 	if (n == NULL)
-		return CORDON_ENOMEM;
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	c->keep_fds = n;
 	c->keep_fds[c->nkeep++] = fd;
 	return 0;

@@ -23,14 +23,31 @@ const char *cordon_version(void)
 	return CORDON_VERSION;
 }
 
+/*
+ * The last error is per thread and per handle (as errno, and libgit2's
+ * git_error_last): a thread's failing call writes only that thread's
+ * slot, tagged with the handle's id, so a message can neither be torn
+ * nor replaced by another thread's failure while it is read. Ids are
+ * never reused, so a new handle at a freed one's address starts clean.
+ */
+static _Thread_local struct {
+	unsigned long id; /* the handle the message belongs to, 0: none */
+	char msg[512];
+} last_err;
+
+static unsigned long next_id(void)
+{
+	static unsigned long counter;
+	return __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+}
+
 int cordon_fail(cordon *c, int code, const char *fmt, ...)
 {
 	va_list ap;
-	pthread_mutex_lock(&c->lock);
 	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	vsnprintf(last_err.msg, sizeof(last_err.msg), fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&c->lock);
+	last_err.id = c->id;
 	return code;
 }
 
@@ -56,6 +73,7 @@ cordon *cordon_new(void)
 	c->status_file_fd = -1;
 	c->tmp_lock_fd = -1;
 	c->prep.ruleset_fd = -1;
+	c->id = next_id();
 	if (pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);
 		return NULL;
@@ -96,7 +114,9 @@ void cordon_free(cordon *c)
 
 const char *cordon_last_error(const cordon *c)
 {
-	return c != NULL ? c->err : "no handle";
+	if (c == NULL)
+		return "no handle";
+	return last_err.id == c->id ? last_err.msg : "";
 }
 
 /* ---- the decision ---- */
@@ -263,8 +283,8 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = caches_resolve(c)) != 0)
 			return r;
-		if ((r = policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR)) != 0)
-			return r;
+		if (policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR) != 0)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
 	if (c->dec.applied) {
 		policy_add_devices(&c->pol);
@@ -304,8 +324,10 @@ int cordon_begin(cordon *c)
 
 int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 {
-	if (c == NULL || out == NULL)
+	if (c == NULL)
 		return CORDON_EINVAL;
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
 	if (argv == NULL || argv[0] == NULL)
@@ -348,14 +370,16 @@ int cordon_end(cordon *c)
 
 int cordon_last_result(cordon *c, struct cordon_result *out)
 {
-	if (c == NULL || out == NULL)
+	if (c == NULL)
 		return CORDON_EINVAL;
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no result to fill");
 	pthread_mutex_lock(&c->lock);
 	int have = c->have_last;
 	if (have)
 		*out = c->last;
 	pthread_mutex_unlock(&c->lock);
-	return have ? 0 : CORDON_ESTATE;
+	return have ? 0 : cordon_fail(c, CORDON_ESTATE, "no command has been waited for");
 }
 
 int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res)
@@ -433,5 +457,8 @@ int cordon_proc_kill(const cordon_proc *p, int sig)
 {
 	if (p == NULL)
 		return CORDON_EINVAL;
-	return killpg(p->pid, sig) == 0 ? 0 : CORDON_ESYS;
+	if (killpg(p->pid, sig) != 0)
+		return cordon_fail_errno(p->c, CORDON_ESYS, errno,
+					 "cannot signal process group %ld", (long)p->pid);
+	return 0;
 }

@@ -150,10 +150,10 @@ struct cordon {
 	char **envp; /* child environment */
 	int status_file_fd;
 
-	pthread_mutex_t lock; /* guards err, last, have_last */
+	pthread_mutex_t lock; /* guards last, have_last */
 	struct cordon_result last;
 	int have_last;
-	char err[512];
+	unsigned long id; /* unique per handle: tags its errors (cordon.c) */
 };
 
 struct cordon_proc {
@@ -163,7 +163,8 @@ struct cordon_proc {
 	int tty_fd; /* terminal handed to the command, or -1 */
 };
 
-/* errors (cordon.c) */
+/* errors (cordon.c): set the calling thread's last error for c (a
+ * message of at most 511 bytes) and return code. */
 int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

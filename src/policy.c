@@ -196,8 +196,9 @@ static int inside_writable(const struct policy *p, const char *path)
 	return 0;
 }
 
-/* Workspace, --allow-write paths, protected paths. */
-int policy_resolve(cordon *c)
+/* Workspace, --allow-write paths, protected paths. The helpers here
+ * report CORDON_ENOMEM without a message; policy_resolve() adds it. */
+static int resolve(cordon *c)
 {
 	struct policy *p = &c->pol;
 	char buf[PATHBUF], real[PATHBUF];
@@ -254,6 +255,12 @@ int policy_resolve(cordon *c)
 			return r;
 	}
 	return 0;
+}
+
+int policy_resolve(cordon *c)
+{
+	int r = resolve(c);
+	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 
 /* mkdir -p with owner-only modes for what it creates. */

@@ -213,10 +213,9 @@ int runtmp_create(cordon *c)
 		c->tmp_lock_fd = fd;
 		sweep(runs_fd, name);
 		close(runs_fd);
-		if (c->rundir == NULL)
-			return CORDON_ENOMEM;
-		c->tmpdir = strdup(c->rundir);
-		return c->tmpdir != NULL ? 0 : CORDON_ENOMEM;
+		if (c->rundir == NULL || (c->tmpdir = strdup(c->rundir)) == NULL)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return 0;
 	}
 	close(runs_fd);
 	return cordon_fail(c, CORDON_ESYS, "cannot create the run's temp dir in %s/runs", real);
