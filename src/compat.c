@@ -6,7 +6,32 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+int random_bytes(void *buf, size_t n)
+{
+#if defined(__linux__)
+	char *p = buf;
+	while (n > 0) {
+		ssize_t got = getrandom(p, n, 0);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += got;
+		n -= (size_t)got;
+	}
+	return 0;
+#else
+	arc4random_buf(buf, n);
+	return 0;
+#endif
+}
 
 int pipe_cloexec(int fds[2])
 {

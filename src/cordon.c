@@ -245,7 +245,7 @@ static void emit_refusal(cordon *c, const char *cause)
 	c->dec.gaps = 1u << GAP_UNCONFINED;
 	decision_finish(&c->dec);
 	emit_start(c);
-	char *json = status_exit_json(&r);
+	char *json = status_exit_json(c, &r);
 	status_emit(c, json);
 	free(json);
 	c->last = r;
@@ -258,6 +258,7 @@ static int begin(cordon *c)
 	int r;
 	if ((r = check_fds(c)) != 0)
 		return r;
+	status_run_begins(c);
 	/* The probe's trial runs while the policy is resolved and the run's
 	 * dir is made (a mkdir is a journal transaction on ext4). */
 	const struct backend *be = backend_for_platform();
@@ -359,7 +360,7 @@ int cordon_end(cordon *c)
 	struct cordon_result last = c->last;
 	pthread_mutex_unlock(&c->lock);
 	if (have) {
-		char *json = status_exit_json(&last);
+		char *json = status_exit_json(c, &last);
 		status_emit(c, json);
 		free(json);
 	}

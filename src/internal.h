@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define CORDON_HIDDEN __attribute__((visibility("hidden")))
 
@@ -148,6 +149,9 @@ struct cordon {
 	char *tmpdir; /* the command's TMPDIR: the run dir itself */
 	int tmp_lock_fd;
 	char **envp; /* child environment */
+	/* The run's identity and clock, set when the run begins. */
+	char run_id[33]; /* 32 hex digits, shared by the run's two events */
+	struct timespec begun_mono, begun_real;
 	int status_file_fd;
 
 	pthread_mutex_t lock; /* guards last, have_last */
@@ -201,7 +205,9 @@ int env_spec_valid(const char *spec);
 
 /* status.c */
 char *status_start_json(const cordon *c);
-char *status_exit_json(const struct cordon_result *r);
+char *status_exit_json(const cordon *c, const struct cordon_result *r);
+/* A new run id and the run's start times in c. */
+void status_run_begins(cordon *c);
 void status_emit(cordon *c, const char *line);
 
 /* spawn.c */
@@ -217,6 +223,8 @@ int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 #define CHILD_STACK_SIZE ((size_t)64 * 1024)
 pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
 int pipe_cloexec(int fds[2]);
+/* n random bytes from the kernel (getrandom, arc4random_buf); 0 or -1. */
+int random_bytes(void *buf, size_t n);
 
 /* caps.c (Linux; no-ops elsewhere) */
 int caps_would_reduce(void);

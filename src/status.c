@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,12 +111,14 @@ static void list_of(struct jbuf *b, const char *const *names)
 	jb_raw(b, "]");
 }
 
-static void decision_fields(struct jbuf *b, const cordon *c)
+/* "applied" in a run's event; "available" in the probe's answer, which
+ * applies nothing. */
+static void decision_fields(struct jbuf *b, const cordon *c, const char *applied_key)
 {
 	const struct decision *d = &c->dec;
 	jb_key(b, "backend");
 	jb_str(b, d->backend ? d->backend->name : "none");
-	jb_key(b, "applied");
+	jb_key(b, applied_key);
 	jb_bool(b, d->applied);
 	jb_key(b, "reason");
 	jb_str(b, d->reason);
@@ -178,9 +181,11 @@ char *status_start_json(const cordon *c)
 	jb_raw(&b, "{");
 	jb_key(&b, "event");
 	jb_str(&b, CORDON_EVENT_STATUS);
+	jb_key(&b, "run_id");
+	jb_str(&b, c->run_id);
 	jb_key(&b, "mode");
 	jb_str(&b, mode_name(c->mode));
-	decision_fields(&b, c);
+	decision_fields(&b, c, "applied");
 	/* Unconfined, nothing is granted: everything is writable, so the
 	 * lists that describe a confinement are null, never a misleading []. */
 	int confined = c->dec.applied;
@@ -213,7 +218,7 @@ char *cordon_probe_json(cordon *c)
 	if (c == NULL || c->stage == ST_NEW)
 		return NULL;
 	jb_raw(&b, "{");
-	decision_fields(&b, c);
+	decision_fields(&b, c, "available");
 	jb_key(&b, "detail");
 	jb_str(&b, c->dec.detail);
 	jb_key(&b, "kernel_abi");
@@ -224,12 +229,56 @@ char *cordon_probe_json(cordon *c)
 	return jb_finish(&b);
 }
 
-char *status_exit_json(const struct cordon_result *r)
+void status_run_begins(cordon *c)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[16];
+	if (random_bytes(raw, sizeof(raw)) != 0) {
+		/* No randomness to be had: unique enough within this host. */
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		unsigned long long v[2] = { (unsigned long long)t.tv_sec * 1000000000ULL +
+						    (unsigned long long)t.tv_nsec,
+					    (unsigned long long)getpid() << 32 ^ c->id };
+		memcpy(raw, v, sizeof(raw));
+	}
+	for (size_t i = 0; i < sizeof(raw); i++) {
+		c->run_id[2 * i] = hex[raw[i] >> 4];
+		c->run_id[2 * i + 1] = hex[raw[i] & 15];
+	}
+	c->run_id[32] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &c->begun_mono);
+	clock_gettime(CLOCK_REALTIME, &c->begun_real);
+}
+
+/* RFC 3339 UTC with milliseconds: 2026-12-03T16:20:01.123Z */
+static void jb_time(struct jbuf *b, const struct timespec *t)
+{
+	struct tm tm;
+	char s[40];
+	time_t sec = t->tv_sec;
+	if (gmtime_r(&sec, &tm) == NULL) {
+		jb_raw(b, "null");
+		return;
+	}
+	size_t n = strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(s + n, sizeof(s) - n, ".%03ldZ", t->tv_nsec / 1000000);
+	jb_str(b, s);
+}
+
+char *status_exit_json(const cordon *c, const struct cordon_result *r)
 {
 	struct jbuf b = { 0 };
+	struct timespec end_mono, end_real;
+	clock_gettime(CLOCK_MONOTONIC, &end_mono);
+	clock_gettime(CLOCK_REALTIME, &end_real);
+	long long ms = (long long)(end_mono.tv_sec - c->begun_mono.tv_sec) * 1000 +
+		       (end_mono.tv_nsec - c->begun_mono.tv_nsec) / 1000000;
 	jb_raw(&b, "{");
 	jb_key(&b, "event");
 	jb_str(&b, CORDON_EVENT_EXIT);
+	jb_key(&b, "run_id");
+	jb_str(&b, c->run_id);
 	jb_key(&b, "exit_code");
 	jb_int(&b, r->exit_code);
 	jb_key(&b, "signal");
@@ -239,6 +288,12 @@ char *status_exit_json(const struct cordon_result *r)
 		jb_raw(&b, "null");
 	jb_key(&b, "timed_out");
 	jb_bool(&b, r->timed_out);
+	jb_key(&b, "duration_ms");
+	jb_int(&b, ms > 0 ? ms : 0);
+	jb_key(&b, "started_at");
+	jb_time(&b, &c->begun_real);
+	jb_key(&b, "ended_at");
+	jb_time(&b, &end_real);
 	jb_raw(&b, "}");
 	return jb_finish(&b);
 }

@@ -176,4 +176,30 @@ sys.exit(0 if ok else 1)
 PY
 ok $? "status events are ASCII JSON and the path round-trips byte for byte"
 
+# Pairing events: both events of a run carry its id; the exit event has
+# the duration and the wall-clock start and end. Two runs, one file.
+rm -f "$T/pair.json"
+(cd "$WS" && crun --status-file "$T/pair.json" -- sleep 0.3 && crun --status-file "$T/pair.json" -- true)
+(cd "$WS" && crun --sandbox required --test-max-abi 1 --status-file "$T/pair.json" -- true) 2>/dev/null
+"$PY" - "$T/pair.json" <<'PY'
+import json, re, sys
+from datetime import datetime
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert [e["event"] for e in ev] == ["bash_sandbox_status", "bash_sandbox_exit"] * 3, ev
+ids = [e["run_id"] for e in ev]
+assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids), ids
+assert ids[0] == ids[1] and ids[2] == ids[3] and ids[4] == ids[5], "pairs share an id"
+assert len({ids[0], ids[2], ids[4]}) == 3, "runs have distinct ids"
+def t(s):
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", s), s
+    return datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ")
+for x in (ev[1], ev[3], ev[5]):
+    a, b = t(x["started_at"]), t(x["ended_at"])
+    assert a <= b and isinstance(x["duration_ms"], int) and x["duration_ms"] >= 0, x
+assert ev[1]["duration_ms"] >= 300, ev[1]
+assert t(ev[1]["ended_at"]) <= t(ev[3]["started_at"]), "the second run began after the first ended"
+assert ev[5]["exit_code"] == 125, "a refused run is paired too"
+PY
+ok $? "run_id pairs the events; the exit event has duration_ms, started_at, ended_at"
+
 done_testing

@@ -194,7 +194,8 @@ static void life_cycle(void)
 	is_int(cordon_end(c), 0, "end");
 	n = read(fds[0], buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
-	ok(strstr(buf, "\"event\":\"" CORDON_EVENT_EXIT "\",\"exit_code\":127") != NULL,
+	ok(strstr(buf, "\"event\":\"" CORDON_EVENT_EXIT "\",") != NULL &&
+		   strstr(buf, "\"exit_code\":127") != NULL,
 	   "end writes the exit event of the last command");
 	ok(access(tmpcopy, F_OK) != 0, "end removed the temp dir");
 	is_int(cordon_end(c), CORDON_ESTATE, "end twice: CORDON_ESTATE");
@@ -322,6 +323,8 @@ static void landlock_backend_present(void)
 	is_str(cordon_backend_name(c), "landlock", "the Linux build uses the Landlock backend");
 	char *j = cordon_probe_json(c);
 	ok(j != NULL && strstr(j, "\"backend\":\"landlock\"") != NULL, "probe JSON names it");
+	ok(j != NULL && strstr(j, "\"available\":") != NULL && strstr(j, "\"applied\"") == NULL,
+	   "probe JSON says available, not applied (it applies nothing)");
 	free(j);
 	cordon_free(c);
 #else
