@@ -88,29 +88,22 @@ enum opt {
 	O_NO_DEFAULT_PROTECT,
 	O_CLEAN_ENV,
 	O_ALLOW_BROAD,
+	O_EXPLAIN,
 	O_HELP,
 	O_COUNT
 };
 #define FIRST_FLAG O_NO_CACHES
 
 static const char *const long_names[O_COUNT] = {
-	[O_WORKSPACE] = "workspace",
-	[O_SANDBOX] = "sandbox",
-	[O_ALLOW_WRITE] = "allow-write",
-	[O_CACHE] = "cache",
-	[O_PROTECT] = "protect",
-	[O_STATE_DIR] = "state-dir",
-	[O_STATUS_FD] = "status-fd",
-	[O_STATUS_FILE] = "status-file",
-	[O_TIMEOUT] = "timeout",
-	[O_ENV] = "env",
-	[O_KEEP_FD] = "keep-fd",
-	[O_TEST_MAX_ABI] = "test-max-abi",
-	[O_NO_CACHES] = "no-caches",
-	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
-	[O_CLEAN_ENV] = "clean-env",
-	[O_ALLOW_BROAD] = "allow-broad",
-	[O_HELP] = "help",
+	[O_WORKSPACE] = "workspace",	 [O_SANDBOX] = "sandbox",
+	[O_ALLOW_WRITE] = "allow-write", [O_CACHE] = "cache",
+	[O_PROTECT] = "protect",	 [O_STATE_DIR] = "state-dir",
+	[O_STATUS_FD] = "status-fd",	 [O_STATUS_FILE] = "status-file",
+	[O_TIMEOUT] = "timeout",	 [O_ENV] = "env",
+	[O_KEEP_FD] = "keep-fd",	 [O_TEST_MAX_ABI] = "test-max-abi",
+	[O_NO_CACHES] = "no-caches",	 [O_NO_DEFAULT_PROTECT] = "no-default-protect",
+	[O_CLEAN_ENV] = "clean-env",	 [O_ALLOW_BROAD] = "allow-broad",
+	[O_EXPLAIN] = "explain",	 [O_HELP] = "help",
 };
 
 static int find_opt(const char *arg, const char **inline_val)
@@ -216,6 +209,9 @@ static int apply_flag(struct cli_args *a, int o)
 		break;
 	case O_ALLOW_BROAD:
 		a->allow_broad = 1;
+		break;
+	case O_EXPLAIN:
+		a->explain = 1;
 		break;
 	default:
 		break;

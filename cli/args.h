@@ -35,6 +35,7 @@ struct cli_args {
 	int *keep_fds;
 	size_t nkeep;
 	int allow_broad;
+	int explain;
 	int max_abi; /* testing knob; 0: none */
 	char *const *command; /* after "--", NULL-terminated */
 	/* probe */

@@ -45,6 +45,8 @@ static const char usage_run[] =
 	"  --env NAME[=VALUE]      set NAME, or pass the caller's NAME (repeatable)\n"
 	"  --keep-fd N             let the command keep inherited fd N (repeatable)\n"
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
+	"  --explain               when the confined command fails, say which errors\n"
+	"                          mean \"refused by cordon\" (one line on stderr)\n"
 	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
@@ -214,6 +216,7 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_add_keep_fd(c, a->keep_fds[i]));
 	check(c, cordon_set_allow_broad(c, a->allow_broad));
 	check(c, cordon_set_foreground(c, 1));
+	check(c, cordon_set_explain(c, a->explain));
 	if (a->max_abi > 0)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }

@@ -141,6 +141,10 @@ CORDON_EXPORT int cordon_set_allow_broad(cordon *c, int on);
  * 0, 1 or 2, hand the terminal to the command while it runs (default off;
  * the CLI turns it on). */
 CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
+/* When a confined command ends with a non-zero status, write one line on
+ * fd 2 saying it ran confined, what was writable, and which errors mean
+ * "refused by cordon" (default off; the CLI's --explain). */
+CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
 /* FOR TESTS ONLY: use at most this Landlock ABI version (0: no cap). Lets
  * tests show the behaviour of older kernels on a newer one. */
 CORDON_EXPORT int cordon_test_set_max_abi(cordon *c, int abi);

@@ -155,6 +155,7 @@ FLAG_SETTER(cordon_set_default_protect, default_protect)
 FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
+FLAG_SETTER(cordon_set_explain, explain)
 
 int cordon_set_status_fd(cordon *c, int fd)
 {

@@ -129,7 +129,7 @@ struct cordon {
 	char *workspace_opt;
 	struct strv allow_write, protect, envspec;
 	unsigned caches;
-	int default_protect, clean_env, allow_broad, foreground;
+	int default_protect, clean_env, allow_broad, foreground, explain;
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -209,6 +209,9 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
 void status_emit(cordon *c, const char *line);
+/* The --explain line for a confined command that ended with r (no
+ * newline; caller frees), or NULL. */
+char *status_explain(const cordon *c, const struct cordon_result *r);
 
 /* spawn.c */
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);

@@ -491,6 +491,21 @@ static void follow_stop(const cordon_proc *p)
 	(void)killpg(p->pid, SIGCONT);
 }
 
+/* --explain: one line on fd 2 (see status_explain). */
+static void explain(const cordon *c, const struct cordon_result *r)
+{
+	char *line = status_explain(c, r);
+	if (line == NULL)
+		return;
+	size_t n = strlen(line);
+	line[n] = '\n'; /* jb_finish's buffer has room: it was NUL-terminated */
+	ssize_t w;
+	do
+		w = write(2, line, n + 1);
+	while (w < 0 && errno == EINTR);
+	free(line);
+}
+
 int wait_command(cordon_proc *p, struct cordon_result *res)
 {
 	cordon *c = p->c;
@@ -557,6 +572,8 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 	if (timed_out)
 		r.exit_code = 124;
 	set_last(c, &r);
+	if (c->explain && r.exit_code != 0)
+		explain(c, &r);
 	if (res != NULL)
 		*res = r;
 	free(p);

@@ -357,6 +357,59 @@ void status_emit(cordon *c, const char *line)
 	free(buf);
 }
 
+/* Bytes that would break one line are written as escapes. */
+static void raw_sanitized(struct jbuf *b, const char *s)
+{
+	char esc[8];
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\x%02x", ch);
+			jb_raw(b, esc);
+		} else {
+			jb_rawn(b, s, 1);
+		}
+	}
+}
+
+char *status_explain(const cordon *c, const struct cordon_result *r)
+{
+	struct jbuf b = { 0 };
+	char num[64];
+	const struct decision *d = &c->dec;
+	if (!d->applied)
+		return NULL;
+	jb_raw(&b, "cordon: explain: the command ran confined and ");
+	if (r->signal > 0)
+		snprintf(num, sizeof(num), "was killed by signal %d", r->signal);
+	else
+		snprintf(num, sizeof(num), "exited with status %d", r->exit_code);
+	jb_raw(&b, num);
+	jb_raw(&b, "; writable: ");
+	raw_sanitized(&b, c->pol.workspace != NULL ? c->pol.workspace : "?");
+	size_t more = 0;
+	for (size_t i = 0; i < c->pol.nw; i++)
+		more += c->pol.w[i].kind != W_WORKSPACE && c->pol.w[i].kind != W_TMPDIR &&
+			c->pol.w[i].kind != W_DEVICE;
+	snprintf(num, sizeof(num), ", its TMPDIR, %zu more path%s", more, more == 1 ? "" : "s");
+	jb_raw(&b, num);
+	jb_raw(&b, " and the terminal devices (all in the status event); a write elsewhere fails "
+		   "with ");
+	/* What each mechanism answers (docs/cli-reference.en.md, "Refusals"). */
+	if (d->layers & (1u << LAYER_SEATBELT))
+		jb_raw(&b, "EPERM \"Operation not permitted\"");
+	else if (d->layers & (1u << LAYER_MOUNTNS))
+		jb_raw(&b, "EROFS \"Read-only file system\" (EACCES \"Permission denied\" for "
+			   "devices), EXDEV \"Invalid cross-device link\" for a rename or link "
+			   "across the writable set's edge, EBUSY \"Device or resource busy\" "
+			   "for moving a protected path's parent");
+	else
+		jb_raw(&b, "EACCES \"Permission denied\", or EXDEV \"Invalid cross-device link\" "
+			   "for a link across the writable set's edge");
+	jb_raw(&b, ": those mean cordon refused it");
+	return jb_finish(&b);
+}
+
 const char *cordon_reason_text(const char *id)
 {
 	static const struct {

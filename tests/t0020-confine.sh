@@ -98,5 +98,26 @@ rc=$?
 ok $? "hard link of an outside inode is refused (rc=$rc)"
 is "$(stat -c %h "$OUT/target")" 1 "the outside inode still has one link"
 
+# --explain: one line after a confined command fails, naming the errors
+# that mean "refused"; nothing when it succeeds, when off, or by default.
+reset
+(cd "$WS" && crun -- sh -c "echo evil > '$OUT/target'") 2>"$T/e"
+! grep -q 'cordon: explain' "$T/e"
+ok $? "no explanation by default"
+(cd "$WS" && crun --explain --status-file "$T/x.json" -- sh -c "echo evil > '$OUT/target'") 2>"$T/e"
+is "$?:$(grep -c '^cordon: explain: the command ran confined and exited with status 2; writable: ' "$T/e")" \
+	"2:1" "--explain after a refused write: one line"
+if [ "$(json_field "$T/x.json" status '"mount_namespace" in e["layers"]')" = true ]; then
+	grep -q 'Read-only file system' "$T/e" && grep -q 'EROFS "Read-only file system"' "$T/e"
+	ok $? "... with the mount layer: the refusal is EROFS, and the line says so"
+else
+	grep -q 'Permission denied' "$T/e" && grep -q 'EACCES "Permission denied"' "$T/e"
+	ok $? "... Landlock only: the refusal is EACCES, and the line says so"
+fi
+(cd "$WS" && crun --explain -- true) 2>"$T/e"
+is "$?:$(wc -c <"$T/e")" "0:0" "--explain and success: nothing"
+(cd "$WS" && crun --explain --sandbox off -- false) 2>"$T/e"
+is "$?:$(wc -c <"$T/e")" "1:0" "--explain with --sandbox off: nothing (it did not run confined)"
+
 rm -f "$PROBE"
 done_testing

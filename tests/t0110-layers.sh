@@ -126,6 +126,15 @@ if must mount_namespace; then
 		(cd "$WS" && crun --no-default-protect -- sh -c 'echo ok > .git/hooks/x') 2>/dev/null
 		is "$?:$(cat "$WS/.git/hooks/x" 2>/dev/null)" "0:ok" "--no-default-protect lifts it"
 		rm -f "$WS/.git/hooks/x"
+		reset
+		(cd "$WS" && git init -q)
+		(cd "$WS" && crun -- git config user.name changed) 2>"$T/e"
+		is "$?:$(grep -c 'could not write config file' "$T/e")" "4:1" \
+			"git config fails with .git/config protected, as documented"
+		(cd "$WS" && crun --no-default-protect --protect .git/hooks -- sh -c \
+			'git config user.name changed && echo evil > .git/hooks/pre-commit') 2>/dev/null
+		is "$(git -C "$WS" config user.name):$([ -e "$WS/.git/hooks/pre-commit" ] && echo planted)" \
+			"changed:" "--no-default-protect --protect .git/hooks: config writable, hooks still not"
 
 		# A fresh git init works (nothing to protect at start).
 		reset

@@ -197,6 +197,13 @@ static void run_through_launcher(void)
 	is_int(cordon_spawn(c, argv, &p), 0, "spawn through the launcher");
 	is_int(cordon_wait(p, &res), 0, "wait");
 	is_int(res.exit_code, 7, "the command's exit status comes through");
+	c->dec.backend->coverage(0, &c->dec.layers, &c->dec.gaps);
+	char *line = status_explain(c, &res);
+	ok(line != NULL && strstr(line, "exited with status 7") != NULL &&
+		   strstr(line, "EPERM \"Operation not permitted\"") != NULL &&
+		   strstr(line, "EROFS") == NULL && strchr(line, '\n') == NULL,
+	   "--explain under Seatbelt names EPERM, in one line: %s", line ? line : "(null)");
+	free(line);
 
 	/* The log has the launcher's arguments: the prefix after its path. */
 	size_t n = read_words(log, buf, sizeof(buf), words, 64);
