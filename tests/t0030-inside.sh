@@ -6,6 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
+# Whether the real cargo works here, decided before the stand-ins below
+# could answer for it.
+tool_ok cargo
+cargo_why=$TOOL_WHY
+
 # A cache is made only for a tool that is present here: make all four
 # present, whatever this machine has installed (stand-ins at the end of
 # PATH; a real tool, when there is one, comes first).
@@ -53,10 +58,10 @@ inside "caches are writable (npm cache)" \
 	'echo x > "$HOME/.npm/cordon-test" && rm "$HOME/.npm/cordon-test"'
 inside "reads outside still work" 'cat /etc/passwd > /dev/null && ls / > /dev/null'
 
-if tool_ok cargo; then
+if [ -z "$cargo_why" ]; then
 	inside "cargo --version" 'cargo --version'
 else
-	skip "cargo --version: $TOOL_WHY ($(id -un))"
+	skip "cargo --version: $cargo_why ($(id -un))"
 fi
 
 # The caches were created owner-only before confinement.
