@@ -244,7 +244,7 @@ tidy:
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run .ci/run .ci/check-macos \
-                   bench/run bench/proposals/try demo/run)
+                   bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 

@@ -3,7 +3,7 @@
 
     report.py --top REPO --json OUT.json --markdown OUT.md PASS.json...
 
-The targets of issue 6 are read off the ratios here; nothing is asserted
+The performance targets (docs/performance.md) are read off the ratios here; nothing is asserted
 by a timed test.
 """
 import argparse
@@ -97,7 +97,7 @@ def find(rows, rid):
 
 
 def targets(passes):
-    """(name, value, limit, met) for each target of issue 6, per pass."""
+    """(name, value, limit, met) for each performance target, per pass."""
     out = []
     for p in passes:
         who = p["role"]
