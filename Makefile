@@ -14,7 +14,8 @@
 #   make bench      bench/run: cordon's cost against plain runs and other sandboxes
 #   make install    PREFIX=/usr/local DESTDIR=
 
-VERSION   := 0.1.0
+# The one version string is CORDON_VERSION in include/cordon.h.
+VERSION   := $(shell sed -n 's/^\#define CORDON_VERSION "\(.*\)"$$/\1/p' include/cordon.h)
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 LIBDIR    ?= $(PREFIX)/lib
