@@ -30,14 +30,17 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-protot
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 OPT       ?= -O2
 CFLAGS    ?= $(OPT) -g
-ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -fvisibility=hidden -fPIC \
+# Everything is built with hidden visibility; CORDON_BUILDING makes the
+# header's CORDON_EXPORT functions visible (include/cordon.h).
+ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -DCORDON_BUILDING -fvisibility=hidden -fPIC \
              -Iinclude -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
-LIB_SRC := src/cordon.c src/config.c src/policy.c src/caches.c src/runtmp.c src/env.c src/spawn.c src/status.c \
-           src/json.c src/path.c src/strv.c src/caps.c src/compat.c \
-           src/backend-landlock.c src/layer-mountns.c src/layer-seccomp.c \
-           src/backend-seatbelt.c src/backend-none.c
+LIB_SRC := src/error.c src/ids.c src/strv.c src/path.c src/json.c src/compat.c src/fsutil.c \
+           src/env.c src/config.c src/policy.c src/caches.c src/runtmp.c src/status.c \
+           src/spawn.c src/cordon.c src/backends.c src/backend-none.c src/backend-seatbelt.c \
+           src/backend-linux.c src/linux-probe.c src/landlock.c src/layer-mountns.c \
+           src/layer-seccomp.c src/caps.c
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -51,7 +54,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
 .PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
-        release-check zig check-macos mac-tests corpus check-tools bench bench-lib
+        release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -68,14 +71,43 @@ $(B)/%.o: %.c
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(B)/libcordon.a: $(LIB_OBJ)
+# The archive programs link: one object whose internal (hidden) symbols
+# are made local, so a program that links it sees only cordon_*.
+$(B)/libcordon.o: $(LIB_OBJ)
+	@$(if $(V),,echo "  LD -r   $@")
+	$(Q)$(LD) -r -o $@ $^
+	$(Q)objcopy --localize-hidden $@
+
+$(B)/libcordon.a: $(B)/libcordon.o
 	@$(if $(V),,echo "  AR      $@")
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(B)/libcordon.so: $(LIB_OBJ)
+# The library's objects as they are, internals included, for the tests
+# and the fuzz targets that call internal functions.
+$(B)/libcordon-internal.a: $(LIB_OBJ)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(B)/libcordon.so: $(LIB_OBJ) src/cordon.map
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,libcordon.so.0 $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libcordon.so.0 -Wl,--version-script=src/cordon.map \
+	  $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) $(LDLIBS)
+
+# Only the header's functions leave the library: the shared library's
+# dynamic symbols and the archive's global ones are exactly cordon.h's
+# CORDON_EXPORT functions, and so is the export list.
+API_FUNCS = grep -o 'CORDON_EXPORT[^;]*' include/cordon.h | grep -o 'cordon_[a-z_0-9]*(' | tr -d '(' | sort
+symbols-check: $(B)/libcordon.so $(B)/libcordon.a
+	@$(API_FUNCS) >$(B)/api.txt
+	@sed -n 's/^ *\(cordon_[a-z_0-9]*\);$$/\1/p' src/cordon.map | sort >$(B)/map.txt
+	@nm -D --defined-only $(B)/libcordon.so | awk '$$2 ~ /[TDBR]/ {sub(/@.*/, "", $$3); print $$3}' | sort >$(B)/so.txt
+	@nm -g --defined-only $(B)/libcordon.a | awk 'NF == 3 {print $$3}' | sort >$(B)/a.txt
+	@for f in map so a; do \
+	  if ! diff -u $(B)/api.txt $(B)/$$f.txt >$(B)/$$f.diff; then \
+	    echo "symbols-check: $$f does not match include/cordon.h:"; cat $(B)/$$f.diff; exit 1; fi; \
+	done
+	@echo "symbols-check: libcordon.so and libcordon.a export the $$(wc -l <$(B)/api.txt) functions of cordon.h, nothing else"
 
 # The CLI links the library statically: one program start, no loader work.
 $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
@@ -83,15 +115,15 @@ $(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c $(B)/libcordon.a $(B)/cli/args.o
+$(B)/tests/%: tests/unit/%.c $(B)/libcordon-internal.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon-internal.a $(LDLIBS)
 
 # The error test fails allocations on purpose: it wraps the allocator.
-$(B)/tests/test-errors: tests/unit/test-errors.c $(B)/libcordon.a
+$(B)/tests/test-errors: tests/unit/test-errors.c $(B)/libcordon-internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $(LDFLAGS) \
-	  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup -o $@ $< $(B)/libcordon.a $(LDLIBS)
+	  -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup -o $@ $< $(B)/libcordon-internal.a $(LDLIBS)
 
 # The probe test points the backend at fake sandbox-exec programs through a
 # hook only its own build of backend-seatbelt.c has; the library's object
@@ -101,19 +133,19 @@ $(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
 
 $(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c \
-                               $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a
+                               $(B)/hooks/backend-seatbelt.o $(B)/libcordon-internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -Itests/unit $(LDFLAGS) -o $@ $< \
-	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon.a $(LDLIBS)
+	  $(B)/hooks/backend-seatbelt.o $(B)/libcordon-internal.a $(LDLIBS)
 
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon.a $(B)/cli/args.o
+$(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/fuzz/standalone.o \
-	  $(B)/cli/args.o $(B)/libcordon.a $(LDLIBS)
+	  $(B)/cli/args.o $(B)/libcordon-internal.a $(LDLIBS)
 
 unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
 	prove $(UNIT_BIN)

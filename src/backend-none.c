@@ -4,57 +4,30 @@
  */
 #include "backend.h"
 
-#include <errno.h>
-
 static void none_probe(int max_abi, struct backend_probe *out)
 {
 	(void)max_abi;
-	out->available = 0;
-	out->reason = "no_backend";
-	out->abi = 0;
-	out->kernel_abi = 0;
+	*out = (struct backend_probe){ .reason = REASON_NO_BACKEND };
 }
 
-static void none_coverage(int abi, unsigned *layers, unsigned *gaps)
+static void none_coverage(int abi, struct coverage *out)
 {
 	(void)abi;
-	*layers = 0;
-	*gaps = 0;
+	*out = (struct coverage){ 0 };
 }
 
-static int none_prepare(cordon *c, struct prepared *out)
+static int none_prepare(cordon *c, const struct policy *pol, const struct decision *dec,
+			struct launch *out)
 {
+	(void)pol;
+	(void)dec;
 	(void)out;
 	return cordon_fail(c, CORDON_EUNAVAILABLE, "no confinement backend on this platform");
 }
 
-static int none_apply(const struct prepared *p)
-{
-	(void)p;
-	return ENOSYS; /* never reached: prepare refuses */
-}
-
-static void none_release(struct prepared *p)
-{
-	(void)p;
-}
-
 const struct backend cordon_backend_none = {
-	.name = "none",
+	.id = BACKEND_NONE,
 	.probe = none_probe,
 	.coverage = none_coverage,
 	.prepare = none_prepare,
-	.apply = none_apply,
-	.release = none_release,
 };
-
-const struct backend *backend_for_platform(void)
-{
-#if defined(__linux__)
-	return &cordon_backend_landlock;
-#elif defined(__APPLE__)
-	return &cordon_backend_seatbelt;
-#else
-	return &cordon_backend_none;
-#endif
-}

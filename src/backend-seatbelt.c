@@ -172,7 +172,7 @@ static int contains(const struct strv *s, const char *str)
  * Ancestors outside the writable set cannot be renamed anyway. */
 static int protect_parents(const struct policy *p, struct strv *out)
 {
-	char buf[PATH_MAX];
+	char buf[CORDON_PATH_MAX];
 	for (size_t k = 0; k < p->nprot; k++) {
 		const char *path = p->prot[k].path;
 		size_t len = strlen(path);
@@ -245,38 +245,38 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 
 /* ---- the probe ---- */
 
-const char *seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
-			      size_t detail_len)
+enum reason_id seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
+				 size_t detail_len)
 {
 	if (exec_err == ENOENT || exec_err == ENOTDIR) {
 		snprintf(detail, detail_len, "sandbox-exec is not installed");
-		return "seatbelt_missing";
+		return REASON_SEATBELT_MISSING;
 	}
 	if (exec_err != 0) {
 		snprintf(detail, detail_len, "sandbox-exec could not be run: %s",
 			 strerror(exec_err));
-		return "seatbelt_probe_failed";
+		return REASON_SEATBELT_PROBE_FAILED;
 	}
 	if (timed_out) {
 		snprintf(detail, detail_len, "sandbox-exec did not finish in time");
-		return "seatbelt_probe_failed";
+		return REASON_SEATBELT_PROBE_FAILED;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		detail[0] = '\0';
-		return NULL;
+		return REASON_NONE;
 	}
 	if (WIFEXITED(status)) {
 		snprintf(detail, detail_len, "sandbox-exec exited with status %d",
 			 WEXITSTATUS(status));
-		return WEXITSTATUS(status) == EXIT_NOT_APPLIED ? "seatbelt_nested"
-							       : "seatbelt_probe_failed";
+		return WEXITSTATUS(status) == EXIT_NOT_APPLIED ? REASON_SEATBELT_NESTED
+							       : REASON_SEATBELT_PROBE_FAILED;
 	}
 	if (WIFSIGNALED(status))
 		snprintf(detail, detail_len, "sandbox-exec was killed by signal %d",
 			 WTERMSIG(status));
 	else
 		snprintf(detail, detail_len, "sandbox-exec ended with wait status %d", status);
-	return "seatbelt_probe_failed";
+	return REASON_SEATBELT_PROBE_FAILED;
 }
 
 #if defined(CORDON_SEATBELT_TEST_HOOKS)
@@ -290,7 +290,7 @@ static const int probe_timeout_ms = PROBE_TIMEOUT_MS;
 
 /* The answer, found once per process. */
 static struct {
-	const char *reason; /* NULL when available */
+	enum reason_id reason; /* REASON_NONE when available */
 	char detail[96];
 } probed;
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
@@ -299,7 +299,7 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static void cannot_probe(int err)
 {
 	snprintf(probed.detail, sizeof(probed.detail), "cannot start the probe: %s", strerror(err));
-	probed.reason = "seatbelt_probe_failed";
+	probed.reason = REASON_SEATBELT_PROBE_FAILED;
 }
 
 /*
@@ -370,82 +370,88 @@ static void sb_probe(int max_abi, struct backend_probe *out)
 	(void)max_abi; /* Seatbelt has no versions to cap */
 	pthread_once(&probe_once, probe_run);
 	memset(out, 0, sizeof(*out));
-	out->available = probed.reason == NULL;
+	out->available = probed.reason == REASON_NONE;
 	out->reason = probed.reason;
 	out->detail = probed.detail[0] != '\0' ? probed.detail : NULL;
 }
 
-static void sb_coverage(int abi, unsigned *layers, unsigned *gaps)
+static void sb_coverage(int abi, struct coverage *out)
 {
 	(void)abi;
-	*layers = 1u << LAYER_SEATBELT;
+	out->layers = 1u << LAYER_SEATBELT;
 	/* The profile only denies writes: ioctls, signals, connects to Unix
-	 * sockets, reads and the network are as without it. */
-	*gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_SIGNALS | 1u << GAP_TERMINAL |
-		1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	 * sockets, reads and the network are as without it. It enforces the
+	 * protected paths itself. */
+	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_SIGNALS | 1u << GAP_TERMINAL |
+		    1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	out->protects = 1;
 }
 
-/* Seatbelt matches resolved paths: resolve every entry once more, now,
- * and use what the kernel will see. */
-static int canonical(cordon *c, char **path)
+/* Seatbelt matches resolved paths: resolve each entry once more, now,
+ * into the copy the profile's parameters are made from. */
+static int canonical(cordon *c, const char *path, char **out)
 {
-	char real[PATH_MAX];
-	if (realpath(*path, real) == NULL)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", *path);
-	if (strcmp(real, *path) == 0)
-		return 0;
-	char *dup = strdup(real);
-	if (dup == NULL)
+	char real[CORDON_PATH_MAX];
+	if (realpath(path, real) == NULL)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", path);
+	if ((*out = strdup(real)) == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	free(*path);
-	*path = dup;
 	return 0;
 }
 
-static int sb_prepare(cordon *c, struct prepared *out)
+static void free_copy(struct policy *q)
 {
-	struct policy *p = &c->pol;
+	for (size_t i = 0; i < q->nw; i++)
+		free(q->w[i].path);
+	for (size_t i = 0; i < q->nprot; i++)
+		free(q->prot[i].path);
+	free(q->w);
+	free(q->prot);
+}
+
+static int sb_prepare(cordon *c, const struct policy *p, const struct decision *dec,
+		      struct launch *out)
+{
+	struct policy q = { 0 };
 	struct strv argv = { 0 };
 	int r = 0;
+	(void)dec;
 
-	for (size_t i = 0; r == 0 && i < p->nw; i++)
-		if (p->w[i].kind != W_DEVICE)
-			r = canonical(c, &p->w[i].path);
-	for (size_t i = 0; r == 0 && i < p->nprot; i++)
-		r = canonical(c, &p->prot[i].path);
-	if (r != 0)
-		return r;
-	if (seatbelt_argv(p, exec_path, &argv, NULL) != 0) {
-		strv_free(&argv);
+	/* A copy of the policy with every path canonical again; the policy
+	 * itself is the caller's and stays as it is. */
+	q.w = calloc(p->nw + 1, sizeof(*q.w));
+	q.prot = calloc(p->nprot + 1, sizeof(*q.prot));
+	if (q.w == NULL || q.prot == NULL) {
+		free_copy(&q);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < p->nprot; i++)
-		p->prot[i].enforced = 1;
+	for (size_t i = 0; r == 0 && i < p->nw; i++) {
+		q.w[i] = p->w[i];
+		q.w[i].path = NULL;
+		q.nw++;
+		r = canonical(c, p->w[i].path, &q.w[i].path);
+	}
+	for (size_t i = 0; r == 0 && i < p->nprot; i++) {
+		q.prot[i] = p->prot[i];
+		q.prot[i].path = NULL;
+		q.nprot++;
+		r = canonical(c, p->prot[i].path, &q.prot[i].path);
+	}
+	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, NULL) != 0)
+		r = cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	free_copy(&q);
+	if (r != 0) {
+		strv_free(&argv);
+		return r;
+	}
 	out->argv_prefix = argv.v;
 	out->nprefix = argv.n;
 	return 0;
 }
 
-/* The child has nothing to do: sandbox-exec, exec'd with the prepared
- * prefix, applies the profile. Without a prefix it must not run. */
-static int sb_apply(const struct prepared *p)
-{
-	return p->nprefix > 0 ? 0 : EINVAL;
-}
-
-static void sb_release(struct prepared *p)
-{
-	struct strv s = { p->argv_prefix, p->nprefix, p->nprefix };
-	strv_free(&s);
-	p->argv_prefix = NULL;
-	p->nprefix = 0;
-}
-
 const struct backend cordon_backend_seatbelt = {
-	.name = "seatbelt",
+	.id = BACKEND_SEATBELT,
 	.probe = sb_probe,
 	.coverage = sb_coverage,
 	.prepare = sb_prepare,
-	.apply = sb_apply,
-	.release = sb_release,
 };

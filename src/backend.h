@@ -1,17 +1,26 @@
 /*
  * The backend interface: one file per platform mechanism, each behind
- * these few operations. A backend is compiled on every platform; the parts
- * that need the platform are fenced inside its file, so the interface and
- * the "unavailable" answer exist everywhere.
+ * these few operations (OpenSSH's sandbox-*.c are the model). A backend
+ * is compiled on every platform; what needs the platform is fenced inside
+ * its file, so the interface and the "unavailable" answer exist
+ * everywhere. Adding a platform is one backend-*.c file and one line in
+ * select.c.
+ *
+ * A backend keeps its own state private: prepare() reads the policy and
+ * the decision and answers with a struct launch, the backend-neutral
+ * description of what the spawner must do for each command: a launcher
+ * argv to prepend, fds the child needs until its hook has run, and the
+ * hook itself. Nothing else of the backend is visible to spawn.c.
  */
 #ifndef CORDON_BACKEND_H
 #define CORDON_BACKEND_H
 
 #include "internal.h"
 
+/* What the platform's probe found. */
 struct backend_probe {
 	int available;
-	const char *reason; /* fixed identifier when unavailable */
+	enum reason_id reason; /* when unavailable */
 	int abi; /* version in use (after any test cap), 0 if none */
 	int kernel_abi; /* what the platform reported */
 	const char *detail; /* what the probe saw when unavailable, or NULL;
@@ -19,29 +28,29 @@ struct backend_probe {
 };
 
 struct backend {
-	const char *name; /* fixed identifier */
+	enum backend_id id; /* its name is cordon_backend_ids[id] */
+	/* Optional: start the probe's slow part early, so that it overlaps
+	 * the parent's own preparation; probe() then only collects it. */
+	void (*probe_start)(void);
 	/* Decide availability. The expensive part runs at most once per
 	 * process; max_abi (tests only, 0 = none) caps the version used.
 	 * Never walks the file system; every trial has a timeout. */
 	void (*probe)(int max_abi, struct backend_probe *out);
-	/* Optional: start the probe's slow part early, so that it overlaps
-	 * the parent's own preparation; probe() then only collects it. */
-	void (*probe_start)(void);
-	/* Layers this backend applies and gaps it leaves, at this version. */
-	void (*coverage)(int abi, unsigned *layers, unsigned *gaps);
-	/* Parent, before fork: everything that can fail. */
-	int (*prepare)(cordon *c, struct prepared *out);
-	/* Child, after fork, just before exec: async-signal-safe only.
-	 * Returns 0 or an errno value; on failure the child never execs. */
-	int (*apply)(const struct prepared *p);
-	void (*release)(struct prepared *p);
+	/* Layers applied and gaps left at this version, and whether
+	 * protected paths are enforced. */
+	void (*coverage)(int abi, struct coverage *out);
+	/* Parent, before any child: everything that can fail. Reads the
+	 * policy and the decision, never changes them. 0, or a CORDON_E*
+	 * code with the message set. */
+	int (*prepare)(cordon *c, const struct policy *pol, const struct decision *dec,
+		       struct launch *out);
 };
 
 extern const struct backend cordon_backend_landlock;
 extern const struct backend cordon_backend_seatbelt;
 extern const struct backend cordon_backend_none;
 
-/* The backend cordon uses on this platform. */
+/* The backend cordon uses on this platform (select.c). */
 const struct backend *backend_for_platform(void);
 
 #endif

@@ -19,8 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATHBUF CORDON_PATH_MAX
-
 static const char *var(cache_getenv_fn get, void *ctx, const char *name)
 {
 	const char *v = get(ctx, name);
@@ -30,11 +28,11 @@ static const char *var(cache_getenv_fn get, void *ctx, const char *name)
 /* base/sub[/leaf], made absolute against cwd, normalised. -1: too long. */
 static int join3(char *out, const char *cwd, const char *base, const char *sub, const char *leaf)
 {
-	char a[PATHBUF], b[PATHBUF];
+	char a[CORDON_PATH_MAX], b[CORDON_PATH_MAX];
 	if (path_join(a, sizeof(a), base, sub) != 0 ||
 	    path_join(b, sizeof(b), a, leaf != NULL ? leaf : "") != 0)
 		return -1;
-	return path_normalize(cwd, b, out, PATHBUF);
+	return path_normalize(cwd, b, out, CORDON_PATH_MAX);
 }
 
 struct locator {
@@ -44,8 +42,8 @@ struct locator {
 	const char *cwd;
 };
 
-static void add(struct locator *l, const char *name, unsigned bit, int is_dir, int from_var,
-		const char *base, const char *sub, const char *leaf)
+static void add(struct locator *l, unsigned bit, int is_dir, int from_var, const char *base,
+		const char *sub, const char *leaf)
 {
 	struct cache_loc *e = &l->out[l->n];
 	if (l->n >= CACHE_LOC_MAX)
@@ -54,7 +52,7 @@ static void add(struct locator *l, const char *name, unsigned bit, int is_dir, i
 		*l->too_long |= bit;
 		return;
 	}
-	e->name = name;
+	e->tool = cache_tool_of_bit(bit);
 	e->bit = bit;
 	e->is_dir = is_dir;
 	e->from_var = from_var;
@@ -72,15 +70,15 @@ size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *
 		v = var(get, ctx, "CARGO_HOME");
 		const char *base = v ? v : home;
 		const char *sub = v ? "" : ".cargo";
-		add(&l, "cargo", CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "registry");
-		add(&l, "cargo", CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "git");
-		add(&l, "cargo", CORDON_CACHE_CARGO, 0, v != NULL, base, sub, ".package-cache");
+		add(&l, CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "registry");
+		add(&l, CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "git");
+		add(&l, CORDON_CACHE_CARGO, 0, v != NULL, base, sub, ".package-cache");
 	}
 	if (mask & CORDON_CACHE_NPM) {
 		v = var(get, ctx, "npm_config_cache");
 		if (v == NULL)
 			v = var(get, ctx, "NPM_CONFIG_CACHE");
-		add(&l, "npm", CORDON_CACHE_NPM, 1, v != NULL, v ? v : home, v ? "" : ".npm", NULL);
+		add(&l, CORDON_CACHE_NPM, 1, v != NULL, v ? v : home, v ? "" : ".npm", NULL);
 	}
 #if defined(__APPLE__)
 	const char *cache_home = NULL;
@@ -96,18 +94,17 @@ size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *
 	if (mask & CORDON_CACHE_PIP) {
 		v = var(get, ctx, "PIP_CACHE_DIR");
 		if (v != NULL)
-			add(&l, "pip", CORDON_CACHE_PIP, 1, 1, v, "", NULL);
+			add(&l, CORDON_CACHE_PIP, 1, 1, v, "", NULL);
 		else
-			add(&l, "pip", CORDON_CACHE_PIP, 1, 0, cbase, csub, "pip");
+			add(&l, CORDON_CACHE_PIP, 1, 0, cbase, csub, "pip");
 	}
 	if (mask & CORDON_CACHE_PLAYWRIGHT) {
 		v = var(get, ctx, "PLAYWRIGHT_BROWSERS_PATH");
 		/* "0" means browsers live in node_modules, inside the workspace. */
 		if (v != NULL && strcmp(v, "0") != 0)
-			add(&l, "playwright", CORDON_CACHE_PLAYWRIGHT, 1, 1, v, "", NULL);
+			add(&l, CORDON_CACHE_PLAYWRIGHT, 1, 1, v, "", NULL);
 		else if (v == NULL)
-			add(&l, "playwright", CORDON_CACHE_PLAYWRIGHT, 1, 0, cbase, csub,
-			    "ms-playwright");
+			add(&l, CORDON_CACHE_PLAYWRIGHT, 1, 0, cbase, csub, "ms-playwright");
 	}
 	return l.n;
 }
@@ -144,7 +141,7 @@ static const char *env_lookup(void *ctx, const char *name)
 static int on_path(const char *prog)
 {
 	const char *p = getenv("PATH");
-	char buf[PATHBUF];
+	char buf[CORDON_PATH_MAX];
 	struct stat st;
 
 	for (; p != NULL && *p != '\0';) {
@@ -180,7 +177,7 @@ static int tool_present(const struct cache_loc *locs, size_t n, unsigned bit)
 			return 1;
 		/* cargo: CARGO_HOME (rustup's ~/.cargo) before any download. */
 		if (bit == CORDON_CACHE_CARGO) {
-			char base[PATHBUF];
+			char base[CORDON_PATH_MAX];
 			if (path_join(base, sizeof(base), locs[i].path, "") == 0) {
 				char *slash = strrchr(base, '/');
 				if (slash != NULL && slash != base) {
@@ -200,7 +197,7 @@ static int tool_present(const struct cache_loc *locs, size_t n, unsigned bit)
 /* The parent of path (a file to create) and the file, owner-only. */
 static int make_file(const char *path)
 {
-	char parent[PATHBUF];
+	char parent[CORDON_PATH_MAX];
 	if (path_join(parent, sizeof(parent), path, "") != 0)
 		return -1;
 	char *slash = strrchr(parent, '/');
@@ -215,15 +212,15 @@ static int make_file(const char *path)
 	return 0;
 }
 
-static int push_entry(struct policy *p, const char *name, const char *path, const char *state,
-		      struct cache_entry **out)
+static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
+		      enum cache_state state, struct cache_entry **out)
 {
 	struct cache_entry *e;
 	if (p->ncaches >= sizeof(p->caches) / sizeof(p->caches[0]))
 		return 0;
 	e = &p->caches[p->ncaches];
 	memset(e, 0, sizeof(*e));
-	e->name = name;
+	e->tool = tool;
 	e->state = state;
 	if (path != NULL && (e->path = strdup(path)) == NULL)
 		return CORDON_ENOMEM;
@@ -236,9 +233,9 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 {
 	struct policy *p = &c->pol;
 	struct cache_entry *e = NULL;
-	char real[PATHBUF];
+	char real[CORDON_PATH_MAX];
 	struct stat st;
-	int r = push_entry(p, loc->name, loc->path, "unavailable", &e);
+	int r = push_entry(p, loc->tool, loc->path, CACHE_UNAVAILABLE, &e);
 	if (r != 0 || e == NULL)
 		return r;
 	e->is_dir = loc->is_dir;
@@ -255,21 +252,20 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 		return CORDON_ENOMEM;
 	free(e->path);
 	e->path = dup;
-	const char *hv[2] = { c->homes[0], c->homes[1] };
-	if (!c->allow_broad && path_is_broad(real, hv, (size_t)c->nhomes)) {
-		e->state = "refused";
+	if (policy_is_broad(c, real)) {
+		e->state = CACHE_REFUSED;
 		return 0;
 	}
 	if ((r = policy_add_writable(p, real, loc->is_dir, W_CACHE)) != 0)
 		return r;
-	e->state = e->created ? "created" : "existing";
+	e->state = e->created ? CACHE_CREATED : CACHE_EXISTING;
 	return 0;
 }
 
 static int resolve(cordon *c)
 {
 	struct cache_loc locs[CACHE_LOC_MAX];
-	char home[PATHBUF], cwd[PATHBUF];
+	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX];
 	unsigned too_long = 0;
 	struct cache_entry *e;
 	int r;
@@ -293,12 +289,8 @@ static int resolve(cordon *c)
 			if (locs[i].bit == bit && present && (r = resolve_one(c, &locs[i])) != 0)
 				return r;
 		/* A location that cannot be a path: reported, never granted. */
-		if ((too_long & bit) && (r = push_entry(&c->pol,
-							bit == CORDON_CACHE_CARGO ? "cargo"
-							: bit == CORDON_CACHE_NPM ? "npm"
-							: bit == CORDON_CACHE_PIP ? "pip"
-										  : "playwright",
-							NULL, "unavailable", &e)) != 0)
+		if ((too_long & bit) && (r = push_entry(&c->pol, cache_tool_of_bit(bit), NULL,
+							CACHE_UNAVAILABLE, &e)) != 0)
 			return r;
 	}
 	return 0;

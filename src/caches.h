@@ -15,7 +15,7 @@
 #define CACHE_LOC_MAX 6
 
 struct cache_loc {
-	const char *name; /* fixed identifier: "cargo", "npm", ... */
+	enum cache_tool tool;
 	unsigned bit; /* CORDON_CACHE_* */
 	char path[CORDON_PATH_MAX]; /* absolute, lexically normalised */
 	int is_dir;

@@ -21,7 +21,7 @@
  * DAC_READ_SEARCH (open_by_handle_at), NET_ADMIN, NET_RAW, KILL,
  * LINUX_IMMUTABLE, SETPCAP, SETFCAP, SYS_RESOURCE, SYS_NICE, MAC_*.
  */
-#include "internal.h"
+#include "linux-layers.h"
 
 #if defined(__linux__)
 
@@ -64,9 +64,21 @@ int caps_would_reduce(void)
 	return (perm & ~kept_mask()) != 0;
 }
 
-/* Child: async-signal-safe. 0 or an errno value. */
-int caps_reduce(void)
+int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		 struct linux_plan *plan)
 {
+	(void)c;
+	(void)p;
+	(void)d;
+	plan->reduce_caps = caps_would_reduce();
+	return 0;
+}
+
+/* Child: async-signal-safe. 0 or an errno value. */
+int caps_apply(const struct linux_plan *plan)
+{
+	if (!plan->reduce_caps)
+		return 0;
 	uint64_t keep = kept_mask();
 	struct __user_cap_data_struct d[2];
 
@@ -99,15 +111,5 @@ int caps_reduce(void)
 }
 
 #else
-
-int caps_would_reduce(void)
-{
-	return 0;
-}
-
-int caps_reduce(void)
-{
-	return 0;
-}
-
+typedef int cordon_no_caps_here;
 #endif

@@ -1,15 +1,23 @@
 /*
- * Small portability helpers for calls Linux has and macOS lacks. Each
- * keeps the Linux behaviour and gives other systems the closest fallback.
+ * Portability and process helpers: calls Linux has and macOS lacks (each
+ * keeps the Linux behaviour and gives other systems the closest
+ * fallback), starting a child cheaply, and waiting for one with a
+ * deadline.
  */
 #include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/random.h>
+#include <sys/syscall.h>
 #endif
 
 int random_bytes(void *buf, size_t n)
@@ -66,9 +74,14 @@ int pipe_cloexec(int fds[2])
  * both run at once, and the caller keeps the stack until it reaps the
  * child.
  *
- * The child must only make system calls and write to its own stack: it
- * shares the caller's heap and globals and, since it runs with the
- * caller's thread pointer, the calling thread's errno: without wait_exec,
+ * The child must only make system calls, and write only to memory the
+ * caller set aside for it: its stack and what the caller passes in arg
+ * for it alone (and does not read until the child has exec'd or exited).
+ * Everything it needs is built by the caller beforehand: it shares the
+ * caller's heap and globals (an allocation or a formatted string in the
+ * child could meet the caller's malloc or locale state mid-change) and,
+ * since it runs with the caller's thread pointer, the calling thread's
+ * errno: without wait_exec,
  * start it from a thread whose errno nothing else reads while the child
  * runs (the probe's helper thread does). It ends with exec or _exit
  * (clone turns a return from fn into _exit). Elsewhere than
@@ -110,3 +123,66 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 	return pid;
 }
 #endif
+
+/* ---- waiting for a child with a deadline ---- */
+
+int pidfd_of(pid_t pid)
+{
+#if defined(__linux__) && defined(SYS_pidfd_open)
+	return (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec */
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+long long monotonic_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void child_nap(int pidfd, long long ms)
+{
+	if (ms <= 0)
+		return;
+	if (ms > INT_MAX)
+		ms = INT_MAX;
+	if (pidfd >= 0) {
+		struct pollfd pfd = { pidfd, POLLIN, 0 };
+		(void)poll(&pfd, 1, (int)ms);
+		return;
+	}
+	if (ms > 10)
+		ms = 10;
+	struct timespec ts = { 0, (long)ms * 1000000L };
+	(void)nanosleep(&ts, NULL);
+}
+
+int reap_with_timeout(pid_t pid, int *status, int timeout_ms)
+{
+	int pidfd = pidfd_of(pid);
+	long long deadline = monotonic_ms() + timeout_ms;
+	int r = -1;
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid) {
+			r = 0;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		long long left = deadline - monotonic_ms();
+		if (left <= 0) {
+			(void)kill(pid, SIGKILL);
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		child_nap(pidfd, left);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return r;
+}

@@ -53,9 +53,8 @@ static int add_path(cordon *c, struct strv *list, const char *what, const char *
 
 int cordon_parse_mode(const char *s, enum cordon_mode *out)
 {
-	static const char *const names[] = { "auto", "required", "off" };
 	for (int i = 0; s != NULL && i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
+		if (strcmp(s, cordon_mode_ids[i].id) == 0) {
 			*out = (enum cordon_mode)i;
 			return 0;
 		}
@@ -100,28 +99,21 @@ int cordon_set_status_file(cordon *c, const char *path)
 
 int cordon_parse_caches(const char *list, unsigned *out)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} names[] = {
-		{ "cargo", CORDON_CACHE_CARGO },
-		{ "npm", CORDON_CACHE_NPM },
-		{ "pip", CORDON_CACHE_PIP },
-		{ "playwright", CORDON_CACHE_PLAYWRIGHT },
-	};
 	unsigned mask = 0;
 	if (list == NULL)
 		return CORDON_EINVAL;
 	for (const char *p = list;;) {
 		const char *e = strchr(p, ',');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		size_t i;
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == n && strncmp(names[i].name, p, n) == 0)
-				break;
-		if (i == sizeof(names) / sizeof(names[0]))
+		unsigned bit = 0;
+		/* CORDON_CACHE_* bit i is cache tool i. */
+		for (unsigned i = 0; i < CACHE_TOOL_COUNT; i++)
+			if (strlen(cordon_cache_tool_ids[i].id) == n &&
+			    strncmp(cordon_cache_tool_ids[i].id, p, n) == 0)
+				bit = 1u << i;
+		if (bit == 0)
 			return CORDON_EINVAL;
-		mask |= names[i].bit;
+		mask |= bit;
 		if (e == NULL)
 			break;
 		p = e + 1;

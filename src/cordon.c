@@ -1,16 +1,14 @@
 /*
- * The handle: configuration setters that only record, and the life cycle
- * begin -> spawn/wait -> end. The decision (backend, applied, reason) is
- * made once in cordon_begin() and stored in the handle, which every
- * thread shares, so a spawn from any thread sees the same decision.
+ * The handle's life cycle: begin -> spawn/wait -> end. The decision
+ * (backend, applied, reason, coverage) is made once in cordon_begin() and
+ * stored in the handle, which every thread shares, so a spawn from any
+ * thread sees the same decision. The setters are in config.c.
  */
 #include "backend.h"
-#include "caches.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,44 +19,6 @@ extern char **environ;
 const char *cordon_version(void)
 {
 	return CORDON_VERSION;
-}
-
-/*
- * The last error is per thread and per handle (as errno, and libgit2's
- * git_error_last): a thread's failing call writes only that thread's
- * slot, tagged with the handle's id, so a message can neither be torn
- * nor replaced by another thread's failure while it is read. Ids are
- * never reused, so a new handle at a freed one's address starts clean.
- */
-static _Thread_local struct {
-	unsigned long id; /* the handle the message belongs to, 0: none */
-	char msg[512];
-} last_err;
-
-static unsigned long next_id(void)
-{
-	static unsigned long counter;
-	return __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-}
-
-int cordon_fail(cordon *c, int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(last_err.msg, sizeof(last_err.msg), fmt, ap);
-	va_end(ap);
-	last_err.id = c->id;
-	return code;
-}
-
-int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[400];
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return cordon_fail(c, code, "%s: %s", msg, strerror(err));
 }
 
 cordon *cordon_new(void)
@@ -72,8 +32,7 @@ cordon *cordon_new(void)
 	c->status_fd = -1;
 	c->status_file_fd = -1;
 	c->tmp_lock_fd = -1;
-	c->prep.ruleset_fd = -1;
-	c->id = next_id();
+	c->id = error_new_id();
 	if (pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);
 		return NULL;
@@ -84,8 +43,7 @@ cordon *cordon_new(void)
 static void release_run(cordon *c)
 {
 	runtmp_remove(c);
-	if (c->dec.backend != NULL)
-		c->dec.backend->release(&c->prep);
+	launch_release(&c->launch);
 	env_free(c->envp);
 	c->envp = NULL;
 	if (c->status_file_fd >= 0)
@@ -112,26 +70,20 @@ void cordon_free(cordon *c)
 	free(c);
 }
 
-const char *cordon_last_error(const cordon *c)
-{
-	if (c == NULL)
-		return "no handle";
-	return last_err.id == c->id ? last_err.msg : "";
-}
-
 /* ---- the decision ---- */
 
-void decision_finish(struct decision *d)
+/* The identifier lists of the bit sets. */
+static void decision_finish(struct decision *d)
 {
 	size_t k = 0;
 	for (int i = 0; i < LAYER_COUNT; i++)
-		if (d->layers & (1u << i))
-			d->layer_list[k++] = cordon_layer_names[i];
+		if (d->cov.layers & (1u << i))
+			d->layer_list[k++] = cordon_layer_ids[i].id;
 	d->layer_list[k] = NULL;
 	k = 0;
 	for (int i = 0; i < GAP_COUNT; i++)
-		if (d->gaps & (1u << i))
-			d->gap_list[k++] = cordon_gap_names[i];
+		if (d->cov.gaps & (1u << i))
+			d->gap_list[k++] = cordon_gap_ids[i].id;
 	d->gap_list[k] = NULL;
 }
 
@@ -143,8 +95,8 @@ static void decide(cordon *c)
 	memset(d, 0, sizeof(*d));
 	if (c->mode == CORDON_MODE_OFF) {
 		d->backend = &cordon_backend_none;
-		d->reason = CORDON_REASON_OFF;
-		d->gaps = 1u << GAP_UNCONFINED;
+		d->reason = REASON_OFF;
+		d->cov.gaps = 1u << GAP_UNCONFINED;
 		decision_finish(d);
 		return;
 	}
@@ -155,15 +107,13 @@ static void decide(cordon *c)
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
 		d->applied = 1;
-		d->backend->coverage(pr.abi, &d->layers, &d->gaps);
-		d->layers |= 1u << LAYER_FDS_CLOSED;
-		if (caps_would_reduce())
-			d->layers |= 1u << LAYER_CAPABILITIES;
+		d->backend->coverage(pr.abi, &d->cov);
+		d->cov.layers |= 1u << LAYER_FDS_CLOSED; /* spawn.c closes them */
 	} else {
-		d->gaps = 1u << GAP_UNCONFINED;
+		d->cov.gaps = 1u << GAP_UNCONFINED;
 		d->detail = pr.detail;
 		if (c->mode == CORDON_MODE_REQUIRED) {
-			d->reason = CORDON_REASON_UNAVAILABLE;
+			d->reason = REASON_UNAVAILABLE;
 			d->cause = pr.reason;
 		} else {
 			d->reason = pr.reason;
@@ -207,25 +157,26 @@ static int check_fds(cordon *c)
 	return 0;
 }
 
-/* Gaps and refusals that depend on this run's policy. */
+/* Gaps and refusals that depend on this run's policy: protections are
+ * enforced when the backend's coverage says so. 1 when a protection the
+ * user asked for cannot be enforced in required mode. */
 static int policy_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
 
 	if (c->nkeep > 0)
-		d->gaps |= 1u << GAP_KEPT_FDS;
+		d->cov.gaps |= 1u << GAP_KEPT_FDS;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
+		c->pol.prot[i].enforced = d->cov.protects;
 		if (c->pol.prot[i].enforced)
 			continue;
-		d->gaps |= 1u << GAP_PROTECT;
+		d->cov.gaps |= 1u << GAP_PROTECT;
 		explicit_unenforced |= c->pol.prot[i].explicit_;
 	}
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
-	if (explicit_unenforced && c->mode == CORDON_MODE_REQUIRED)
-		return 1;
-	return 0;
+	return explicit_unenforced && c->mode == CORDON_MODE_REQUIRED;
 }
 
 static void emit_start(cordon *c)
@@ -235,14 +186,14 @@ static void emit_start(cordon *c)
 	free(json);
 }
 
-static void emit_refusal(cordon *c, const char *cause)
+static void emit_refusal(cordon *c, enum reason_id cause)
 {
 	struct cordon_result r = { 125, 0, 0, 0 };
 	c->dec.applied = 0;
-	c->dec.reason = CORDON_REASON_UNAVAILABLE;
+	c->dec.reason = REASON_UNAVAILABLE;
 	c->dec.cause = cause;
-	c->dec.layers = 0;
-	c->dec.gaps = 1u << GAP_UNCONFINED;
+	c->dec.cov.layers = 0;
+	c->dec.cov.gaps = 1u << GAP_UNCONFINED;
 	decision_finish(&c->dec);
 	emit_start(c);
 	char *json = status_exit_json(c, &r);
@@ -274,31 +225,31 @@ static int begin(cordon *c)
 	}
 	decide(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
-		const char *cause = c->dec.cause;
+		enum reason_id cause = c->dec.cause;
 		runtmp_remove(c); /* not run: no temp dir in the event, none left */
 		emit_refusal(c, cause);
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s%s%s",
-				   cause, cordon_reason_text(cause), c->dec.detail ? "; " : "",
-				   c->dec.detail ? c->dec.detail : "");
+				   reason_name(cause), cordon_reason_ids[cause].text,
+				   c->dec.detail ? "; " : "", c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && (r = caches_resolve(c)) != 0)
 			return r;
-		if (policy_add_writable(&c->pol, c->tmpdir, 1, W_TMPDIR) != 0)
+		if (policy_add_writable(&c->pol, c->rundir, 1, W_TMPDIR) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
 	if (c->dec.applied) {
 		policy_add_devices(&c->pol);
-		if ((r = c->dec.backend->prepare(c, &c->prep)) != 0)
+		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0)
 			return r;
 	}
-	if (policy_coverage(c) != 0) {
-		emit_refusal(c, "protect_not_enforceable");
+	if (policy_coverage(c)) {
+		emit_refusal(c, REASON_PROTECT_NOT_ENFORCEABLE);
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
-				   cordon_reason_text("protect_not_enforceable"));
+				   cordon_reason_ids[REASON_PROTECT_NOT_ENFORCEABLE].text);
 	}
 	c->envp = env_build((const char *const *)environ, c->clean_env,
-			    (const char *const *)c->envspec.v, c->envspec.n, c->tmpdir);
+			    (const char *const *)c->envspec.v, c->envspec.n, c->rundir);
 	if (c->envp == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	emit_start(c);
@@ -407,17 +358,19 @@ int cordon_applied(const cordon *c)
 
 const char *cordon_backend_name(const cordon *c)
 {
-	return c != NULL && c->dec.backend != NULL ? c->dec.backend->name : "none";
+	return cordon_backend_ids[c != NULL && c->dec.backend != NULL ? c->dec.backend->id
+								      : BACKEND_NONE]
+		.id;
 }
 
 const char *cordon_reason(const cordon *c)
 {
-	return c != NULL ? c->dec.reason : NULL;
+	return c != NULL ? reason_name(c->dec.reason) : NULL;
 }
 
 const char *cordon_cause(const cordon *c)
 {
-	return c != NULL ? c->dec.cause : NULL;
+	return c != NULL ? reason_name(c->dec.cause) : NULL;
 }
 
 const char *cordon_reason_detail(const cordon *c)
@@ -444,7 +397,7 @@ const char *const *cordon_gaps(const cordon *c)
 
 const char *cordon_tmpdir(const cordon *c)
 {
-	return c != NULL ? c->tmpdir : NULL;
+	return c != NULL ? c->rundir : NULL;
 }
 
 char *cordon_status_json(const cordon *c)

@@ -1,27 +1,38 @@
 /*
  * Internal declarations shared by the library's files. Nothing here is
- * exported; the public contract is include/cordon.h.
+ * exported (the objects are built with hidden visibility and the archive
+ * localises them; see the Makefile); the public contract is
+ * include/cordon.h. Functions are grouped by the file that defines them,
+ * lowest layer first: a file calls only files above it in this list.
  */
 #ifndef CORDON_INTERNAL_H
 #define CORDON_INTERNAL_H
 
-#define CORDON_BUILDING 1
 #include "cordon.h"
+#include "ids.h"
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
-#define CORDON_HIDDEN __attribute__((visibility("hidden")))
-
 /* The longest path cordon handles, in bytes with the NUL: the kernel's
- * PATH_MAX, beyond which no system call accepts a path. A longer path
- * (argument, environment value or computed) is a clear error, never
- * truncated. */
+ * PATH_MAX, beyond which no system call accepts a path. Every path buffer
+ * has this size; a longer path (argument, environment value or computed)
+ * is a clear error, never truncated. */
 #define CORDON_PATH_MAX 4096
 
-/* ---- small growable string vector (strv.c) ---- */
+/* ---- error.c ---- */
+/* Set the calling thread's last error for c (at most 511 bytes) and
+ * return code. */
+int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A new handle's id, never reused: it tags the handle's errors. */
+unsigned long error_new_id(void);
+
+/* ---- strv.c: a growable, NULL-terminated vector of owned strings ---- */
 struct strv {
 	char **v; /* NULL-terminated when n > 0 */
 	size_t n, cap;
@@ -30,38 +41,32 @@ int strv_push(struct strv *s, const char *str); /* copies str */
 int strv_take(struct strv *s, char *str); /* takes ownership */
 void strv_free(struct strv *s);
 
-/* ---- fixed identifiers (status.c) ---- */
-enum layer_id {
-	LAYER_LANDLOCK,
-	LAYER_NO_NEW_PRIVS,
-	LAYER_SIGNAL_SCOPE,
-	LAYER_CAPABILITIES,
-	LAYER_FDS_CLOSED,
-	LAYER_MOUNTNS,
-	LAYER_SECCOMP,
-	LAYER_SEATBELT,
-	LAYER_COUNT
-};
-enum gap_id {
-	GAP_UNCONFINED, /* nothing restricted: confinement not applied */
-	GAP_TRUNCATE, /* truncate(2) outside: Landlock ABI < 3 */
-	GAP_DEVICE_IOCTL, /* device ioctls: Landlock ABI < 5 */
-	GAP_SIGNALS, /* signals to outside processes: ABI < 6 */
-	GAP_METADATA, /* chmod/chown/utimes/xattr/chattr outside */
-	GAP_TERMINAL, /* TIOCSTI/TIOCLINUX keystroke injection */
-	GAP_UNIX_SOCKETS, /* connects to Unix sockets outside */
-	GAP_KEPT_FDS, /* fds named by --keep-fd */
-	GAP_PROTECT, /* protected paths not enforced */
-	GAP_READS, /* reads are never restricted (yet) */
-	GAP_NETWORK, /* network is never restricted (yet) */
-	GAP_COUNT
-};
-extern const char *const cordon_layer_names[LAYER_COUNT];
-extern const char *const cordon_gap_names[GAP_COUNT];
+/* ---- compat.c: portability and process helpers ---- */
+int pipe_cloexec(int fds[2]);
+/* n random bytes from the kernel (getrandom, arc4random_buf); 0 or -1. */
+int random_bytes(void *buf, size_t n);
+/* The stack a child started by child_start() runs on: below malloc's
+ * mmap threshold, so no mmap/munmap per start. The child's deepest frame
+ * holds a CORDON_PATH_MAX buffer. */
+#define CHILD_STACK_SIZE ((size_t)64 * 1024)
+pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
+/* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
+int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
+/* A pidfd for pid (close-on-exec), or -1 where there are none. */
+int pidfd_of(pid_t pid);
+long long monotonic_ms(void);
+/* Sleep until the child of pidfd (when >= 0) may have changed state, at
+ * most ms milliseconds (10 without a pidfd). */
+void child_nap(int pidfd, long long ms);
 
-/* ---- backends (backend.h) ---- */
-struct backend;
+/* ---- fsutil.c: file system helpers ---- */
+/* mkdir -p; directories it makes are owner-only (0700). 0 or -1/errno. */
+int mkdir_p(const char *path);
+/* Remove name below parent_fd and everything in it, never following a
+ * symlink out of it. 0 or -1. */
+int remove_tree_at(int parent_fd, const char *name);
 
+/* ---- policy.c: what is writable, what is protected ---- */
 /* Where a writable entry came from (for the status event). */
 enum wkind { W_WORKSPACE, W_TMPDIR, W_EXTRA, W_CACHE, W_DEVICE };
 
@@ -72,11 +77,11 @@ struct wentry {
 };
 
 struct cache_entry {
-	const char *name; /* fixed identifier */
-	char *path; /* canonical when state is ok/created */
+	enum cache_tool tool;
+	char *path; /* canonical when the state is existing or created */
 	int is_dir;
 	int created;
-	const char *state; /* "existing", "created", "refused", "unavailable" */
+	enum cache_state state;
 };
 
 struct protect_entry {
@@ -95,36 +100,93 @@ struct policy {
 	size_t nprot;
 };
 
+/* Fill c->homes (call at the start of a run): 0, or an error (a home
+ * longer than CORDON_PATH_MAX). */
+int homes_load(cordon *c);
+/* Canonicalise and check the workspace, --allow-write and --protect
+ * paths and the default protections. */
+int policy_resolve(cordon *c);
+int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
+void policy_add_devices(struct policy *p);
+/* 1 when path is "/", a home or an ancestor of one (and not allowed). */
+int policy_is_broad(const cordon *c, const char *path);
+void policy_free(struct policy *p);
+
+/* ---- caches.c ---- */
+int caches_resolve(cordon *c);
+
+/* ---- runtmp.c: the run's own dir ---- */
+/* The state dir: 0, -1 when there is none (no HOME), -2 when too long. */
+int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
+int runtmp_create(cordon *c);
+void runtmp_remove(cordon *c);
+
+/* ---- env.c: the command's environment (pure) ---- */
+char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
+		 const char *tmpdir);
+void env_free(char **envp);
+int env_spec_valid(const char *spec);
+
+/* ---- the decision (cordon.c) ---- */
+struct coverage {
+	unsigned layers; /* bit set of enum layer_id */
+	unsigned gaps; /* bit set of enum gap_id */
+	int protects; /* protected paths are enforced */
+};
+
+struct backend;
+
 struct decision {
 	const struct backend *backend;
 	int applied;
-	const char *reason; /* NULL when applied */
-	const char *cause; /* the platform reason behind "unavailable" */
+	enum reason_id reason; /* REASON_NONE when applied */
+	enum reason_id cause; /* the platform reason behind REASON_UNAVAILABLE */
 	const char *detail; /* what the platform's probe saw, or NULL */
 	int abi, kernel_abi;
-	unsigned layers, gaps; /* bit sets of enum layer_id / gap_id */
+	struct coverage cov;
 	const char *layer_list[LAYER_COUNT + 1];
 	const char *gap_list[GAP_COUNT + 1];
 };
 
-/* What a backend prepared in the parent for the child to apply. */
-struct prepared {
-	int ruleset_fd; /* landlock */
-	int abi;
-	char **argv_prefix; /* seatbelt: sandbox-exec -p ... ; NULL otherwise */
+/* ---- status.c: the JSON events ---- */
+char *status_start_json(const cordon *c);
+char *status_exit_json(const cordon *c, const struct cordon_result *r);
+/* A new run id and the run's start times in c. */
+void status_run_begins(cordon *c);
+void status_emit(cordon *c, const char *line);
+/* The --explain line for a confined command that ended with r (no
+ * newline; caller frees), or NULL. */
+char *status_explain(const cordon *c, const struct cordon_result *r);
+
+/* ---- what a backend prepared (backend.h; released in backends.c) ---- */
+/* What a prepared run does for each command it starts. */
+struct launch {
+	/* A launcher to run the command under (Seatbelt: sandbox-exec -p
+	 * PROFILE ... --), or NULL. Its first word is an absolute path. */
+	char **argv_prefix;
 	size_t nprefix;
-	/* capability reduction (Linux, root only) */
-	int reduce_caps;
-	void *mountns; /* struct mount_plan, or NULL: no mount layer */
-	const void *seccomp; /* the seccomp program, or NULL */
-	uint64_t shm_rights; /* Landlock rights on the private /dev/shm */
+	/* fds the child must keep open until hook() has run (all
+	 * close-on-exec, so the command never sees them). */
+	int *keep_fds;
+	size_t nkeep;
+	/* The child's last step before exec, or NULL: async-signal-safe,
+	 * returns 0 or an errno value; on failure the command is not run.
+	 * It may use only state, which the parent built and does not change
+	 * while a child runs. */
+	int (*hook)(const void *state);
+	const void *state;
+	/* The backend's own release of state (parent). */
+	void (*release)(void *state);
 };
 
-/* ---- the handle ---- */
+/* Frees what a backend's prepare() made, leaving l empty. */
+void launch_release(struct launch *l);
+
+/* ---- the handle (cordon.c) ---- */
 enum stage { ST_NEW, ST_PROBED, ST_BEGUN, ST_ENDED };
 
 struct cordon {
-	/* configuration, recorded by the setters */
+	/* configuration, recorded by the setters (config.c) */
 	enum cordon_mode mode;
 	char *workspace_opt;
 	struct strv allow_write, protect, envspec;
@@ -144,20 +206,20 @@ struct cordon {
 	int nhomes;
 	struct decision dec;
 	struct policy pol;
-	struct prepared prep;
-	char *rundir; /* STATE/runs/XXXXXX, locked while the run lives */
-	char *tmpdir; /* the command's TMPDIR: the run dir itself */
+	struct launch launch; /* what the backend prepared */
+	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
+			 the run lives */
 	int tmp_lock_fd;
 	char **envp; /* child environment */
+	int status_file_fd;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
-	int status_file_fd;
 
 	pthread_mutex_t lock; /* guards last, have_last */
 	struct cordon_result last;
 	int have_last;
-	unsigned long id; /* unique per handle: tags its errors (cordon.c) */
+	unsigned long id; /* unique per handle: tags its errors (error.c) */
 };
 
 struct cordon_proc {
@@ -167,70 +229,11 @@ struct cordon_proc {
 	int tty_fd; /* terminal handed to the command, or -1 */
 };
 
-/* errors (cordon.c): set the calling thread's last error for c (a
- * message of at most 511 bytes) and return code. */
-int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */
 int configurable(cordon *c);
 
-/* decision helpers (cordon.c) */
-void decision_finish(struct decision *d);
-
-/* policy.c */
-int policy_resolve(cordon *c);
-int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
-void policy_free(struct policy *p);
-/* Fill c->homes (call at the start of a run): 0, or an error (a home
- * longer than CORDON_PATH_MAX). */
-int homes_load(cordon *c);
-/* mkdir -p; directories it makes are owner-only (0700). */
-int mkdir_p(const char *path);
-void policy_add_devices(struct policy *p);
-
-/* runtmp.c */
-/* The state dir: 0, -1 when there is none (no HOME), -2 when too long. */
-int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
-int runtmp_create(cordon *c);
-void runtmp_remove(cordon *c);
-int remove_tree_at(int parent_fd, const char *name);
-
-/* env.c */
-char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
-		 const char *tmpdir);
-void env_free(char **envp);
-int env_spec_valid(const char *spec);
-
-/* status.c */
-char *status_start_json(const cordon *c);
-char *status_exit_json(const cordon *c, const struct cordon_result *r);
-/* A new run id and the run's start times in c. */
-void status_run_begins(cordon *c);
-void status_emit(cordon *c, const char *line);
-/* The --explain line for a confined command that ended with r (no
- * newline; caller frees), or NULL. */
-char *status_explain(const cordon *c, const struct cordon_result *r);
-
-/* spawn.c */
+/* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
 int wait_command(cordon_proc *p, struct cordon_result *res);
-/* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
-int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
-
-/* compat.c: pipe2(O_CLOEXEC), with a fallback where there is none. */
-/* compat.c: run fn(arg) in a child sharing memory (see there). */
-/* Below malloc's mmap threshold: no mmap/munmap per start. The child's
- * deepest frame holds a PATH_MAX buffer. */
-#define CHILD_STACK_SIZE ((size_t)64 * 1024)
-pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
-int pipe_cloexec(int fds[2]);
-/* n random bytes from the kernel (getrandom, arc4random_buf); 0 or -1. */
-int random_bytes(void *buf, size_t n);
-
-/* caps.c (Linux; no-ops elsewhere) */
-int caps_would_reduce(void);
-int caps_reduce(void); /* async-signal-safe; 0 or errno */
 
 #endif

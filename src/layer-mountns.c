@@ -1,6 +1,6 @@
 /*
- * Mount layer: the command runs in its own mount namespace (inside a new
- * user namespace when cordon is not root) where
+ * Mount layer (the Linux layer table's first entry): the command runs in its own mount namespace
+ * (inside a new user namespace when cordon is not root) where
  *
  *   - every mount is read-only (recursively: /proc/sys, /sys and every
  *     submount included), so metadata changes outside the writable set
@@ -15,7 +15,7 @@
  *     copy;
  *   - /dev/shm is a fresh, empty tmpfs of the command's own (POSIX shared
  *     memory and semaphores work, nothing reaches the host's /dev/shm);
- *     the child grants it in the run's Landlock ruleset (see ll_apply).
+ *     the child grants it in its own Landlock ruleset (landlock.c).
  *
  * Landlock is applied after this, and Landlock forbids a restricted
  * process to change mounts, so the command cannot undo any of it; as root
@@ -91,17 +91,18 @@ static int enter(int userns, const char *uid_map, const char *gid_map)
 	return set_readonly("/", 1, 1);
 }
 
-static void identity_maps(char *uid_map, char *gid_map, size_t n)
+/* Parent: the identity mappings (the command keeps its uid and gid) and
+ * whether a user namespace is needed (not root). */
+void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n)
 {
+	*userns = geteuid() != 0;
 	snprintf(uid_map, n, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(gid_map, n, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
 }
 
-int mountns_trial(void)
+int mountns_trial(const struct linux_trial *t)
 {
-	char uid_map[48], gid_map[48];
-	identity_maps(uid_map, gid_map, sizeof(uid_map));
-	return enter(geteuid() != 0, uid_map, gid_map);
+	return enter(t->userns, t->uid_map, t->gid_map);
 }
 
 static int bind_self(const char *path)
@@ -109,8 +110,9 @@ static int bind_self(const char *path)
 	return mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
 }
 
-int mountns_apply(const struct mount_plan *m)
+int mountns_apply(const struct linux_plan *plan)
 {
+	const struct mount_plan *m = plan->mount;
 	int e;
 	if ((e = enter(m->userns, m->uid_map, m->gid_map)) != 0)
 		return e;
@@ -153,7 +155,7 @@ static int push(char ***v, size_t *n, const char *s)
 static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
 {
 	size_t rlen = strlen(root), plen = strlen(p);
-	char buf[4096];
+	char buf[CORDON_PATH_MAX];
 	if (plen >= sizeof(buf))
 		return -1;
 	for (size_t i = rlen + 1; i < plen; i++) {
@@ -167,38 +169,37 @@ static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
 	return 0;
 }
 
-struct mount_plan *mountns_prepare(cordon *c)
+int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *d,
+		    struct linux_plan *plan)
 {
+	(void)d;
 	struct mount_plan *m = calloc(1, sizeof(*m));
-	char cwd[4096];
 	if (m == NULL)
-		return NULL;
-	m->userns = geteuid() != 0;
-	identity_maps(m->uid_map, m->gid_map, sizeof(m->uid_map));
-	for (size_t i = 0; i < c->pol.nw; i++) {
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	plan->mount = m;
+	mountns_identity(&m->userns, m->uid_map, m->gid_map, sizeof(m->uid_map));
+	for (size_t i = 0; i < pol->nw; i++) {
 		/* Device nodes stay writable on a read-only mount. */
-		if (c->pol.w[i].kind == W_DEVICE)
+		if (pol->w[i].kind == W_DEVICE)
 			continue;
-		if (push(&m->rw, &m->nrw, c->pol.w[i].path) != 0)
-			goto fail;
+		if (push(&m->rw, &m->nrw, pol->w[i].path) != 0)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < c->pol.nprot; i++) {
-		const char *p = c->pol.prot[i].path;
-		for (size_t j = 0; j < c->pol.nw; j++) {
-			const struct wentry *w = &c->pol.w[j];
+	for (size_t i = 0; i < pol->nprot; i++) {
+		const char *p = pol->prot[i].path;
+		for (size_t j = 0; j < pol->nw; j++) {
+			const struct wentry *w = &pol->w[j];
+			/* Paths come from realpath: shorter than a path buffer. */
 			if (w->is_dir && w->kind != W_DEVICE && path_within(w->path, p) &&
 			    push_ancestors(m, w->path, p) != 0)
-				goto fail;
+				return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		}
 		if (push(&m->ro, &m->nro, p) != 0)
-			goto fail;
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
-	if (getcwd(cwd, sizeof(cwd)) != NULL && (m->cwd = strdup(cwd)) == NULL)
-		goto fail;
-	return m;
-fail:
-	mountns_free(m);
-	return NULL;
+	/* getcwd(NULL, 0) allocates what the path needs. */
+	m->cwd = getcwd(NULL, 0);
+	return 0;
 }
 
 static void free_list(char **v, size_t n)

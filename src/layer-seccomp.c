@@ -1,13 +1,14 @@
 /*
- * seccomp layer: a short list of denied system call uses, compiled to a
- * classic BPF filter once per process and installed in the child after
- * PR_SET_NO_NEW_PRIVS, as the last step before exec.
+ * seccomp layer (the last entry of the Linux layer table): a short list
+ * of denied system call uses, compiled to a classic BPF filter once per
+ * process and installed in the child after PR_SET_NO_NEW_PRIVS, as the
+ * last step before exec.
  *
  * Today the list denies pushing input into a terminal: a confined command
  * holding the caller's terminal could otherwise queue keystrokes that the
  * caller's shell runs after cordon exits (TIOCSTI, bubblewrap's
  * CVE-2017-5226; TIOCLINUX's selection paste does the same on a virtual
- * console). The network stage adds socket-family rules to the same table.
+ * console).
  *
  * Arguments are compared on their low 32 bits only: the kernel's ioctl
  * takes an unsigned int request, so a request with high bits set still
@@ -144,11 +145,32 @@ const void *seccomp_program(void)
 	return program.len > 0 ? &program : NULL;
 }
 
-int seccomp_apply(const void *prog)
+static int install(const void *prog)
 {
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) != 0)
 		return errno;
 	return 0;
+}
+
+/* After no_new_privs (the trial's earlier layer set it). */
+int seccomp_trial(const struct linux_trial *t)
+{
+	return t->seccomp != NULL ? install(t->seccomp) : ENOSYS;
+}
+
+int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		    struct linux_plan *plan)
+{
+	(void)c;
+	(void)p;
+	(void)d;
+	plan->seccomp = seccomp_program();
+	return 0;
+}
+
+int seccomp_apply(const struct linux_plan *plan)
+{
+	return plan->seccomp != NULL ? install(plan->seccomp) : 0;
 }
 
 #else

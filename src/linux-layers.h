@@ -1,16 +1,17 @@
 /*
- * The optional Linux layers around Landlock. Each is probed (in the same
- * throw-away child as the Landlock trial), prepared in the parent and
- * applied in the child; each is reported in the status event's layers,
- * and what is missing without it is reported in its gaps.
+ * The Linux backend's layers, and what they share. backend-linux.c holds
+ * the table that orders them; each layer lives in its own file and offers
+ * the same steps:
  *
- *   mount namespace  everything outside the writable set read-only
- *                    (covers chmod/chown/utimes/xattr/chattr), protected
- *                    paths read-only, a private /dev/shm
- *   seccomp          TIOCSTI/TIOCLINUX denied (no keystroke injection
- *                    into the caller's terminal)
+ *   trial    in the probe's throw-away child: can it be applied here?
+ *   prepare  in the parent, once per run: its part of the plan
+ *   apply    in each command's child, just before exec
  *
- * Only the Linux backend uses this file.
+ * A layer joins by adding its file and one entry to that table. What the
+ * child applies is a struct linux_plan, built whole in the parent: the
+ * child only makes system calls with it.
+ *
+ * Only the Linux backend includes this file.
  */
 #ifndef CORDON_LINUX_LAYERS_H
 #define CORDON_LINUX_LAYERS_H
@@ -19,7 +20,10 @@
 
 #if defined(__linux__)
 
-/* ---- mount namespace (layer-mountns.c) ---- */
+#include "landlock-abi.h"
+
+/* ---- the plan: everything the child applies ---- */
+
 struct mount_plan {
 	int userns; /* not root: a user namespace too */
 	char uid_map[48], gid_map[48];
@@ -33,21 +37,80 @@ struct mount_plan {
 	char *cwd; /* re-entered after mounting, or NULL */
 };
 
-/* Child of the probe: 0 when the layer can be set up here, else errno.
- * Async-signal-safe; it changes the calling process's namespaces. */
-int mountns_trial(void);
-/* Parent: the plan for this run (NULL on allocation failure). */
-struct mount_plan *mountns_prepare(cordon *c);
-void mountns_free(struct mount_plan *m);
-/* Child: async-signal-safe; 0 or errno. */
-int mountns_apply(const struct mount_plan *m);
+struct landlock_plan {
+	struct ll_ruleset_attr attr;
+	int *fds; /* O_PATH fds of the writable entries, close-on-exec */
+	uint64_t *rights; /* the rights granted on each */
+	size_t n;
+	/* Rights on the private /dev/shm the mount layer makes, or 0: the
+	 * child grants its tmpfs root in its own ruleset. */
+	uint64_t shm_rights;
+};
 
-/* ---- seccomp (layer-seccomp.c) ---- */
+struct linux_plan {
+	struct mount_plan *mount; /* NULL: no mount layer */
+	int no_new_privs;
+	int reduce_caps;
+	struct landlock_plan landlock;
+	const void *seccomp; /* the filter, or NULL */
+};
+
+/* ---- what the probe's trial child gets, made in the parent ---- */
+
+struct linux_trial {
+	int userns;
+	char uid_map[48], gid_map[48];
+	struct ll_ruleset_attr attr; /* the ABI's handled rights */
+	const void *seccomp;
+};
+
+/* ---- the layers (one file each) ---- */
+
+/* layer-mountns.c: the command's own mount namespace. */
+void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n);
+int mountns_trial(const struct linux_trial *t);
+int mountns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		    struct linux_plan *plan);
+int mountns_apply(const struct linux_plan *plan);
+void mountns_free(struct mount_plan *m);
+
+/* caps.c: root's capabilities. */
+int caps_would_reduce(void);
+int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		 struct linux_plan *plan);
+int caps_apply(const struct linux_plan *plan);
+
+/* landlock.c: the write ruleset, the ABI, and what each ABI covers. */
+/* The kernel's ABI version (> 0), or -errno of the version query. */
+int landlock_query_abi(void);
+/* The handled rights and scopes of an ABI version (capped at what cordon
+ * knows). */
+void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr);
+/* Gaps Landlock leaves at abi, with or without the mount layer, and the
+ * layers it adds (signal scoping). */
+void landlock_coverage(int abi, int mount_layer, struct coverage *cov);
+int landlock_trial(const struct linux_trial *t);
+int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		     struct linux_plan *plan);
+int landlock_apply(const struct linux_plan *plan);
+void landlock_free(struct landlock_plan *l);
+
+/* layer-seccomp.c: a short list of denied system call uses. */
 /* The filter for this architecture, built once; NULL when cordon has no
  * syscall table for it (the layer is then unavailable). */
 const void *seccomp_program(void);
-/* Child: after PR_SET_NO_NEW_PRIVS. 0 or errno. */
-int seccomp_apply(const void *prog);
+int seccomp_trial(const struct linux_trial *t);
+int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		    struct linux_plan *plan);
+int seccomp_apply(const struct linux_plan *plan);
+
+/* linux-probe.c: the probe's throw-away child, run once per process. */
+/* Start fn in a child that gets a copy of the n bytes at arg, in memory
+ * shared with the caller, while the caller goes on. Once per process. */
+void probe_trial_start(int (*fn)(void *), const void *arg, size_t n);
+/* Wait for it (2-second timeout): its copy of arg when it ran to its end
+ * in time, else NULL. Stays valid for the life of the process. */
+const void *probe_trial_collect(void);
 
 #endif
 #endif

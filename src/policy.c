@@ -1,7 +1,8 @@
 /*
  * The policy: which trees and files stay writable, which paths are
- * protected, which tool caches are allowed. Everything is canonicalised
- * (realpath) and validated here, in the parent, before anything runs.
+ * protected, the homes they are checked against, and the devices.
+ * Everything is canonicalised (realpath) and validated here, in the
+ * parent, before anything runs. The tool caches are in caches.c.
  */
 #include "internal.h"
 #include "path.h"
@@ -15,15 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATHBUF CORDON_PATH_MAX
-
 /* in, canonical when it exists, else lexically normalised, into out
- * (PATHBUF bytes). in is absolute and shorter than PATHBUF. */
+ * (CORDON_PATH_MAX bytes). in is absolute and shorter than CORDON_PATH_MAX. */
 static int home_path(const char *in, char *out)
 {
 	if (realpath(in, out) != NULL)
 		return 0;
-	return path_normalize(NULL, in, out, PATHBUF);
+	return path_normalize(NULL, in, out, CORDON_PATH_MAX);
 }
 
 /* The password database's home of the real uid, or NULL; *buf is the
@@ -31,7 +30,7 @@ static int home_path(const char *in, char *out)
 static const char *passwd_home(char **buf)
 {
 	struct passwd pw, *res = NULL;
-	size_t len = 4096;
+	size_t len = 4096; /* grown on ERANGE */
 	*buf = NULL;
 	for (;;) {
 		char *b = realloc(*buf, len);
@@ -61,20 +60,20 @@ int homes_load(cordon *c)
 	c->homes[0][0] = c->homes[1][0] = '\0';
 	c->nhomes = 0;
 	if (env != NULL && env[0] == '/') {
-		if (strlen(env) >= PATHBUF)
+		if (strlen(env) >= CORDON_PATH_MAX)
 			return cordon_fail(c, CORDON_EINVAL, "HOME is longer than %d bytes",
-					   PATHBUF - 1);
+					   CORDON_PATH_MAX - 1);
 		if (home_path(env, c->homes[n]) == 0)
 			n++;
 	}
 	const char *pw = passwd_home(&buf);
 	if (pw != NULL && pw[0] == '/') {
-		if (strlen(pw) >= PATHBUF) {
+		if (strlen(pw) >= CORDON_PATH_MAX) {
 			free(buf);
 			return cordon_fail(c, CORDON_EINVAL,
 					   "the home directory in the password database is longer "
 					   "than %d bytes",
-					   PATHBUF - 1);
+					   CORDON_PATH_MAX - 1);
 		}
 		if (home_path(pw, c->homes[n]) == 0 &&
 		    (n == 0 || strcmp(c->homes[0], c->homes[1]) != 0))
@@ -85,10 +84,10 @@ int homes_load(cordon *c)
 	return 0;
 }
 
-static int is_broad(const cordon *c, const char *p)
+int policy_is_broad(const cordon *c, const char *p)
 {
 	const char *hv[2] = { c->homes[0], c->homes[1] };
-	return path_is_broad(p, hv, (size_t)c->nhomes);
+	return !c->allow_broad && path_is_broad(p, hv, (size_t)c->nhomes);
 }
 
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind)
@@ -158,7 +157,7 @@ static int canonical(cordon *c, const char *what, const char *in, char *out, int
 
 static int refuse_broad(cordon *c, const char *what, const char *path)
 {
-	if (c->allow_broad || !is_broad(c, path))
+	if (!policy_is_broad(c, path))
 		return 0;
 	return cordon_fail(c, CORDON_EREFUSED,
 			   "refusing %s %s: it is /, the home directory or an ancestor of it "
@@ -201,7 +200,7 @@ static int inside_writable(const struct policy *p, const char *path)
 static int resolve(cordon *c)
 {
 	struct policy *p = &c->pol;
-	char buf[PATHBUF], real[PATHBUF];
+	char buf[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
 	const char *ws = c->workspace_opt;
 	int is_dir = 0, r;
 
@@ -263,29 +262,6 @@ int policy_resolve(cordon *c)
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 
-/* mkdir -p with owner-only modes for what it creates. */
-int mkdir_p(const char *path)
-{
-	char tmp[PATHBUF];
-	size_t len = strlen(path);
-	if (len == 0 || len >= sizeof(tmp)) {
-		errno = len == 0 ? ENOENT : ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(tmp, path, len + 1);
-	for (char *s = tmp + 1; *s != '\0'; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 /* The devices of design section 4, where this system has them. On macOS
  * the Seatbelt profile names them itself (and /dev/ttysN, which no single
  * path lists); they are listed here for the status event. */
@@ -300,7 +276,7 @@ void policy_add_devices(struct policy *p)
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
 	};
 #endif
-	char real[PATHBUF];
+	char real[CORDON_PATH_MAX];
 	struct stat st;
 
 	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {

@@ -21,11 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PATHBUF CORDON_PATH_MAX
-/* Deeper directories are moved up to the top of the tree being removed,
- * so removal needs a bounded number of open directories. */
-#define MAX_DEPTH 48
-
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 {
 	const char *x = getenv("XDG_STATE_HOME");
@@ -40,102 +35,6 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 	else
 		return -1;
 	return n > 0 && (size_t)n < outlen ? 0 : -2;
-}
-
-struct rm_ctx {
-	int top_fd; /* the tree's root, where deep dirs are moved */
-	unsigned long moved;
-	int progress;
-};
-
-static int remove_at(struct rm_ctx *rc, int pfd, const char *name, int depth);
-
-/* Empty the directory open on fd. Returns 0 when it is empty. */
-static int empty_dir(struct rm_ctx *rc, int fd, int depth)
-{
-	for (int pass = 0; pass < 64; pass++) {
-		unsigned long moved_before = rc->moved;
-		int dfd = dup(fd);
-		if (dfd < 0)
-			return -1;
-		DIR *d = fdopendir(dfd);
-		if (d == NULL) {
-			close(dfd);
-			return -1;
-		}
-		rewinddir(d);
-		int left = 0;
-		struct dirent *e;
-		while ((e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			if (remove_at(rc, fd, e->d_name, depth + 1) != 0)
-				left++;
-		}
-		closedir(d);
-		/* At the top, dirs moved up during this pass need another. */
-		if (left == 0 && (depth > 0 || rc->moved == moved_before))
-			return 0;
-		if (!rc->progress)
-			return -1;
-		rc->progress = 0;
-	}
-	return -1;
-}
-
-static int remove_at(struct rm_ctx *rc, int pfd, const char *name, int depth)
-{
-	struct stat st;
-
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(pfd, name, 0) != 0)
-			return errno == ENOENT ? 0 : -1;
-		rc->progress = 1;
-		return 0;
-	}
-	if (depth >= MAX_DEPTH && rc->top_fd >= 0) {
-		char up[64];
-		snprintf(up, sizeof(up), ".cordon-deep-%lu", rc->moved++);
-		if (renameat(pfd, name, rc->top_fd, up) != 0)
-			return -1;
-		rc->progress = 1;
-		return 1; /* removed on a later pass over the top */
-	}
-	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) {
-		/* The command may have made its own directory unreadable. */
-		if (fchmodat(pfd, name, 0700, AT_SYMLINK_NOFOLLOW) != 0)
-			return -1;
-		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return -1;
-	(void)fchmod(fd, 0700); /* entries of a read-only dir cannot be unlinked */
-	int r = empty_dir(rc, fd, depth);
-	close(fd);
-	if (r != 0)
-		return -1;
-	if (unlinkat(pfd, name, AT_REMOVEDIR) != 0)
-		return errno == ENOENT ? 0 : -1;
-	rc->progress = 1;
-	return 0;
-}
-
-int remove_tree_at(int parent_fd, const char *name)
-{
-	struct rm_ctx rc = { -1, 0, 0 };
-	int top = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (top < 0)
-		return remove_at(&rc, parent_fd, name, 0);
-	rc.top_fd = top;
-	(void)fchmod(top, 0700);
-	int r = empty_dir(&rc, top, 0);
-	close(top);
-	if (r != 0)
-		return -1;
-	return unlinkat(parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : -1;
 }
 
 /* Remove dirs of runs that died: nobody holds their lock. */
@@ -166,7 +65,7 @@ static void sweep(int runs_fd, const char *own)
 
 int runtmp_create(cordon *c)
 {
-	char state[PATHBUF], real[PATHBUF], tmpl[PATHBUF];
+	char state[CORDON_PATH_MAX], real[CORDON_PATH_MAX], tmpl[CORDON_PATH_MAX];
 	struct stat a, b;
 
 	int sr = runtmp_state_dir(c, state, sizeof(state));
@@ -174,7 +73,7 @@ int runtmp_create(cordon *c)
 		return cordon_fail(c, CORDON_EINVAL,
 				   "the state directory's path would be longer than %d bytes "
 				   "(--state-dir, XDG_STATE_HOME or HOME)",
-				   PATHBUF - 1);
+				   CORDON_PATH_MAX - 1);
 	if (sr != 0)
 		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
 	if (mkdir_p(state) != 0 || realpath(state, real) == NULL)
@@ -213,7 +112,7 @@ int runtmp_create(cordon *c)
 		c->tmp_lock_fd = fd;
 		sweep(runs_fd, name);
 		close(runs_fd);
-		if (c->rundir == NULL || (c->tmpdir = strdup(c->rundir)) == NULL)
+		if (c->rundir == NULL)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		return 0;
 	}
@@ -237,6 +136,5 @@ void runtmp_remove(cordon *c)
 		close(c->tmp_lock_fd);
 	c->tmp_lock_fd = -1;
 	free(c->rundir);
-	free(c->tmpdir);
-	c->rundir = c->tmpdir = NULL;
+	c->rundir = NULL;
 }

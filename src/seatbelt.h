@@ -33,12 +33,12 @@ char *seatbelt_profile(const struct sb_shape *shape);
 int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *out,
 		  struct sb_shape *shape);
 
-/* The probe's outcome: NULL when Seatbelt is usable, else a reason
- * identifier, with what was seen written to detail. exec_err is the errno
+/* The probe's outcome: REASON_NONE when Seatbelt is usable, else a
+ * reason, with what was seen written to detail. exec_err is the errno
  * of a failed exec (0 when it ran), timed_out is 1 when it had to be
  * killed, status is waitpid's. */
-const char *seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
-			      size_t detail_len);
+enum reason_id seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
+				 size_t detail_len);
 
 #if defined(CORDON_SEATBELT_TEST_HOOKS)
 /* TEST BUILDS ONLY: probe this program instead of SEATBELT_EXEC, with

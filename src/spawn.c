@@ -1,9 +1,12 @@
 /*
  * Starting and reaping the command.
  *
- * Everything that can fail is prepared in the parent. After fork the
- * child makes only async-signal-safe system calls: its own process group,
- * the terminal, confinement, closing fds, the PATH search and execve. If
+ * Everything that can fail is prepared in the parent: the plan below,
+ * and what the backend prepared (struct launch). The child is started
+ * with child_start() (compat.c) and makes only async-signal-safe system
+ * calls: its own process group, the terminal, closing fds, the backend's
+ * hook, the PATH search and execve. It writes only its stack and the
+ * scratch of its plan (sh_argv), which the parent made for it alone. If
  * anything fails it reports (stage, errno) on a close-on-exec pipe and
  * _exits; it never execs unconfined. The parent's read of that pipe
  * returns 0 bytes exactly when exec succeeded.
@@ -42,9 +45,10 @@ struct plan {
 	const char *const *argv;
 	char *const *envp;
 	const char *path; /* PATH to search */
-	char **sh_argv; /* argv for running a script without #! via /bin/sh */
+	/* The child's scratch: argv for running a script without #! via
+	 * /bin/sh; the child writes the script's path into slot 1. */
+	char **sh_argv;
 	int errfd;
-	int confined;
 	int close_fds;
 	int *keep; /* sorted, unique; includes errfd */
 	size_t nkeep;
@@ -52,8 +56,8 @@ struct plan {
 	size_t nclear;
 	int tty_fd;
 	sigset_t oldmask;
-	const struct backend *be;
-	const struct prepared *prep;
+	int (*hook)(const void *state); /* the backend's last step, or NULL */
+	const void *state;
 };
 
 static void report(int fd, int stage, int err)
@@ -105,7 +109,7 @@ static int close_other_fds(const int *keep, size_t nkeep)
 static int exec_search(const struct plan *pl)
 {
 	const char *file = pl->argv[0];
-	char buf[PATH_MAX];
+	char buf[CORDON_PATH_MAX];
 	int saw_eacces = 0;
 
 	if (file[0] == '\0')
@@ -217,15 +221,16 @@ static int child_main(void *arg)
 	/* SIGTTOU is blocked, so a background group may take the terminal. */
 	if (pl->tty_fd >= 0)
 		(void)tcsetpgrp(pl->tty_fd, getpid());
-	/* fds first, so the backend's last step can be the last before exec
-	 * (the keep list holds the ruleset fd; it is close-on-exec). */
+	/* fds first, so the backend's hook can be the last step before exec
+	 * (the keep list holds the fds the hook needs; they are
+	 * close-on-exec). */
 	if (pl->close_fds && close_other_fds(pl->keep, pl->nkeep) != 0)
 		report(pl->errfd, STAGE_SETUP, errno);
 	for (size_t i = 0; i < pl->nclear; i++)
 		if (fcntl(pl->clear_cloexec[i], F_SETFD, 0) != 0)
 			report(pl->errfd, STAGE_SETUP, errno);
-	if (pl->confined) {
-		int e = pl->be->apply(pl->prep);
+	if (pl->hook != NULL) {
+		int e = pl->hook(pl->state);
 		if (e != 0)
 			report(pl->errfd, STAGE_CONFINE, e);
 	}
@@ -271,17 +276,17 @@ static const char *env_get(char *const *envp, const char *name)
 /* A backend that confines through a launcher (Seatbelt: sandbox-exec)
  * prepared its argv prefix in the parent; the child execs prefix + argv.
  * The prefix starts with an absolute path, so no PATH search finds it. */
-static const char **launcher_argv(const struct prepared *prep, const char *const argv[])
+static const char **launcher_argv(const struct launch *l, const char *const argv[])
 {
 	size_t argc = 0;
 	while (argv[argc] != NULL)
 		argc++;
-	const char **v = calloc(prep->nprefix + argc + 1, sizeof(*v));
+	const char **v = calloc(l->nprefix + argc + 1, sizeof(*v));
 	if (v == NULL)
 		return NULL;
-	for (size_t i = 0; i < prep->nprefix; i++)
-		v[i] = prep->argv_prefix[i];
-	memcpy(v + prep->nprefix, argv, argc * sizeof(*v));
+	for (size_t i = 0; i < l->nprefix; i++)
+		v[i] = l->argv_prefix[i];
+	memcpy(v + l->nprefix, argv, argc * sizeof(*v));
 	return v;
 }
 
@@ -300,9 +305,10 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	size_t argc = 0;
 
 	memset(&pl, 0, sizeof(pl));
+	const struct launch *l = &c->launch;
 	const char **launch = NULL;
-	if (c->dec.applied && c->prep.nprefix > 0) {
-		if ((launch = launcher_argv(&c->prep, argv)) == NULL)
+	if (l->nprefix > 0) {
+		if ((launch = launcher_argv(l, argv)) == NULL)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 		argv = launch;
 	}
@@ -310,7 +316,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
-	pl.keep = calloc(c->nkeep + 2, sizeof(int));
+	pl.keep = calloc(c->nkeep + l->nkeep + 1, sizeof(int));
 	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
 		free(launch);
 		free(p);
@@ -335,20 +341,19 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	if (pl.path == NULL)
 		pl.path = "/bin:/usr/bin";
 	pl.errfd = pipefd[1];
-	pl.confined = c->dec.applied;
 	pl.close_fds = c->mode != CORDON_MODE_OFF;
 	if (c->nkeep > 0)
 		memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
 	pl.nkeep = c->nkeep;
 	pl.keep[pl.nkeep++] = pipefd[1];
-	if (c->prep.ruleset_fd >= 0)
-		pl.keep[pl.nkeep++] = c->prep.ruleset_fd;
+	for (size_t i = 0; i < l->nkeep; i++)
+		pl.keep[pl.nkeep++] = l->keep_fds[i];
 	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);
 	pl.clear_cloexec = c->keep_fds;
 	pl.nclear = c->nkeep;
 	pl.tty_fd = c->foreground ? foreground_tty() : -1;
-	pl.be = c->dec.backend;
-	pl.prep = &c->prep;
+	pl.hook = l->hook;
+	pl.state = l->state;
 
 	sigset_t all;
 	sigfillset(&all);
@@ -370,7 +375,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	free(pl.keep);
 	if (launch != NULL) {
 		/* Messages below name argv[0]: the launcher, as prepared. */
-		argv = (const char *const *)c->prep.argv_prefix;
+		argv = (const char *const *)l->argv_prefix;
 		free(launch);
 	}
 	if (pid < 0) {
@@ -416,69 +421,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	p->pid = pid;
 	p->tty_fd = pl.tty_fd;
 	p->pidfd = -1;
-#if defined(__linux__) && defined(SYS_pidfd_open)
-	/* Only a deadline needs to sleep on the child; waitpid does else.
-	 * (pidfd_open's fds are close-on-exec.) */
+	/* Only a deadline needs to sleep on the child; waitpid does else. */
 	if (c->timeout_ms > 0)
-		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
+		p->pidfd = pidfd_of(pid);
 	*out = p;
 	return 0;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Sleep until pid may have changed state, at most ms milliseconds. */
-static void nap(int pidfd, long long ms)
-{
-	if (ms <= 0)
-		return;
-	if (ms > INT_MAX)
-		ms = INT_MAX;
-	if (pidfd >= 0) {
-		struct pollfd pfd = { pidfd, POLLIN, 0 };
-		(void)poll(&pfd, 1, (int)ms);
-		return;
-	}
-	if (ms > 10)
-		ms = 10;
-	struct timespec ts = { 0, (long)ms * 1000000L };
-	(void)nanosleep(&ts, NULL);
-}
-
-int reap_with_timeout(pid_t pid, int *status, int timeout_ms)
-{
-	int pidfd = -1;
-#if defined(__linux__) && defined(SYS_pidfd_open)
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#endif
-	long long deadline = now_ms() + timeout_ms;
-	int r = -1;
-	for (;;) {
-		pid_t w = waitpid(pid, status, WNOHANG);
-		if (w == pid) {
-			r = 0;
-			break;
-		}
-		if (w < 0 && errno != EINTR)
-			break;
-		long long left = deadline - now_ms();
-		if (left <= 0) {
-			(void)kill(pid, SIGKILL);
-			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-				;
-			break;
-		}
-		nap(pidfd, left);
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	return r;
 }
 
 /* The command stopped (Ctrl-Z) while holding the terminal: stop too, as
@@ -509,7 +456,7 @@ static void explain(const cordon *c, const struct cordon_result *r)
 int wait_command(cordon_proc *p, struct cordon_result *res)
 {
 	cordon *c = p->c;
-	long long deadline = c->timeout_ms ? now_ms() + (long long)c->timeout_ms : 0;
+	long long deadline = c->timeout_ms ? monotonic_ms() + (long long)c->timeout_ms : 0;
 	long long kill_at = 0;
 	int timed_out = 0, status = 0;
 	/* Poll only when something must happen without the child changing
@@ -534,7 +481,7 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 		}
 		if (!deadline)
 			continue;
-		long long t = now_ms();
+		long long t = monotonic_ms();
 		if (!timed_out && t >= deadline) {
 			timed_out = 1;
 			(void)killpg(p->pid, SIGTERM);
@@ -550,7 +497,7 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 		long long wait_ms = next - t;
 		if (p->tty_fd >= 0 && wait_ms > 100)
 			wait_ms = 100;
-		nap(p->pidfd, wait_ms);
+		child_nap(p->pidfd, wait_ms);
 	}
 	/* The run ends with its command: what it left behind in its process
 	 * group goes too (its temp dir is about to be removed). "off" runs

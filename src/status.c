@@ -1,7 +1,7 @@
 /*
  * Status events: one JSON object per line, a start event and an exit
  * event per run. Every event name, mode, backend, reason, layer, gap and
- * cache name is a fixed identifier listed in cordon_identifiers().
+ * cache name or state is a fixed identifier from ids.c.
  */
 #include "backend.h"
 #include "json.h"
@@ -12,93 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-const char *const cordon_layer_names[LAYER_COUNT] = {
-	[LAYER_LANDLOCK] = "landlock",	       [LAYER_NO_NEW_PRIVS] = "no_new_privs",
-	[LAYER_SIGNAL_SCOPE] = "signal_scope", [LAYER_CAPABILITIES] = "capabilities",
-	[LAYER_FDS_CLOSED] = "fds_closed",     [LAYER_MOUNTNS] = "mount_namespace",
-	[LAYER_SECCOMP] = "seccomp",	       [LAYER_SEATBELT] = "seatbelt",
-};
-
-const char *const cordon_gap_names[GAP_COUNT] = {
-	[GAP_UNCONFINED] = "unconfined",
-	[GAP_TRUNCATE] = "truncate_not_restricted",
-	[GAP_DEVICE_IOCTL] = "device_ioctl_not_restricted",
-	[GAP_SIGNALS] = "signals_not_scoped",
-	[GAP_METADATA] = "metadata_outside_not_restricted",
-	[GAP_TERMINAL] = "terminal_injection_not_blocked",
-	[GAP_UNIX_SOCKETS] = "unix_socket_connect_not_restricted",
-	[GAP_KEPT_FDS] = "kept_fds_not_restricted",
-	[GAP_PROTECT] = "protected_paths_not_enforced",
-	[GAP_READS] = "reads_not_restricted",
-	[GAP_NETWORK] = "network_not_restricted",
-};
-
-static const char *const other_identifiers[] = {
-	CORDON_EVENT_STATUS,
-	CORDON_EVENT_EXIT,
-	"auto",
-	"required",
-	"off",
-	"landlock",
-	"seatbelt",
-	"none",
-	CORDON_REASON_UNAVAILABLE,
-	CORDON_REASON_OFF,
-	"landlock_not_built_in",
-	"landlock_disabled",
-	"landlock_abi_too_old",
-	"landlock_blocked",
-	"seatbelt_nested",
-	"seatbelt_missing",
-	"seatbelt_probe_failed",
-	"no_backend",
-	"protect_not_enforceable",
-	"cargo",
-	"npm",
-	"pip",
-	"playwright",
-	"existing",
-	"created",
-	"refused",
-	"unavailable",
-};
-
-#define N_OTHER (sizeof(other_identifiers) / sizeof(other_identifiers[0]))
-
-static const char *all_ids[N_OTHER + LAYER_COUNT + GAP_COUNT + 1];
-
-static void fill_ids(void)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < N_OTHER; i++)
-		all_ids[k++] = other_identifiers[i];
-	for (size_t i = 0; i < LAYER_COUNT; i++)
-		all_ids[k++] = cordon_layer_names[i];
-	for (size_t i = 0; i < GAP_COUNT; i++)
-		all_ids[k++] = cordon_gap_names[i];
-	all_ids[k] = NULL;
-}
-
-const char *const *cordon_identifiers(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	(void)pthread_once(&once, fill_ids);
-	return all_ids;
-}
-
-static const char *mode_name(enum cordon_mode m)
-{
-	switch (m) {
-	case CORDON_MODE_REQUIRED:
-		return "required";
-	case CORDON_MODE_OFF:
-		return "off";
-	case CORDON_MODE_AUTO:
-	default:
-		return "auto";
-	}
-}
 
 static void list_of(struct jbuf *b, const char *const *names)
 {
@@ -117,13 +30,13 @@ static void decision_fields(struct jbuf *b, const cordon *c, const char *applied
 {
 	const struct decision *d = &c->dec;
 	jb_key(b, "backend");
-	jb_str(b, d->backend ? d->backend->name : "none");
+	jb_str(b, cordon_backend_ids[d->backend ? d->backend->id : BACKEND_NONE].id);
 	jb_key(b, applied_key);
 	jb_bool(b, d->applied);
 	jb_key(b, "reason");
-	jb_str(b, d->reason);
+	jb_str(b, reason_name(d->reason));
 	jb_key(b, "cause");
-	jb_str(b, d->cause);
+	jb_str(b, reason_name(d->cause));
 	jb_key(b, "abi");
 	jb_int(b, d->abi);
 	jb_key(b, "layers");
@@ -163,11 +76,11 @@ static void write_caches(struct jbuf *b, const struct policy *p)
 	for (size_t i = 0; i < p->ncaches; i++) {
 		jb_raw(b, i > 0 ? ",{" : "{");
 		jb_key(b, "name");
-		jb_str(b, p->caches[i].name);
+		jb_str(b, cordon_cache_tool_ids[p->caches[i].tool].id);
 		jb_key(b, "path");
 		jb_str(b, p->caches[i].path);
 		jb_key(b, "state");
-		jb_str(b, p->caches[i].state);
+		jb_str(b, cordon_cache_state_ids[p->caches[i].state].id);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -180,11 +93,11 @@ char *status_start_json(const cordon *c)
 
 	jb_raw(&b, "{");
 	jb_key(&b, "event");
-	jb_str(&b, CORDON_EVENT_STATUS);
+	jb_str(&b, cordon_event_ids[EVENT_STATUS].id);
 	jb_key(&b, "run_id");
 	jb_str(&b, c->run_id);
 	jb_key(&b, "mode");
-	jb_str(&b, mode_name(c->mode));
+	jb_str(&b, cordon_mode_ids[c->mode].id);
 	decision_fields(&b, c, "applied");
 	/* Unconfined, nothing is granted: everything is writable, so the
 	 * lists that describe a confinement are null, never a misleading []. */
@@ -205,7 +118,7 @@ char *status_start_json(const cordon *c)
 	else
 		jb_raw(&b, "null");
 	jb_key(&b, "tmpdir");
-	jb_str(&b, c->tmpdir);
+	jb_str(&b, c->rundir);
 	jb_key(&b, "gaps");
 	list_of(&b, c->dec.gap_list);
 	jb_raw(&b, "}");
@@ -276,7 +189,7 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r)
 		       (end_mono.tv_nsec - c->begun_mono.tv_nsec) / 1000000;
 	jb_raw(&b, "{");
 	jb_key(&b, "event");
-	jb_str(&b, CORDON_EVENT_EXIT);
+	jb_str(&b, cordon_event_ids[EVENT_EXIT].id);
 	jb_key(&b, "run_id");
 	jb_str(&b, c->run_id);
 	jb_key(&b, "exit_code");
@@ -396,9 +309,9 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 	jb_raw(&b, " and the terminal devices (all in the status event); a write elsewhere fails "
 		   "with ");
 	/* What each mechanism answers (docs/cli-reference.en.md, "Refusals"). */
-	if (d->layers & (1u << LAYER_SEATBELT))
+	if (d->cov.layers & (1u << LAYER_SEATBELT))
 		jb_raw(&b, "EPERM \"Operation not permitted\"");
-	else if (d->layers & (1u << LAYER_MOUNTNS))
+	else if (d->cov.layers & (1u << LAYER_MOUNTNS))
 		jb_raw(&b, "EROFS \"Read-only file system\" (EACCES \"Permission denied\" for "
 			   "devices), EXDEV \"Invalid cross-device link\" for a rename or link "
 			   "across the writable set's edge, EBUSY \"Device or resource busy\" "
@@ -408,37 +321,4 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 			   "for a link across the writable set's edge");
 	jb_raw(&b, ": those mean cordon refused it");
 	return jb_finish(&b);
-}
-
-const char *cordon_reason_text(const char *id)
-{
-	static const struct {
-		const char *id, *text;
-	} texts[] = {
-		{ "landlock_not_built_in",
-		  "this kernel has no Landlock (built without CONFIG_SECURITY_LANDLOCK); "
-		  "use a kernel with Landlock ABI 2 or later (Linux 5.19+)" },
-		{ "landlock_disabled",
-		  "Landlock is built into this kernel but not enabled; add \"landlock\" to the "
-		  "lsm= kernel boot parameter (see /sys/kernel/security/lsm)" },
-		{ "landlock_abi_too_old",
-		  "this kernel offers only Landlock ABI 1, which denies every rename and link "
-		  "across directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
-		{ "landlock_blocked", "Landlock is present but restricting a process was refused "
-				      "(a container's seccomp filter or another security policy)" },
-		{ "seatbelt_nested",
-		  "cordon already runs inside a Seatbelt sandbox, and macOS cannot apply a "
-		  "second one (sandbox-exec exits 71); run cordon outside the other sandbox" },
-		{ "seatbelt_missing", "/usr/bin/sandbox-exec is not installed on this Mac" },
-		{ "seatbelt_probe_failed", "running /usr/bin/sandbox-exec with a profile that "
-					   "allows everything did not succeed" },
-		{ "no_backend", "cordon has no confinement backend for this platform" },
-		{ "protect_not_enforceable",
-		  "a path given with --protect cannot be kept read-only on this machine" },
-		{ CORDON_REASON_OFF, "confinement is off (--sandbox off)" },
-	};
-	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-		if (id != NULL && strcmp(texts[i].id, id) == 0)
-			return texts[i].text;
-	return "confinement is unavailable";
 }

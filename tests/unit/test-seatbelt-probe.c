@@ -63,7 +63,7 @@ static void probe_outcomes(void)
 
 	const char *good = fake("sb-ok", "#!/bin/sh\nprintf '%s\\n' \"$@\" >\"$0.args\"\n", 0755);
 	probe_with(good, 2000, &pr);
-	ok(pr.available && pr.reason == NULL && pr.detail == NULL, "exit 0: available");
+	ok(pr.available && pr.reason == REASON_NONE && pr.detail == NULL, "exit 0: available");
 	snprintf(args, sizeof(args), "%s.args", good);
 	ok(file_has(args, "-p\n(version 1)(allow default)\n/usr/bin/true\n"),
 	   "the probe runs: sandbox-exec -p '(version 1)(allow default)' /usr/bin/true");
@@ -76,25 +76,26 @@ static void probe_outcomes(void)
 
 	probe_with(fake("sb-nested", "#!/bin/sh\nexit 71\n", 0755), 2000, &pr);
 	ok(!pr.available, "exit 71: unavailable");
-	is_str(pr.reason, "seatbelt_nested", "exit 71: seatbelt_nested");
+	is_str(reason_name(pr.reason), "seatbelt_nested", "exit 71: seatbelt_nested");
 	is_str(pr.detail, "sandbox-exec exited with status 71", "... the detail says so");
 
 	probe_with(fake("sb-fails", "#!/bin/sh\nexit 3\n", 0755), 2000, &pr);
-	is_str(pr.reason, "seatbelt_probe_failed", "exit 3: seatbelt_probe_failed");
+	is_str(reason_name(pr.reason), "seatbelt_probe_failed", "exit 3: seatbelt_probe_failed");
 	is_str(pr.detail, "sandbox-exec exited with status 3", "... with the exit status");
 
 	probe_with(fake("sb-killed", "#!/bin/sh\nkill -9 $$\n", 0755), 2000, &pr);
-	is_str(pr.reason, "seatbelt_probe_failed", "killed: seatbelt_probe_failed");
+	is_str(reason_name(pr.reason), "seatbelt_probe_failed", "killed: seatbelt_probe_failed");
 	is_str(pr.detail, "sandbox-exec was killed by signal 9", "... with the signal");
 
 	char missing[400];
 	snprintf(missing, sizeof(missing), "%s/no-such-sandbox-exec", root);
 	probe_with(missing, 2000, &pr);
 	ok(!pr.available, "missing: unavailable");
-	is_str(pr.reason, "seatbelt_missing", "missing: seatbelt_missing");
+	is_str(reason_name(pr.reason), "seatbelt_missing", "missing: seatbelt_missing");
 
 	probe_with(fake("sb-noexec", "#!/bin/sh\nexit 0\n", 0644), 2000, &pr);
-	is_str(pr.reason, "seatbelt_probe_failed", "not executable: seatbelt_probe_failed");
+	is_str(reason_name(pr.reason), "seatbelt_probe_failed",
+	       "not executable: seatbelt_probe_failed");
 	ok(pr.detail != NULL && strstr(pr.detail, strerror(EACCES)) != NULL,
 	   "... the detail has the errno: %s", pr.detail ? pr.detail : "(null)");
 
@@ -102,14 +103,14 @@ static void probe_outcomes(void)
 	long long t0 = now_ms();
 	probe_with(fake("sb-hangs", "#!/bin/sh\nexec sleep 30\n", 0755), 300, &pr);
 	long long took = now_ms() - t0;
-	is_str(pr.reason, "seatbelt_probe_failed", "hangs: seatbelt_probe_failed");
+	is_str(reason_name(pr.reason), "seatbelt_probe_failed", "hangs: seatbelt_probe_failed");
 	is_str(pr.detail, "sandbox-exec did not finish in time", "... timed out");
 	ok(took >= 300 && took < 5000, "the timeout is kept (%lld ms for 300)", took);
 
 	char detail[96];
-	is_str(seatbelt_classify(ENOTDIR, 0, 0, detail, sizeof(detail)), "seatbelt_missing",
-	       "ENOTDIR: missing");
-	ok(seatbelt_classify(0, 0, 0, detail, sizeof(detail)) == NULL && detail[0] == '\0',
+	is_str(reason_name(seatbelt_classify(ENOTDIR, 0, 0, detail, sizeof(detail))),
+	       "seatbelt_missing", "ENOTDIR: missing");
+	ok(seatbelt_classify(0, 0, 0, detail, sizeof(detail)) == REASON_NONE && detail[0] == '\0',
 	   "status 0: available, no detail");
 }
 
@@ -155,11 +156,12 @@ static size_t read_words(const char *path, char *buf, size_t len, const char **w
  * chosen it, with launcher as its sandbox-exec. */
 static int as_seatbelt(cordon *c, const char *launcher)
 {
-	c->dec.backend->release(&c->prep);
+	launch_release(&c->launch);
 	c->dec.backend = &cordon_backend_seatbelt;
 	c->dec.applied = 1;
+	c->dec.backend->coverage(0, &c->dec.cov);
 	seatbelt_test_reset(launcher, 2000);
-	return c->dec.backend->prepare(c, &c->prep);
+	return c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch);
 }
 
 static void run_through_launcher(void)
@@ -188,8 +190,8 @@ static void run_through_launcher(void)
 	free(c->pol.w[0].path);
 	c->pol.w[0].path = strdup(link);
 	is_int(as_seatbelt(c, launcher), 0, "prepare: %s", cordon_last_error(c));
-	ok(c->pol.nprot == 1 && c->pol.prot[0].enforced, "the protection is enforced");
-	is_str(c->pol.w[0].path, ws, "the symlinked entry is canonical again");
+	ok(c->pol.nprot == 1 && c->dec.cov.protects, "the protection is enforced (coverage)");
+	is_str(c->pol.w[0].path, link, "prepare leaves the policy as it was");
 
 	const char *argv[] = { "sh", "-c", "printf %s \"$TMPDIR\" >out; exit 7", NULL };
 	cordon_proc *p;
@@ -197,7 +199,6 @@ static void run_through_launcher(void)
 	is_int(cordon_spawn(c, argv, &p), 0, "spawn through the launcher");
 	is_int(cordon_wait(p, &res), 0, "wait");
 	is_int(res.exit_code, 7, "the command's exit status comes through");
-	c->dec.backend->coverage(0, &c->dec.layers, &c->dec.gaps);
 	char *line = status_explain(c, &res);
 	ok(line != NULL && strstr(line, "exited with status 7") != NULL &&
 		   strstr(line, "EPERM \"Operation not permitted\"") != NULL &&
@@ -207,8 +208,8 @@ static void run_through_launcher(void)
 
 	/* The log has the launcher's arguments: the prefix after its path. */
 	size_t n = read_words(log, buf, sizeof(buf), words, 64);
-	const char *const *prefix = (const char *const *)c->prep.argv_prefix;
-	size_t np = c->prep.nprefix;
+	const char *const *prefix = (const char *const *)c->launch.argv_prefix;
+	size_t np = c->launch.nprefix;
 	is_str(prefix[0], launcher, "the prefix starts with the launcher's absolute path");
 	int same = n == np - 1 + 3;
 	for (size_t i = 1; same && i < np; i++)
@@ -222,15 +223,15 @@ static void run_through_launcher(void)
 	int found = 0;
 	for (size_t i = 0; i < n; i++)
 		found |= strcmp(words[i], out) == 0;
-	ok(found, "ROOT_0 is the workspace, resolved");
+	ok(found, "ROOT_0 is the workspace, resolved again from its symlink");
 	snprintf(out, sizeof(out), "%s/out", ws);
 	ok(file_has(out, cordon_tmpdir(c)), "TMPDIR is the run's temp dir");
 
 	/* sandbox-exec gone since the probe: the run fails and says so. */
-	c->dec.backend->release(&c->prep);
+	launch_release(&c->launch);
 	snprintf(out, sizeof(out), "%s/gone/sandbox-exec", root);
 	seatbelt_test_reset(out, 2000);
-	c->dec.backend->prepare(c, &c->prep);
+	c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch);
 	unlink(log);
 	is_int(cordon_spawn(c, argv, &p), CORDON_EEXEC, "a missing launcher: CORDON_EEXEC");
 	ok(strstr(cordon_last_error(c), out) != NULL, "the message names it: %s",

@@ -1,0 +1,180 @@
+/*
+ * The fixed identifiers and their texts (see ids.h). The texts of layers
+ * and gaps are what docs/cli-reference.en.md says of them, shortened.
+ */
+#include "ids.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+const struct id_text cordon_event_ids[EVENT_COUNT] = {
+	[EVENT_STATUS] = { "bash_sandbox_status", "the start of a run: what is enforced" },
+	[EVENT_EXIT] = { "bash_sandbox_exit", "the end of a run: how the command ended" },
+};
+
+const struct id_text cordon_mode_ids[3] = {
+	[CORDON_MODE_AUTO] = { "auto", "confine when possible, else warn and run unconfined" },
+	[CORDON_MODE_REQUIRED] = { "required", "confine or refuse to run" },
+	[CORDON_MODE_OFF] = { "off", "run as a plain exec would" },
+};
+
+const struct id_text cordon_backend_ids[BACKEND_COUNT] = {
+	[BACKEND_LANDLOCK] = { "landlock", "Linux: Landlock and the layers around it" },
+	[BACKEND_SEATBELT] = { "seatbelt", "macOS: Seatbelt through /usr/bin/sandbox-exec" },
+	[BACKEND_NONE] = { "none", "no confinement" },
+};
+
+const struct id_text cordon_reason_ids[REASON_COUNT] = {
+	[REASON_NONE] = { NULL, "confinement is applied" },
+	[REASON_UNAVAILABLE] = { CORDON_REASON_UNAVAILABLE,
+				 "confinement is unavailable and the mode is required" },
+	[REASON_OFF] = { CORDON_REASON_OFF, "confinement is off (--sandbox off)" },
+	[REASON_LANDLOCK_NOT_BUILT_IN] = { "landlock_not_built_in",
+					   "this kernel has no Landlock (built without CONFIG_SECURITY_LANDLOCK); use a "
+					   "kernel with Landlock ABI 2 or later (Linux 5.19+)" },
+	[REASON_LANDLOCK_DISABLED] = { "landlock_disabled",
+				       "Landlock is built into this kernel but not enabled; add \"landlock\" to the "
+				       "lsm= kernel boot parameter (see /sys/kernel/security/lsm)" },
+	[REASON_LANDLOCK_ABI_TOO_OLD] = { "landlock_abi_too_old",
+					  "this kernel offers only Landlock ABI 1, which denies every rename and link across "
+					  "directories (breaks git, npm, cargo); cordon needs ABI 2 (Linux 5.19+)" },
+	[REASON_LANDLOCK_BLOCKED] = { "landlock_blocked",
+				      "Landlock is present but restricting a process was refused (a container's seccomp "
+				      "filter or another security policy)" },
+	[REASON_SEATBELT_NESTED] = { "seatbelt_nested",
+				     "cordon already runs inside a Seatbelt sandbox, and macOS cannot apply a second "
+				     "one (sandbox-exec exits 71); run cordon outside the other sandbox" },
+	[REASON_SEATBELT_MISSING] = { "seatbelt_missing",
+				      "/usr/bin/sandbox-exec is not installed on this Mac" },
+	[REASON_SEATBELT_PROBE_FAILED] = { "seatbelt_probe_failed",
+					   "running /usr/bin/sandbox-exec with a profile that "
+					   "allows everything did not succeed" },
+	[REASON_NO_BACKEND] = { "no_backend",
+				"cordon has no confinement backend for this platform" },
+	[REASON_PROTECT_NOT_ENFORCEABLE] = { "protect_not_enforceable",
+					     "a path given with --protect cannot be kept read-only on this machine" },
+};
+
+const struct id_text cordon_layer_ids[LAYER_COUNT] = {
+	[LAYER_LANDLOCK] = { "landlock", "the Landlock write ruleset is applied" },
+	[LAYER_NO_NEW_PRIVS] = { "no_new_privs",
+				 "setuid files and file capabilities cannot raise privileges" },
+	[LAYER_SIGNAL_SCOPE] = { "signal_scope",
+				 "Landlock ABI 6: no signals to processes outside the domain" },
+	[LAYER_CAPABILITIES] = { "capabilities", "root's capabilities are reduced" },
+	[LAYER_FDS_CLOSED] = { "fds_closed", "inherited fds above 2 are closed" },
+	[LAYER_MOUNTNS] = { "mount_namespace",
+			    "read-only mounts outside the writable set, protected paths, a "
+			    "private /dev/shm" },
+	[LAYER_SECCOMP] = { "seccomp", "no keystroke injection into the terminal" },
+	[LAYER_SEATBELT] = { "seatbelt", "macOS: the Seatbelt write profile" },
+};
+
+const struct id_text cordon_gap_ids[GAP_COUNT] = {
+	[GAP_UNCONFINED] = { "unconfined", "nothing is restricted: confinement is not applied" },
+	[GAP_TRUNCATE] = { "truncate_not_restricted",
+			   "truncate(2) outside is not refused (Landlock ABI < 3, no mount layer)" },
+	[GAP_DEVICE_IOCTL] = { "device_ioctl_not_restricted",
+			       "ioctls on device files are not restricted" },
+	[GAP_SIGNALS] = { "signals_not_scoped",
+			  "the command may signal processes of the same user outside" },
+	[GAP_METADATA] = { "metadata_outside_not_restricted",
+			   "chmod, chown, utimes, xattrs outside the writable set are not refused" },
+	[GAP_TERMINAL] = { "terminal_injection_not_blocked",
+			   "the command may push keystrokes into the terminal it holds" },
+	[GAP_UNIX_SOCKETS] = { "unix_socket_connect_not_restricted",
+			       "connects to Unix sockets outside are allowed" },
+	[GAP_KEPT_FDS] = { "kept_fds_not_restricted",
+			   "fds named by --keep-fd can be written wherever they point" },
+	[GAP_PROTECT] = { "protected_paths_not_enforced", "a protected path is writable" },
+	[GAP_READS] = { "reads_not_restricted", "reads are not restricted" },
+	[GAP_NETWORK] = { "network_not_restricted", "the network is not restricted" },
+};
+
+const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT] = {
+	[CACHE_CARGO] = { "cargo", "cargo's registry, git checkouts and package-cache lock" },
+	[CACHE_NPM] = { "npm", "npm's cache" },
+	[CACHE_PIP] = { "pip", "pip's cache" },
+	[CACHE_PLAYWRIGHT] = { "playwright", "Playwright's browsers" },
+};
+
+const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
+	[CACHE_EXISTING] = { "existing", "it was there and is writable" },
+	[CACHE_CREATED] = { "created", "it was created for this run and is writable" },
+	[CACHE_REFUSED] = { "refused", "it is /, the home or an ancestor of it: not granted" },
+	[CACHE_UNAVAILABLE] = { "unavailable", "it could not be made: not granted" },
+};
+
+_Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
+		       CORDON_CACHE_PIP == 1u << CACHE_PIP &&
+		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT,
+	       "CORDON_CACHE_* bit i is cache tool i");
+
+const char *reason_name(enum reason_id r)
+{
+	return r > REASON_NONE && r < REASON_COUNT ? cordon_reason_ids[r].id : NULL;
+}
+
+enum cache_tool cache_tool_of_bit(unsigned bit)
+{
+	switch (bit) {
+	case CORDON_CACHE_NPM:
+		return CACHE_NPM;
+	case CORDON_CACHE_PIP:
+		return CACHE_PIP;
+	case CORDON_CACHE_PLAYWRIGHT:
+		return CACHE_PLAYWRIGHT;
+	case CORDON_CACHE_CARGO:
+	default:
+		return CACHE_CARGO;
+	}
+}
+
+/* ---- the public list and texts ---- */
+
+static const struct {
+	const struct id_text *t;
+	size_t n;
+} tables[] = {
+	{ cordon_event_ids, EVENT_COUNT },	     { cordon_mode_ids, 3 },
+	{ cordon_backend_ids, BACKEND_COUNT },	     { cordon_reason_ids, REASON_COUNT },
+	{ cordon_layer_ids, LAYER_COUNT },	     { cordon_gap_ids, GAP_COUNT },
+	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT }, { cordon_cache_state_ids, CACHE_STATE_COUNT },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+/* Every identifier once, in table order, NULL-terminated. "landlock" is
+ * both a backend and a layer (as "seatbelt" is): listed once. */
+static const char *all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT +
+			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 1];
+
+static void fill_ids(void)
+{
+	size_t k = 0;
+	for (size_t t = 0; t < NTABLES; t++)
+		for (size_t i = 0; i < tables[t].n; i++) {
+			const char *id = tables[t].t[i].id;
+			int seen = id == NULL;
+			for (size_t j = 0; !seen && j < k; j++)
+				seen = strcmp(all_ids[j], id) == 0;
+			if (!seen)
+				all_ids[k++] = id;
+		}
+	all_ids[k] = NULL;
+}
+
+const char *const *cordon_identifiers(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	(void)pthread_once(&once, fill_ids);
+	return all_ids;
+}
+
+const char *cordon_reason_text(const char *id)
+{
+	for (size_t i = 1; id != NULL && i < REASON_COUNT; i++)
+		if (strcmp(cordon_reason_ids[i].id, id) == 0)
+			return cordon_reason_ids[i].text;
+	return "confinement is unavailable";
+}

@@ -1,0 +1,98 @@
+/*
+ * Fixed identifiers: every string cordon writes as an event name, mode,
+ * backend, reason, cause, layer, gap, cache name or cache state. Each
+ * kind is an enum; ids.c maps each value to its identifier and to a one-
+ * line English text, in one table per kind, and cordon_identifiers()
+ * lists them all (so a caller's secret redaction may leave them alone).
+ * Adding a value = one enum line + one table line; test-ids checks that
+ * every value has both and that identifiers are unique.
+ *
+ * Pure data: no system calls. Every other part of the library may use
+ * this file; it uses none of them.
+ */
+#ifndef CORDON_IDS_H
+#define CORDON_IDS_H
+
+#include "cordon.h"
+
+struct id_text {
+	const char *id; /* the identifier written in events */
+	const char *text; /* one line for people */
+};
+
+enum event_id { EVENT_STATUS, EVENT_EXIT, EVENT_COUNT };
+
+enum backend_id { BACKEND_LANDLOCK, BACKEND_SEATBELT, BACKEND_NONE, BACKEND_COUNT };
+
+/* Why confinement is not applied (REASON_NONE: it is). */
+enum reason_id {
+	REASON_NONE = 0,
+	REASON_UNAVAILABLE, /* required mode: see the cause */
+	REASON_OFF,
+	REASON_LANDLOCK_NOT_BUILT_IN,
+	REASON_LANDLOCK_DISABLED,
+	REASON_LANDLOCK_ABI_TOO_OLD,
+	REASON_LANDLOCK_BLOCKED,
+	REASON_SEATBELT_NESTED,
+	REASON_SEATBELT_MISSING,
+	REASON_SEATBELT_PROBE_FAILED,
+	REASON_NO_BACKEND,
+	REASON_PROTECT_NOT_ENFORCEABLE,
+	REASON_COUNT
+};
+
+/* What is applied (the status event's "layers"). */
+enum layer_id {
+	LAYER_LANDLOCK,
+	LAYER_NO_NEW_PRIVS,
+	LAYER_SIGNAL_SCOPE,
+	LAYER_CAPABILITIES,
+	LAYER_FDS_CLOSED,
+	LAYER_MOUNTNS,
+	LAYER_SECCOMP,
+	LAYER_SEATBELT,
+	LAYER_COUNT
+};
+
+/* What is not restricted in a run (the status event's "gaps"). */
+enum gap_id {
+	GAP_UNCONFINED,
+	GAP_TRUNCATE,
+	GAP_DEVICE_IOCTL,
+	GAP_SIGNALS,
+	GAP_METADATA,
+	GAP_TERMINAL,
+	GAP_UNIX_SOCKETS,
+	GAP_KEPT_FDS,
+	GAP_PROTECT,
+	GAP_READS,
+	GAP_NETWORK,
+	GAP_COUNT
+};
+
+/* The tool caches, in the order of their CORDON_CACHE_* bits. */
+enum cache_tool { CACHE_CARGO, CACHE_NPM, CACHE_PIP, CACHE_PLAYWRIGHT, CACHE_TOOL_COUNT };
+
+enum cache_state {
+	CACHE_EXISTING,
+	CACHE_CREATED,
+	CACHE_REFUSED,
+	CACHE_UNAVAILABLE,
+	CACHE_STATE_COUNT
+};
+
+extern const struct id_text cordon_event_ids[EVENT_COUNT];
+extern const struct id_text cordon_mode_ids[3]; /* by enum cordon_mode */
+extern const struct id_text cordon_backend_ids[BACKEND_COUNT];
+extern const struct id_text cordon_reason_ids[REASON_COUNT];
+extern const struct id_text cordon_layer_ids[LAYER_COUNT];
+extern const struct id_text cordon_gap_ids[GAP_COUNT];
+extern const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT];
+extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
+
+/* The identifier of a reason, or NULL for REASON_NONE. */
+const char *reason_name(enum reason_id r);
+/* The cache tool of one CORDON_CACHE_* bit. */
+enum cache_tool cache_tool_of_bit(unsigned bit);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * Landlock: the write ruleset (Linux).
+ *
+ * Only write-type rights are handled, so reads and execution are
+ * unchanged everywhere; every handled right is granted on the writable
+ * set except device node creation. The parent opens each writable entry
+ * once per run (O_PATH, close-on-exec) and decides its rights; each
+ * command's child builds its own ruleset from those fds and restricts
+ * itself, as its last step but seccomp. A ruleset of its own lets the
+ * child add its private /dev/shm, which exists only in its mount
+ * namespace, without touching anything another child uses.
+ */
+#include "linux-layers.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
+{
+	return syscall(LL_SYS_CREATE_RULESET, attr, size, flags);
+}
+
+static long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr)
+{
+	return syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, attr, 0U);
+}
+
+static long ll_restrict_self(int fd)
+{
+	return syscall(LL_SYS_RESTRICT_SELF, fd, 0U);
+}
+
+int landlock_query_abi(void)
+{
+	long v = ll_create_ruleset(NULL, 0, LL_CREATE_RULESET_VERSION);
+	return v > 0 ? (int)v : -errno;
+}
+
+/*
+ * Write-type rights each ABI version added. ABI 4 added network rights,
+ * ABI 6 scopes and ABI 7 logging flags: none are file rights.
+ */
+static const uint64_t rights_added_at[LL_ABI_KNOWN + 1] = {
+	[1] = LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR |
+	      LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO |
+	      LL_FS_MAKE_BLOCK | LL_FS_MAKE_SYM,
+	[2] = LL_FS_REFER,
+	[3] = LL_FS_TRUNCATE,
+	[5] = LL_FS_IOCTL_DEV,
+};
+
+void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	for (int v = 1; v <= abi && v <= LL_ABI_KNOWN; v++)
+		attr->handled_access_fs |= rights_added_at[v];
+	/* ABI 6: a scoped process cannot signal processes outside its
+	 * Landlock domain, e.g. the agent that started it. */
+	if (abi >= 6)
+		attr->scoped = LL_SCOPE_SIGNAL;
+}
+
+void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
+{
+	/* Below ABI 3 truncate(2) is unchecked by Landlock; the mount
+	 * layer's read-only mounts still refuse it outside. */
+	if (abi < 3 && !mount_layer)
+		cov->gaps |= 1u << GAP_TRUNCATE;
+	if (abi < 5)
+		cov->gaps |= 1u << GAP_DEVICE_IOCTL;
+	if (abi >= 6)
+		cov->layers |= 1u << LAYER_SIGNAL_SCOPE;
+	else
+		cov->gaps |= 1u << GAP_SIGNALS;
+}
+
+/* Restricting with the ABI's empty ruleset shows the kernel allows it
+ * (no_new_privs was set by the trial's previous layer). */
+int landlock_trial(const struct linux_trial *t)
+{
+	long fd = ll_create_ruleset(&t->attr, sizeof(t->attr), 0);
+	if (fd < 0 || ll_restrict_self((int)fd) != 0)
+		return errno;
+	return 0;
+}
+
+int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		     struct linux_plan *plan)
+{
+	struct landlock_plan *l = &plan->landlock;
+	landlock_attr_for_abi(d->abi, &l->attr);
+	/* Everything handled is granted on the writable set except device
+	 * node creation: a block device made in the workspace would give
+	 * root raw writes to a disk. */
+	uint64_t dir_rights = l->attr.handled_access_fs & ~(LL_FS_MAKE_CHAR | LL_FS_MAKE_BLOCK);
+	/* A rule on a file may only carry file rights (EINVAL otherwise). */
+	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
+
+	if (d->cov.layers & (1u << LAYER_MOUNTNS))
+		l->shm_rights = dir_rights;
+	l->fds = calloc(p->nw + 1, sizeof(*l->fds));
+	l->rights = calloc(p->nw + 1, sizeof(*l->rights));
+	if (l->fds == NULL || l->rights == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->nw; i++) {
+		const struct wentry *w = &p->w[i];
+		struct stat st;
+		int fd = open(w->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return cordon_fail_errno(c, CORDON_ESYS, errno,
+						 "cannot open writable path %s", w->path);
+		l->fds[l->n] = fd;
+		l->rights[l->n++] = w->is_dir ? dir_rights : file_rights;
+		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) ||
+		    (S_ISDIR(st.st_mode) ? 1 : 0) != (w->is_dir ? 1 : 0))
+			return cordon_fail(c, CORDON_ESYS,
+					   "writable path changed while preparing: %s", w->path);
+	}
+	/* One trial rule now: a path the kernel refuses is an error here, in
+	 * the parent, not a confinement failure in every child. */
+	long rs = ll_create_ruleset(&l->attr, sizeof(l->attr), 0);
+	if (rs < 0)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset");
+	for (size_t i = 0; i < l->n; i++) {
+		struct ll_path_beneath_attr pb = { .allowed_access = l->rights[i],
+						   .parent_fd = l->fds[i] };
+		if (ll_add_rule((int)rs, &pb) != 0) {
+			int e = errno;
+			close((int)rs);
+			return cordon_fail_errno(c, CORDON_ESYS, e, "landlock_add_rule %s",
+						 p->w[i].path);
+		}
+	}
+	close((int)rs);
+	return 0;
+}
+
+/* The private /dev/shm exists only in this child's mount namespace, so
+ * the parent cannot name it: the child grants the root of the tmpfs it
+ * has just mounted, in its own ruleset. (A symlinked /dev/shm is
+ * followed as the mount followed it.) No /dev/shm here: nothing to
+ * grant. */
+static int grant_private_shm(int ruleset, uint64_t rights)
+{
+	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno;
+	struct ll_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = fd };
+	int e = ll_add_rule(ruleset, &pb) == 0 ? 0 : errno;
+	close(fd);
+	return e;
+}
+
+int landlock_apply(const struct linux_plan *plan)
+{
+	const struct landlock_plan *l = &plan->landlock;
+	long rs = ll_create_ruleset(&l->attr, sizeof(l->attr), 0);
+	int e = 0;
+	if (rs < 0)
+		return errno;
+	for (size_t i = 0; e == 0 && i < l->n; i++) {
+		struct ll_path_beneath_attr pb = { .allowed_access = l->rights[i],
+						   .parent_fd = l->fds[i] };
+		if (ll_add_rule((int)rs, &pb) != 0)
+			e = errno;
+	}
+	if (e == 0 && plan->mount != NULL && l->shm_rights != 0)
+		e = grant_private_shm((int)rs, l->shm_rights);
+	if (e == 0 && ll_restrict_self((int)rs) != 0)
+		e = errno;
+	close((int)rs);
+	return e;
+}
+
+void landlock_free(struct landlock_plan *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		close(l->fds[i]);
+	free(l->fds);
+	free(l->rights);
+	memset(l, 0, sizeof(*l));
+}
+
+#else
+typedef int cordon_no_landlock_here;
+#endif
