@@ -17,16 +17,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *lookup(void *ctx, const char *name)
-{
-	const char *const *env = ctx;
-	size_t n = strlen(name);
-	for (size_t i = 0; env[i] != NULL; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
-
 static void check_env(char **out, int clean, const char *tmpdir, const char *const *specs,
 		      size_t nspecs)
 {
@@ -116,13 +106,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	env_free(out);
 
 	/* The caches the same environment names, HOME as the base. */
-	const char *home = lookup((void *)parent, "HOME");
+	const char *home = caches_env_lookup((void *)parent, "HOME");
 	if (home == NULL || home[0] != '/' || strlen(home) >= CORDON_PATH_MAX)
 		home = "/home/u";
 	struct cache_loc locs[CACHE_LOC_MAX];
 	unsigned too_long;
-	size_t n = caches_locate((flags >> 2) & CORDON_CACHE_DEFAULT, lookup, (void *)parent, home,
-				 "/work/proj", locs, &too_long);
+	size_t n = caches_locate((flags >> 2) & CORDON_CACHE_DEFAULT, caches_env_lookup,
+				 (void *)parent, home, "/work/proj", locs, &too_long);
 	if (n > CACHE_LOC_MAX)
 		abort();
 	for (size_t i = 0; i < n; i++) {

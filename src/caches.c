@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+extern char **environ;
+
 static const char *var(cache_getenv_fn get, void *ctx, const char *name)
 {
 	const char *v = get(ctx, name);
@@ -132,10 +134,14 @@ const char *const *caches_tool_programs(unsigned bit)
 
 /* ---- the file system part ---- */
 
-static const char *env_lookup(void *ctx, const char *name)
+const char *caches_env_lookup(void *ctx, const char *name)
 {
-	(void)ctx;
-	return getenv(name);
+	const char *const *env = ctx;
+	size_t n = strlen(name);
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return env[i] + n + 1;
+	return NULL;
 }
 
 static int on_path(const char *prog)
@@ -279,8 +285,8 @@ static int resolve(cordon *c)
 		return 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0'; /* relative variables then name no location */
-	size_t n = caches_locate(c->caches, env_lookup, NULL, home, cwd[0] ? cwd : NULL, locs,
-				 &too_long);
+	size_t n = caches_locate(c->caches, caches_env_lookup, environ, home, cwd[0] ? cwd : NULL,
+				 locs, &too_long);
 	for (unsigned bit = 1; bit <= CORDON_CACHE_DEFAULT; bit <<= 1) {
 		if (!(c->caches & bit))
 			continue;

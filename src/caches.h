@@ -27,6 +27,10 @@ struct cache_loc {
 /* Looks up an environment variable: its value, or NULL when unset. */
 typedef const char *(*cache_getenv_fn)(void *ctx, const char *name);
 
+/* A cache_getenv_fn over an environ-style array (ctx: NAME=VALUE
+ * strings, NULL-terminated). */
+const char *caches_env_lookup(void *ctx, const char *name);
+
 /*
  * The cache locations of the tools in mask, honouring each tool's
  * variable, with home (absolute) as the default base and cwd (absolute)

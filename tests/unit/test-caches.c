@@ -5,21 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A fake environment: NAME=VALUE strings, NULL-terminated. */
-static const char *lookup(void *ctx, const char *name)
-{
-	const char *const *env = ctx;
-	size_t n = strlen(name);
-	for (size_t i = 0; env[i] != NULL; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
-
 static size_t locate(unsigned mask, const char *const *env, struct cache_loc *out,
 		     unsigned *too_long)
 {
-	return caches_locate(mask, lookup, (void *)env, "/home/u", "/work/proj", out, too_long);
+	return caches_locate(mask, caches_env_lookup, (void *)env, "/home/u", "/work/proj", out,
+			     too_long);
 }
 
 static void test_defaults(void)
