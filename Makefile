@@ -40,9 +40,9 @@ LIB_SRC := src/error.c src/ids.c src/strv.c src/path.c src/json.c src/compat.c s
            src/env.c src/config.c src/policy.c src/caches.c src/runtmp.c src/status.c \
            src/spawn.c src/cordon.c src/backends.c src/backend-none.c src/backend-seatbelt.c \
            src/backend-linux.c src/linux-probe.c src/landlock.c src/layer-mountns.c \
-           src/layer-seccomp.c src/caps.c
+           src/layer-pidns.c src/layer-seccomp.c src/caps.c
 CLI_SRC := cli/main.c cli/args.c
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
@@ -70,6 +70,33 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# cordon-init, process 1 of a run's PID namespace (src/layer-pidns.c):
+# a static program without libc, embedded in the library as a byte array.
+# Built for the machines it has system calls for; elsewhere the array is
+# empty and the PID namespace layer reports itself unavailable at run
+# time. On x86_64 and aarch64 a failure to build it fails the build.
+INIT_CFLAGS := -static -nostdlib -ffreestanding -fno-stack-protector -fno-builtin \
+               -fno-pie -no-pie -Os -fno-asynchronous-unwind-tables -std=c11 \
+               -Wall -Wextra -Werror -Wl,-z,noseparate-code -Wl,--build-id=none -s
+INIT_ARCH   := $(shell $(CC) -dumpmachine | sed -n 's/^\(x86_64\|aarch64\)-.*/\1/p')
+
+$(B)/init/cordon-init: src/init/cordon-init.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  INIT    $@")
+	$(Q)$(if $(INIT_ARCH),$(CC) $(INIT_CFLAGS) -o $@ $<,: >$@)
+
+$(B)/init/init-blob.c: $(B)/init/cordon-init
+	@{ echo '/* Generated from src/init/cordon-init.c by the Makefile. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const unsigned char cordon_init_blob[] = {'; \
+	   od -An -v -tx1 $< | tr -s ' ' '\n' | grep . | sed 's/^/0x/; s/$$/,/'; \
+	   [ -s $< ] || echo 0; \
+	   echo '};'; \
+	   echo "const size_t cordon_init_blob_len = $$(wc -c <$<);"; } >$@.tmp && mv $@.tmp $@
+
+$(B)/init/init-blob.o: $(B)/init/init-blob.c
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Wno-missing-variable-declarations -c $< -o $@
 
 # The archive programs link: one object whose internal (hidden) symbols
 # are made local, so a program that links it sees only cordon_*.

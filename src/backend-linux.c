@@ -22,9 +22,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static int nnp_trial(const struct linux_trial *t)
@@ -64,9 +67,14 @@ struct linux_layer {
 	int (*apply)(const struct linux_plan *plan);
 };
 
-/* The layers, in the order the child applies them. */
+/* The layers, in the order the child applies them. The PID and IPC
+ * namespaces need the mount layer (its user namespace, and a /proc of
+ * their own). */
 static const struct linux_layer layers[] = {
 	{ LAYER_MOUNTNS, 1u << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
+	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS, 0, pidns_trial, pidns_prepare,
+	  pidns_apply },
+	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
 	{ LAYER_CAPABILITIES, 0, 0, NULL, caps_prepare, caps_apply },
 	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
@@ -86,8 +94,11 @@ struct trial_io {
 static int trial_main(void *arg)
 {
 	struct trial_io *io = arg;
-	for (size_t i = 0; i < NLAYERS; i++)
+	for (size_t i = 0; i < NLAYERS; i++) {
 		io->res[i] = layers[i].trial != NULL ? layers[i].trial(&io->in) : 0;
+		if (io->res[i] == 0)
+			io->in.passed |= 1u << layers[i].id;
+	}
 	_exit(0);
 }
 
@@ -111,6 +122,8 @@ static void start(void)
 		int abi = probed.kernel_abi < LL_ABI_KNOWN ? probed.kernel_abi : LL_ABI_KNOWN;
 		mountns_identity(&io.in.userns, io.in.uid_map, io.in.gid_map,
 				 sizeof(io.in.uid_map));
+		/* Kept open for the process: the trial child may still run. */
+		io.in.init_fd = init_memfd();
 		landlock_attr_for_abi(abi, &io.in.attr);
 		io.in.seccomp = seccomp_program();
 		for (size_t i = 0; i < NLAYERS; i++)
@@ -134,9 +147,15 @@ static void ll_probe_start(void)
 	(void)pthread_once(&start_once, start);
 }
 
+/* A layer is available when its trial passed and, for the namespaces
+ * that need it, the mount layer's did. */
 static int layer_ok(size_t i)
 {
-	return layers[i].trial == NULL || probed.res[i] == 0;
+	if (layers[i].trial != NULL && probed.res[i] != 0)
+		return 0;
+	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS)
+		return layer_ok(0); /* layers[0] is the mount layer */
+	return 1;
 }
 
 static void ll_probe(int max_abi, struct backend_probe *out)
@@ -198,13 +217,148 @@ static void ll_coverage(int abi, struct coverage *out)
 
 /* ---- the run ---- */
 
+/* ---- the run's thread ----
+ *
+ * With a PID namespace, every command of the run is started by one
+ * thread that lives exactly as long as the run: the run's process 1
+ * holds a parent death signal, which the kernel sends when the thread
+ * that started it ends, not the process. Started from the caller's
+ * thread, a command would die with that thread (a worker thread of the
+ * caller that spawns and exits). The run's thread only clones; its
+ * children share memory with it (CLONE_VM|CLONE_VFORK), so it is
+ * suspended until each has exec'd.
+ */
+struct linux_runner {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
+	/* one request at a time */
+	int pending, done;
+	int (*fn)(void *);
+	void *arg, *stack;
+	size_t size;
+	unsigned long flags;
+	pid_t pid;
+	int err;
+};
+
+static pid_t clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
+			 unsigned long flags)
+{
+#if defined(CORDON_ASAN)
+	/* Sanitizer builds start children by copying (see compat.c). */
+	(void)stack;
+	(void)size;
+	long pid = syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0L);
+	if (pid == 0)
+		_exit(fn(arg));
+	return (pid_t)pid;
+#else
+	char *top = (char *)stack + (size & ~(size_t)15);
+	return clone(fn, top, (int)(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), arg);
+#endif
+}
+
+static void *runner_main(void *v)
+{
+	struct linux_runner *r = v;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (!r->pending && !r->stop)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (!r->pending)
+			break;
+		r->pid = clone_child(r->fn, r->arg, r->stack, r->size, r->flags);
+		r->err = r->pid < 0 ? errno : 0;
+		r->pending = 0;
+		r->done = 1;
+		pthread_cond_broadcast(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static struct linux_runner *runner_new(void)
+{
+	struct linux_runner *r = calloc(1, sizeof(*r));
+	sigset_t all, old;
+	if (r == NULL)
+		return NULL;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	/* It takes no signal meant for the caller. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&r->thread, NULL, runner_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r);
+		errno = e;
+		return NULL;
+	}
+	return r;
+}
+
+/* Ends the run's thread; a process of the run still alive dies with it
+ * (its parent death signal). */
+static void runner_free(struct linux_runner *r)
+{
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	(void)pthread_join(r->thread, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}
+
+/* launch.start: the child, started by the run's thread, as process 1 of
+ * a new PID namespace (in a new user namespace unless root). */
+static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
+			  size_t size)
+{
+	const struct linux_plan *plan = state;
+	struct linux_runner *r = plan->runner;
+	unsigned long flags = CLONE_NEWPID;
+	if (plan->mount != NULL && plan->mount->userns)
+		flags |= CLONE_NEWUSER;
+	pthread_mutex_lock(&r->lock);
+	while (r->pending || r->done) /* another spawn's request */
+		pthread_cond_wait(&r->cond, &r->lock);
+	r->fn = fn;
+	r->arg = arg;
+	r->stack = stack;
+	r->size = size;
+	r->flags = flags;
+	r->pending = 1;
+	pthread_cond_broadcast(&r->cond);
+	while (!r->done)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pid_t pid = r->pid;
+	int err = r->err;
+	r->done = 0;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	errno = err;
+	return pid;
+}
+
 static void plan_free(void *state)
 {
 	struct linux_plan *plan = state;
 	if (plan == NULL)
 		return;
+	runner_free(plan->runner);
 	mountns_free(plan->mount);
 	landlock_free(&plan->landlock);
+	if (plan->init_fd >= 0)
+		close(plan->init_fd);
 	free(plan);
 }
 
@@ -213,7 +367,7 @@ static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;
 	for (size_t i = 0; i < NLAYERS; i++) {
-		if (layers[i].id == LAYER_MOUNTNS && plan->mount == NULL)
+		if (!(plan->prepared & (1u << layers[i].id)))
 			continue;
 		int e = layers[i].apply(plan);
 		if (e != 0)
@@ -228,6 +382,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	struct linux_plan *plan = calloc(1, sizeof(*plan));
 	if (plan == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	plan->init_fd = -1;
 	out->state = plan;
 	out->release = plan_free;
 	out->hook = apply_all;
@@ -240,14 +395,25 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 		int r = layers[i].prepare(c, p, d, plan);
 		if (r != 0)
 			return r;
+		plan->prepared |= 1u << layers[i].id;
 	}
-	/* The child needs the writable entries' fds until its hook ran. */
-	if (plan->landlock.n > 0) {
-		out->keep_fds = calloc(plan->landlock.n, sizeof(int));
-		if (out->keep_fds == NULL)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-		memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
-		out->nkeep = plan->landlock.n;
+	/* The child needs the writable entries' fds until its hook ran, and
+	 * process 1 the init program's. */
+	out->keep_fds = calloc(plan->landlock.n + 1, sizeof(int));
+	if (out->keep_fds == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
+	out->nkeep = plan->landlock.n;
+	if (plan->init_fd >= 0)
+		out->keep_fds[out->nkeep++] = plan->init_fd;
+	if (plan->pid_namespace) {
+		if ((plan->runner = runner_new()) == NULL)
+			return cordon_fail_errno(c, CORDON_ESYS, errno,
+						 "cannot start the run's thread");
+		if (plan->mount != NULL)
+			plan->mount->userns_at_clone = plan->mount->userns;
+		out->start = runner_start;
+		out->init = pidns_become_init;
 	}
 	return 0;
 }

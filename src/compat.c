@@ -92,15 +92,6 @@ int pipe_cloexec(int fds[2])
  * that clone() switches to, warns on the child's _exit or exec that it
  * cannot clean up after it, and may then report false errors.
  */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CORDON_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CORDON_ASAN 1
-#endif
-
 #if defined(__linux__) && !defined(CORDON_ASAN)
 #include <sched.h>
 #include <signal.h>

@@ -69,6 +69,11 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 			    "private /dev/shm" },
 	[LAYER_SECCOMP] = { "seccomp", "no keystroke injection into the terminal" },
 	[LAYER_SEATBELT] = { "seatbelt", "macOS: the Seatbelt write profile" },
+	[LAYER_PIDNS] = { "pid_namespace",
+			  "the run's own PID namespace: no process outside is visible or "
+			  "reachable, none of the run outlives it" },
+	[LAYER_IPCNS] = { "ipc_namespace",
+			  "the run's own SysV IPC objects and POSIX message queues" },
 };
 
 const struct id_text cordon_gap_ids[GAP_COUNT] = {
@@ -90,6 +95,14 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_PROTECT] = { "protected_paths_not_enforced", "a protected path is writable" },
 	[GAP_READS] = { "reads_not_restricted", "reads are not restricted" },
 	[GAP_NETWORK] = { "network_not_restricted", "the network is not restricted" },
+	[GAP_PROCESSES] = { "other_processes_visible",
+			    "the command sees the machine's processes and their command lines "
+			    "(prlimit, renice and affinity on another pid are refused)" },
+	[GAP_SURVIVORS] = { "processes_may_outlive_run",
+			    "a process that leaves the command's process group (setsid) "
+			    "survives the run" },
+	[GAP_IPC] = { "ipc_not_isolated",
+		      "SysV IPC objects and POSIX message queues of the user are reachable" },
 };
 
 const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT] = {

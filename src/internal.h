@@ -17,6 +17,18 @@
 #include <sys/types.h>
 #include <time.h>
 
+/* AddressSanitizer builds start children with fork() instead of
+ * clone(CLONE_VM) (see child_start in compat.c). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CORDON_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define CORDON_ASAN 1
+#endif
+
+
 /* The longest path cordon handles, in bytes with the NUL: the kernel's
  * PATH_MAX, beyond which no system call accepts a path. Every path buffer
  * has this size; a longer path (argument, environment value or computed)
@@ -175,6 +187,17 @@ struct launch {
 	 * while a child runs. */
 	int (*hook)(const void *state);
 	const void *state;
+	/* Starts the child in place of child_start(), or NULL: e.g. from a
+	 * thread that lives as long as the run, into new namespaces. */
+	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+	/* In the child, after hook(), or NULL (the child becomes the command):
+	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
+	 * process, which stays behind as the run's reaper and reports the
+	 * command's stops and end on statusfd (records of 8 bytes: 'S' and
+	 * the stop signal, or 'X' and the wait status, as ints at offset 4).
+	 * Returns only on failure, with an errno value. */
+	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
+		    size_t cmd_stack_size, int statusfd);
 	/* The backend's own release of state (parent). */
 	void (*release)(void *state);
 };
@@ -227,6 +250,7 @@ struct cordon_proc {
 	pid_t pid;
 	int pidfd;
 	int tty_fd; /* terminal handed to the command, or -1 */
+	int statusfd; /* the reaper's reports (launch.init), or -1 */
 };
 
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */

@@ -73,11 +73,12 @@ static int write_file(const char *path, const char *text)
 	return e;
 }
 
-/* A new mount namespace (and user namespace unless root), private. */
-static int enter(int userns, const char *uid_map, const char *gid_map)
+/* A new mount namespace (and user namespace unless root, unless the
+ * clone that started this process made it already), private. */
+static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map)
 {
 	int e;
-	if (unshare(CLONE_NEWNS | (userns ? CLONE_NEWUSER : 0)) != 0)
+	if (unshare(CLONE_NEWNS | (userns && !userns_made ? CLONE_NEWUSER : 0)) != 0)
 		return errno;
 	if (userns) {
 		/* setgroups must be denied before an unprivileged gid_map. */
@@ -102,7 +103,7 @@ void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n)
 
 int mountns_trial(const struct linux_trial *t)
 {
-	return enter(t->userns, t->uid_map, t->gid_map);
+	return enter(t->userns, 0, t->uid_map, t->gid_map);
 }
 
 static int bind_self(const char *path)
@@ -114,7 +115,7 @@ int mountns_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;
 	int e;
-	if ((e = enter(m->userns, m->uid_map, m->gid_map)) != 0)
+	if ((e = enter(m->userns, m->userns_at_clone, m->uid_map, m->gid_map)) != 0)
 		return e;
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)

@@ -26,6 +26,7 @@
 
 struct mount_plan {
 	int userns; /* not root: a user namespace too */
+	int userns_at_clone; /* ... made by the clone that started the child */
 	char uid_map[48], gid_map[48];
 	char **rw; /* writable trees and files, bound read-write */
 	size_t nrw;
@@ -47,8 +48,15 @@ struct landlock_plan {
 	uint64_t shm_rights;
 };
 
+struct linux_runner; /* backend-linux.c */
+
 struct linux_plan {
+	unsigned prepared; /* the layers to apply: bits of enum layer_id */
 	struct mount_plan *mount; /* NULL: no mount layer */
+	int pid_namespace; /* the child is process 1 of a new PID namespace */
+	int ipc_namespace;
+	int init_fd; /* memfd of the init program, or -1 */
+	struct linux_runner *runner; /* the run's thread that starts children */
 	int no_new_privs;
 	int reduce_caps;
 	struct landlock_plan landlock;
@@ -58,6 +66,8 @@ struct linux_plan {
 /* ---- what the probe's trial child gets, made in the parent ---- */
 
 struct linux_trial {
+	unsigned passed; /* the trials passed so far: bits of enum layer_id */
+	int init_fd; /* memfd of the init program, or -1 */
 	int userns;
 	char uid_map[48], gid_map[48];
 	struct ll_ruleset_attr attr; /* the ABI's handled rights */
@@ -73,6 +83,24 @@ int mountns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int mountns_apply(const struct linux_plan *plan);
 void mountns_free(struct mount_plan *m);
+
+/* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
+ * and the IPC namespace. */
+/* A sealed memfd holding the init program (close-on-exec), or -errno. */
+int init_memfd(void);
+int pidns_trial(const struct linux_trial *t);
+int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan);
+int pidns_apply(const struct linux_plan *plan);
+/* In process 1, after every layer: start cmd(cmd_arg) as its child on
+ * cmd_stack, then exec the init program with statusfd. Returns only on
+ * failure (errno). */
+int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
+		      size_t cmd_stack_size, int statusfd);
+int ipcns_trial(const struct linux_trial *t);
+int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan);
+int ipcns_apply(const struct linux_plan *plan);
 
 /* caps.c: root's capabilities. */
 int caps_would_reduce(void);

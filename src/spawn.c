@@ -55,9 +55,16 @@ struct plan {
 	const int *clear_cloexec; /* the caller's --keep-fd list */
 	size_t nclear;
 	int tty_fd;
+	int new_session; /* no terminal on 0-2: a session of its own */
 	sigset_t oldmask;
 	int (*hook)(const void *state); /* the backend's last step, or NULL */
 	const void *state;
+	/* With a reaper (launch.init): the command's stack and the status
+	 * pipe's write end. */
+	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
+		    size_t cmd_stack_size, int statusfd);
+	void *cmd_stack;
+	int statusfd;
 };
 
 static void report(int fd, int stage, int err)
@@ -196,6 +203,16 @@ static int caught_signals(uint64_t *mask)
 #endif
 }
 
+/* The command's last steps: the caller's signal mask, the PATH search
+ * and exec. */
+static int command_main(void *arg)
+{
+	const struct plan *pl = arg;
+	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
+	report(pl->errfd, STAGE_EXEC, exec_search(pl));
+	return 0; /* not reached: report() exits */
+}
+
 static int child_main(void *arg)
 {
 	const struct plan *pl = arg;
@@ -216,11 +233,14 @@ static int child_main(void *arg)
 			      cur.sa_handler != SIG_IGN))
 			(void)sigaction(sig, &dfl, NULL);
 	}
-	if (setpgid(0, 0) != 0)
+	/* Without a terminal the command gets a session of its own, so no
+	 * controlling terminal (/dev/tty) either; with one it leads its own
+	 * process group in the caller's session. */
+	if ((pl->new_session ? setsid() : setpgid(0, 0)) < 0)
 		report(pl->errfd, STAGE_SETUP, errno);
 	/* SIGTTOU is blocked, so a background group may take the terminal. */
 	if (pl->tty_fd >= 0)
-		(void)tcsetpgrp(pl->tty_fd, getpid());
+		(void)tcsetpgrp(pl->tty_fd, getpgrp());
 	/* fds first, so the backend's hook can be the last step before exec
 	 * (the keep list holds the fds the hook needs; they are
 	 * close-on-exec). */
@@ -234,9 +254,11 @@ static int child_main(void *arg)
 		if (e != 0)
 			report(pl->errfd, STAGE_CONFINE, e);
 	}
-	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
-	report(pl->errfd, STAGE_EXEC, exec_search(pl));
-	return 0; /* not reached: report() exits */
+	if (pl->init != NULL) /* this process stays behind as the reaper */
+		report(pl->errfd, STAGE_CONFINE,
+		       pl->init(pl->state, command_main, arg, pl->cmd_stack, CHILD_STACK_SIZE,
+				pl->statusfd));
+	return command_main(arg);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -301,7 +323,7 @@ static void set_last(cordon *c, const struct cordon_result *r)
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 {
 	struct plan pl;
-	int pipefd[2];
+	int pipefd[2] = { -1, -1 };
 	size_t argc = 0;
 
 	memset(&pl, 0, sizeof(pl));
@@ -316,7 +338,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
-	pl.keep = calloc(c->nkeep + l->nkeep + 1, sizeof(int));
+	pl.keep = calloc(c->nkeep + l->nkeep + 2, sizeof(int));
 	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
 		free(launch);
 		free(p);
@@ -327,8 +349,13 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.sh_argv[0] = (char *)"/bin/sh";
 	for (size_t i = 1; i < argc; i++)
 		pl.sh_argv[i + 1] = (char *)argv[i];
-	if (pipe_cloexec(pipefd) != 0) {
+	int statusfd[2] = { -1, -1 };
+	if (pipe_cloexec(pipefd) != 0 || (l->init != NULL && pipe_cloexec(statusfd) != 0)) {
 		int e = errno;
+		if (pipefd[0] >= 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
 		free(launch);
 		free(p);
 		free(pl.sh_argv);
@@ -348,12 +375,17 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.keep[pl.nkeep++] = pipefd[1];
 	for (size_t i = 0; i < l->nkeep; i++)
 		pl.keep[pl.nkeep++] = l->keep_fds[i];
+	if (statusfd[1] >= 0)
+		pl.keep[pl.nkeep++] = statusfd[1];
 	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);
 	pl.clear_cloexec = c->keep_fds;
 	pl.nclear = c->nkeep;
 	pl.tty_fd = c->foreground ? foreground_tty() : -1;
+	pl.new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
 	pl.hook = l->hook;
 	pl.state = l->state;
+	pl.init = l->init;
+	pl.statusfd = statusfd[1];
 
 	sigset_t all;
 	sigfillset(&all);
@@ -361,16 +393,28 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	/* The child shares our memory until it execs (CLONE_VFORK): no copy
 	 * of the caller's page tables, and we sleep until it has exec'd. */
 	void *stack = malloc(CHILD_STACK_SIZE);
-	pid_t pid = stack ? child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1) : -1;
+	pl.cmd_stack = l->init != NULL ? malloc(CHILD_STACK_SIZE) : NULL;
+	pid_t pid = -1;
+	errno = ENOMEM;
+	if (stack != NULL && (l->init == NULL || pl.cmd_stack != NULL))
+		pid = l->start != NULL ? l->start(l->state, child_main, &pl, stack, CHILD_STACK_SIZE)
+				       : child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1);
 	int fork_err = errno;
+	/* Both have exec'd (or gone) by now, unless fork() started them
+	 * (sanitizer builds): then they run on copies. */
 	free(stack);
+	free(pl.cmd_stack);
 	if (pid > 0) {
-		(void)setpgid(pid, pid); /* also here: no race with the child */
+		/* Also here: no race with the child (a session leader refuses). */
+		if (!pl.new_session)
+			(void)setpgid(pid, pid);
 		if (pl.tty_fd >= 0)
 			(void)tcsetpgrp(pl.tty_fd, pid);
 	}
 	pthread_sigmask(SIG_SETMASK, &pl.oldmask, NULL);
 	close(pipefd[1]);
+	if (statusfd[1] >= 0)
+		close(statusfd[1]);
 	free(pl.sh_argv);
 	free(pl.keep);
 	if (launch != NULL) {
@@ -380,6 +424,8 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	}
 	if (pid < 0) {
 		close(pipefd[0]);
+		if (statusfd[0] >= 0)
+			close(statusfd[0]);
 		free(p);
 		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "cannot start a process");
 	}
@@ -396,6 +442,8 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 			;
 		if (pl.tty_fd >= 0)
 			take_terminal(pl.tty_fd, getpgrp());
+		if (statusfd[0] >= 0)
+			close(statusfd[0]);
 		free(p);
 		struct cordon_result r = { CHILD_EXIT_SETUP, 0, 0, 0 };
 		if (n != (ssize_t)sizeof(msg))
@@ -420,6 +468,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	p->c = c;
 	p->pid = pid;
 	p->tty_fd = pl.tty_fd;
+	p->statusfd = statusfd[0];
 	p->pidfd = -1;
 	/* Only a deadline needs to sleep on the child; waitpid does else. */
 	if (c->timeout_ms > 0)
@@ -453,6 +502,51 @@ static void explain(const cordon *c, const struct cordon_result *r)
 	free(line);
 }
 
+/* What happened to the command: */
+enum event { EV_NONE, EV_STOPPED, EV_ENDED, EV_ERROR };
+
+/* Wait up to ms (-1: no limit) for the command to stop or end. With a
+ * reaper (statusfd), its records say so, and the reaper is reaped
+ * once the command has ended; otherwise the child is the command. */
+static enum event next_event(cordon_proc *p, long long ms, int *status)
+{
+	if (p->statusfd >= 0) {
+		struct pollfd pfd = { p->statusfd, POLLIN, 0 };
+		int r = poll(&pfd, 1, ms < 0 ? -1 : ms > INT_MAX ? INT_MAX : (int)ms);
+		if (r < 0)
+			return errno == EINTR ? EV_NONE : EV_ERROR;
+		if (r == 0)
+			return EV_NONE;
+		int rec[2];
+		ssize_t n;
+		do
+			n = read(p->statusfd, rec, sizeof(rec));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(rec) && ((const char *)rec)[0] == 'S') {
+			*status = (rec[1] & 0xff) << 8 | 0x7f; /* as WIFSTOPPED reads */
+			return EV_STOPPED;
+		}
+		int st = 0;
+		while (waitpid(p->pid, &st, 0) < 0)
+			if (errno != EINTR)
+				return EV_ERROR;
+		/* The reaper's record, or its own end when it was killed. */
+		*status = n == (ssize_t)sizeof(rec) && ((const char *)rec)[0] == 'X' ? rec[1] : st;
+		return EV_ENDED;
+	}
+	int flags = p->tty_fd >= 0 ? WUNTRACED : 0;
+	if (ms >= 0)
+		flags |= WNOHANG;
+	pid_t w = waitpid(p->pid, status, flags);
+	if (w == p->pid)
+		return WIFSTOPPED(*status) ? EV_STOPPED : EV_ENDED;
+	if (w < 0 && errno != EINTR)
+		return EV_ERROR;
+	if (ms > 0)
+		child_nap(p->pidfd, ms);
+	return EV_NONE;
+}
+
 int wait_command(cordon_proc *p, struct cordon_result *res)
 {
 	cordon *c = p->c;
@@ -460,44 +554,40 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 	long long kill_at = 0;
 	int timed_out = 0, status = 0;
 	/* Poll only when something must happen without the child changing
-	 * state: a deadline; otherwise block in waitpid. */
+	 * state: a deadline; otherwise block. */
 	for (;;) {
-		int flags = p->tty_fd >= 0 ? WUNTRACED : 0;
-		if (deadline)
-			flags |= WNOHANG;
-		pid_t w = waitpid(p->pid, &status, flags);
-		if (w == p->pid) {
-			if (WIFSTOPPED(status)) {
-				if (p->tty_fd >= 0)
-					follow_stop(p);
-				continue;
+		long long wait_ms = -1;
+		if (deadline) {
+			long long t = monotonic_ms();
+			if (!timed_out && t >= deadline) {
+				timed_out = 1;
+				(void)killpg(p->pid, SIGTERM);
+				(void)killpg(p->pid, SIGCONT);
+				kill_at = t + KILL_GRACE_MS;
 			}
-			break;
+			if (timed_out && kill_at && t >= kill_at) {
+				(void)killpg(p->pid, SIGKILL);
+				kill_at = 0;
+			}
+			long long next = timed_out ? (kill_at ? kill_at : t + 100) : deadline;
+			wait_ms = next > t ? next - t : 0;
 		}
-		if (w < 0 && errno != EINTR) {
-			int e = errno;
-			free(p);
-			return cordon_fail_errno(c, CORDON_ESYS, e, "waitpid");
-		}
-		if (!deadline)
-			continue;
-		long long t = monotonic_ms();
-		if (!timed_out && t >= deadline) {
-			timed_out = 1;
-			(void)killpg(p->pid, SIGTERM);
-			(void)killpg(p->pid, SIGCONT);
-			kill_at = t + KILL_GRACE_MS;
-		}
-		if (timed_out && kill_at && t >= kill_at) {
-			(void)killpg(p->pid, SIGKILL);
-			kill_at = 0;
-		}
-		long long next = timed_out ? (kill_at ? kill_at : t + 100) : deadline;
-		/* With a terminal, also look for stops now and then. */
-		long long wait_ms = next - t;
-		if (p->tty_fd >= 0 && wait_ms > 100)
+		/* With a terminal and a plain child, also look for stops now
+		 * and then. */
+		if (p->tty_fd >= 0 && p->statusfd < 0 && wait_ms != -1 && wait_ms > 100)
 			wait_ms = 100;
-		child_nap(p->pidfd, wait_ms);
+		enum event ev = next_event(p, wait_ms, &status);
+		if (ev == EV_ENDED)
+			break;
+		if (ev == EV_STOPPED && p->tty_fd >= 0)
+			follow_stop(p);
+		if (ev == EV_ERROR) {
+			int e = errno;
+			if (p->statusfd >= 0)
+				close(p->statusfd);
+			free(p);
+			return cordon_fail_errno(c, CORDON_ESYS, e, "waiting for the command");
+		}
 	}
 	/* The run ends with its command: what it left behind in its process
 	 * group goes too (its temp dir is about to be removed). "off" runs
@@ -508,6 +598,8 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 		take_terminal(p->tty_fd, getpgrp());
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->statusfd >= 0)
+		close(p->statusfd);
 
 	struct cordon_result r = { 0, 0, timed_out, 0 };
 	if (WIFEXITED(status)) {

@@ -201,4 +201,21 @@ rm -f "$T/s.json"
 is "$(json_field "$T/s.json" status '"terminal_injection_not_blocked" in e["gaps"] and "seccomp" not in e["layers"]')" \
 	true "no seccomp: terminal_injection_not_blocked reported"
 
+# The layers change only the command's own namespaces: the caller's mount
+# table is the same before and after runs in every situation (as root a
+# mount in the wrong namespace would cover the caller's, e.g. its /proc).
+mounts() { sort /proc/self/mountinfo; }
+before=$(mounts)
+(cd "$WS" && crun -- sh -c 'ls /proc >/dev/null; echo x > /dev/shm/x')
+for mode in nons noseccomp; do
+	(cd "$WS" && "$DENY" "$mode" -- "$CORDON" run --state-dir "$STATE" -- true) 2>/dev/null
+done
+(cd "$WS" && crun --test-max-abi 2 -- true)
+if [ "$(mounts)" = "$before" ]; then
+	ok 0 "the caller's mounts are unchanged after runs in every situation"
+else
+	ok 1 "the caller's mounts are unchanged after runs in every situation"
+	diff <(printf '%s\n' "$before") <(mounts) | sed 's/^/#   /'
+fi
+
 done_testing

@@ -1,0 +1,258 @@
+/*
+ * PID and IPC namespace layers (Linux).
+ *
+ * The run's first process is cloned into a new PID namespace (with the
+ * mount layer's user namespace when cordon is not root): it is process 1
+ * there. It mounts a /proc of that namespace, applies the other layers,
+ * starts the command as its child, and then execs cordon-init
+ * (src/init/cordon-init.c, embedded here and exec'd from a memfd), which
+ * reaps, reports the command's stops and end, and, when the command
+ * ends, kills whatever the command left (setsid, nohup, double fork)
+ * and exits, which ends the namespace. Its parent death signal ends it
+ * when cordon dies, even by SIGKILL. Inside, the command sees and can
+ * touch only the run's own processes: no prlimit, renice, ptrace or
+ * signal reaches a process outside, and /proc lists only the run.
+ *
+ * The IPC namespace gives the command its own SysV shared memory,
+ * semaphores and message queues, and its own POSIX message queues.
+ *
+ * Both need the mount layer (the /proc of the namespace, and the
+ * capabilities of its user namespace).
+ */
+#include "linux-layers.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The embedded init program (made by the Makefile from cordon-init.c;
+ * empty where cordon has no init for the architecture). */
+extern const unsigned char cordon_init_blob[];
+extern const size_t cordon_init_blob_len;
+
+#define CORDON_MFD_CLOEXEC 0x0001U
+#define CORDON_MFD_ALLOW_SEALING 0x0002U
+#define CORDON_MFD_EXEC 0x0010U /* Linux 6.3: executable even when the
+				   vm.memfd_noexec sysctl defaults to not */
+#define CORDON_F_ADD_SEALS 1033
+#define CORDON_F_SEAL_SEAL 0x0001
+#define CORDON_F_SEAL_SHRINK 0x0002
+#define CORDON_F_SEAL_GROW 0x0004
+#define CORDON_F_SEAL_WRITE 0x0008
+
+int init_memfd(void)
+{
+	if (cordon_init_blob_len == 0)
+		return -ENOSYS;
+	long fd = syscall(SYS_memfd_create, "cordon-init",
+			  CORDON_MFD_CLOEXEC | CORDON_MFD_ALLOW_SEALING | CORDON_MFD_EXEC);
+	if (fd < 0 && errno == EINVAL) /* before 6.3: no MFD_EXEC */
+		fd = syscall(SYS_memfd_create, "cordon-init",
+			     CORDON_MFD_CLOEXEC | CORDON_MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	size_t off = 0;
+	while (off < cordon_init_blob_len) {
+		ssize_t n = write((int)fd, cordon_init_blob + off, cordon_init_blob_len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close((int)fd);
+			return -e;
+		}
+		off += (size_t)n;
+	}
+	/* Sealed: nothing can change the program between here and exec. */
+	(void)fcntl((int)fd, CORDON_F_ADD_SEALS,
+		    CORDON_F_SEAL_SEAL | CORDON_F_SEAL_SHRINK | CORDON_F_SEAL_GROW |
+			    CORDON_F_SEAL_WRITE);
+	return (int)fd;
+}
+
+static int mount_proc(void)
+{
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) !=
+	    0)
+		return errno;
+	return 0;
+}
+
+static int exec_init(int fd, char *const argv[])
+{
+	static char *const envp[] = { NULL };
+	syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+	return errno;
+}
+
+/* ---- the probe's trial ---- */
+
+struct grandchild {
+	int init_fd;
+};
+
+/* Process 1 of the trial's namespace: a /proc of its own, then the init
+ * program in its trial mode (it exits 0). */
+static int trial_init(void *arg)
+{
+	const struct grandchild *g = arg;
+	static char *const argv[] = { (char *)"cordon-init", (char *)"t", NULL };
+	int e = getpid() == 1 ? mount_proc() : EINVAL;
+	if (e == 0)
+		e = exec_init(g->init_fd, argv);
+	_exit(e != 0 ? e : 1);
+}
+
+/* After the mount layer's trial (a user and mount namespace): a new PID
+ * namespace whose process 1 mounts /proc and runs the init program. */
+int pidns_trial(const struct linux_trial *t)
+{
+	char stack[8192] __attribute__((aligned(16)));
+	struct grandchild g = { t->init_fd };
+	int status = 0;
+
+	if (t->init_fd < 0)
+		return ENOSYS;
+	/* Only in the mount layer's namespace: its /proc is its own. */
+	if (!(t->passed & (1u << LAYER_MOUNTNS)))
+		return EINVAL;
+	if (unshare(CLONE_NEWPID) != 0)
+		return errno;
+	pid_t pid = clone(trial_init, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &g);
+	if (pid < 0)
+		return errno;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	if (!WIFEXITED(status))
+		return EIO;
+	return WEXITSTATUS(status);
+}
+
+int ipcns_trial(const struct linux_trial *t)
+{
+	if (!(t->passed & (1u << LAYER_MOUNTNS)))
+		return EINVAL;
+	return unshare(CLONE_NEWIPC) == 0 ? 0 : errno;
+}
+
+/* ---- the run ---- */
+
+int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan)
+{
+	(void)p;
+	(void)d;
+	int fd = init_memfd();
+	if (fd < 0)
+		return cordon_fail_errno(c, CORDON_ESYS, -fd, "cannot make the init program's memfd");
+	plan->init_fd = fd;
+	plan->pid_namespace = 1;
+	return 0;
+}
+
+/* In process 1 (cloned into the namespace by the run's thread), in the
+ * mount layer's namespace. Anywhere else the /proc mount would cover the
+ * caller's own: refused. */
+int pidns_apply(const struct linux_plan *plan)
+{
+	if (getpid() != 1 || plan->mount == NULL)
+		return EINVAL;
+	return mount_proc();
+}
+
+int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan)
+{
+	(void)c;
+	(void)p;
+	(void)d;
+	plan->ipc_namespace = 1;
+	return 0;
+}
+
+int ipcns_apply(const struct linux_plan *plan)
+{
+	(void)plan;
+	return unshare(CLONE_NEWIPC) == 0 ? 0 : errno;
+}
+
+/* Close every fd above 2 but a and b. 0 or errno. */
+static int close_all_but(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+	if ((lo > 3 && syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U) != 0) ||
+	    (hi > lo + 1 && syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U) != 0) ||
+	    syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U) != 0)
+		return errno;
+	return 0;
+}
+
+/* n as decimal into buf (room for 24 bytes), without libc's formatting
+ * (this runs in a child sharing the caller's memory). */
+static char *decimal(long n, char *buf)
+{
+	char tmp[24];
+	size_t k = 0;
+	do
+		tmp[k++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && k < sizeof(tmp));
+	for (size_t i = 0; i < k; i++)
+		buf[i] = tmp[k - 1 - i];
+	buf[k] = '\0';
+	return buf;
+}
+
+int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
+		      size_t cmd_stack_size, int statusfd)
+{
+	const struct linux_plan *plan = state;
+	char pidbuf[24], fdbuf[24];
+
+	/* The command: process 2, sharing memory until it execs. */
+	pid_t pid = child_start(cmd, cmd_arg, cmd_stack, cmd_stack_size, 1);
+	if (pid < 0)
+		return errno;
+	/* Its exec is done (or it failed and said so on the error pipe).
+	 * From here this process is the run's reaper: the parent death
+	 * signal (kept across exec) ends the namespace with cordon. */
+	int e = 0;
+	struct pollfd gone = { statusfd, POLLOUT, 0 };
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+		e = errno;
+	/* Had cordon died before that, no signal would come: only cordon
+	 * holds the status pipe's read end, which is closed then. (getppid()
+	 * cannot tell: the parent of process 1 is outside its namespace.) */
+	else if (poll(&gone, 1, 0) > 0 && (gone.revents & POLLERR))
+		e = ESRCH;
+	if (e == 0 && fcntl(statusfd, F_SETFD, 0) != 0)
+		e = errno;
+	/* The init program holds nothing of the command's but stdio (which
+	 * it closes) and the status fd. */
+	if (e == 0)
+		e = close_all_but(statusfd, plan->init_fd);
+	if (e == 0) {
+		char *const argv[] = { (char *)"cordon-init", decimal(pid, pidbuf),
+				       decimal(statusfd, fdbuf), NULL };
+		e = exec_init(plan->init_fd, argv);
+	}
+	(void)kill(pid, SIGKILL); /* never a command without its reaper */
+	return e;
+}
+
+#else
+typedef int cordon_no_pidns_here;
+#endif
