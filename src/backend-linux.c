@@ -320,8 +320,7 @@ static void runner_free(struct linux_runner *r)
 
 /* launch.start: the child, started by the run's thread, as process 1 of
  * a new PID namespace (in a new user namespace unless root). */
-static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
-			  size_t size)
+static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size)
 {
 	const struct linux_plan *plan = state;
 	struct linux_runner *r = plan->runner;

@@ -72,6 +72,9 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_PIDNS] = { "pid_namespace",
 			  "the run's own PID namespace: no process outside is visible or "
 			  "reachable, none of the run outlives it" },
+	[LAYER_ABSTRACT_SCOPE] = { "abstract_unix_scope",
+				   "Landlock ABI 6: no connect or send to an abstract Unix socket "
+				   "bound outside the run" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 };
@@ -89,7 +92,7 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_TERMINAL] = { "terminal_injection_not_blocked",
 			   "the command may push keystrokes into the terminal it holds" },
 	[GAP_UNIX_SOCKETS] = { "unix_socket_connect_not_restricted",
-			       "connects to Unix sockets outside are allowed" },
+			       "connects to pathname Unix sockets outside are allowed" },
 	[GAP_KEPT_FDS] = { "kept_fds_not_restricted",
 			   "fds named by --keep-fd can be written wherever they point" },
 	[GAP_PROTECT] = { "protected_paths_not_enforced", "a protected path is writable" },
@@ -101,6 +104,8 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_SURVIVORS] = { "processes_may_outlive_run",
 			    "a process that leaves the command's process group (setsid) "
 			    "survives the run" },
+	[GAP_ABSTRACT_SOCKETS] = { "abstract_unix_socket_connect_not_restricted",
+				   "connects to abstract Unix sockets outside are allowed" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "SysV IPC objects and POSIX message queues of the user are reachable" },
 };

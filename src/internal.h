@@ -28,7 +28,6 @@
 #define CORDON_ASAN 1
 #endif
 
-
 /* The longest path cordon handles, in bytes with the NUL: the kernel's
  * PATH_MAX, beyond which no system call accepts a path. Every path buffer
  * has this size; a longer path (argument, environment value or computed)

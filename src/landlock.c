@@ -63,9 +63,11 @@ void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
 	for (int v = 1; v <= abi && v <= LL_ABI_KNOWN; v++)
 		attr->handled_access_fs |= rights_added_at[v];
 	/* ABI 6: a scoped process cannot signal processes outside its
-	 * Landlock domain, e.g. the agent that started it. */
+	 * Landlock domain, e.g. the agent that started it, nor connect or
+	 * send to an abstract Unix socket bound outside it (X11, D-Bus,
+	 * other agents' sockets); its own abstract sockets keep working. */
 	if (abi >= 6)
-		attr->scoped = LL_SCOPE_SIGNAL;
+		attr->scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET;
 }
 
 void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
@@ -77,9 +79,9 @@ void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 	if (abi < 5)
 		cov->gaps |= 1u << GAP_DEVICE_IOCTL;
 	if (abi >= 6)
-		cov->layers |= 1u << LAYER_SIGNAL_SCOPE;
+		cov->layers |= 1u << LAYER_SIGNAL_SCOPE | 1u << LAYER_ABSTRACT_SCOPE;
 	else
-		cov->gaps |= 1u << GAP_SIGNALS;
+		cov->gaps |= 1u << GAP_SIGNALS | 1u << GAP_ABSTRACT_SOCKETS;
 }
 
 /* Restricting with the ABI's empty ruleset shows the kernel allows it

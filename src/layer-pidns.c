@@ -45,8 +45,9 @@ extern const size_t cordon_init_blob_len;
 
 #define CORDON_MFD_CLOEXEC 0x0001U
 #define CORDON_MFD_ALLOW_SEALING 0x0002U
-#define CORDON_MFD_EXEC 0x0010U /* Linux 6.3: executable even when the
-				   vm.memfd_noexec sysctl defaults to not */
+#define CORDON_MFD_EXEC                                \
+	0x0010U /* Linux 6.3: executable even when the \
+		   vm.memfd_noexec sysctl defaults to not */
 #define CORDON_F_ADD_SEALS 1033
 #define CORDON_F_SEAL_SEAL 0x0001
 #define CORDON_F_SEAL_SHRINK 0x0002
@@ -85,8 +86,7 @@ int init_memfd(void)
 
 static int mount_proc(void)
 {
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) !=
-	    0)
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
 		return errno;
 	return 0;
 }
@@ -158,7 +158,8 @@ int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 	(void)d;
 	int fd = init_memfd();
 	if (fd < 0)
-		return cordon_fail_errno(c, CORDON_ESYS, -fd, "cannot make the init program's memfd");
+		return cordon_fail_errno(c, CORDON_ESYS, -fd,
+					 "cannot make the init program's memfd");
 	plan->init_fd = fd;
 	plan->pid_namespace = 1;
 	return 0;
@@ -195,7 +196,8 @@ static int close_all_but(int a, int b)
 {
 	int lo = a < b ? a : b, hi = a < b ? b : a;
 	if ((lo > 3 && syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U) != 0) ||
-	    (hi > lo + 1 && syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U) != 0) ||
+	    (hi > lo + 1 &&
+	     syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U) != 0) ||
 	    syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U) != 0)
 		return errno;
 	return 0;

@@ -397,8 +397,9 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pid_t pid = -1;
 	errno = ENOMEM;
 	if (stack != NULL && (l->init == NULL || pl.cmd_stack != NULL))
-		pid = l->start != NULL ? l->start(l->state, child_main, &pl, stack, CHILD_STACK_SIZE)
-				       : child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1);
+		pid = l->start != NULL
+			      ? l->start(l->state, child_main, &pl, stack, CHILD_STACK_SIZE)
+			      : child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1);
 	int fork_err = errno;
 	/* Both have exec'd (or gone) by now, unless fork() started them
 	 * (sanitizer builds): then they run on copies. */

@@ -56,6 +56,24 @@ else
 fi
 inside "caches are writable (npm cache)" \
 	'echo x > "$HOME/.npm/cordon-test" && rm "$HOME/.npm/cordon-test"'
+inside "an abstract Unix socket of the command's own works" \
+	"python3 -c \"
+import os, socket, threading
+name = b'\\\\0cordon-test-%d' % os.getpid()
+srv = socket.socket(socket.AF_UNIX); srv.bind(name); srv.listen(1)
+def serve():
+    c, _ = srv.accept(); c.sendall(c.recv(10)); c.close()
+threading.Thread(target=serve).start()
+cli = socket.socket(socket.AF_UNIX); cli.connect(name); cli.sendall(b'ping')
+assert cli.recv(10) == b'ping'
+\""
+inside "python multiprocessing Manager (abstract sockets) works" \
+	"python3 -c \"
+import multiprocessing as mp
+if __name__ == '__main__':
+    with mp.Manager() as m:
+        d = m.dict(); d['k'] = 42; assert d['k'] == 42
+\""
 inside "reads outside still work" 'cat /etc/passwd > /dev/null && ls / > /dev/null'
 
 if [ -z "$cargo_why" ]; then
