@@ -72,6 +72,7 @@ struct linux_layer {
  * their own). */
 static const struct linux_layer layers[] = {
 	{ LAYER_MOUNTNS, 1u << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
+	{ LAYER_DEVPTS, 0, 0, devpts_trial, devpts_prepare, devpts_apply },
 	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS, 0, pidns_trial, pidns_prepare,
 	  pidns_apply },
 	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
@@ -153,7 +154,8 @@ static int layer_ok(size_t i)
 {
 	if (layers[i].trial != NULL && probed.res[i] != 0)
 		return 0;
-	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS)
+	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS ||
+	    layers[i].id == LAYER_DEVPTS)
 		return layer_ok(0); /* layers[0] is the mount layer */
 	return 1;
 }

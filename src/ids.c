@@ -75,6 +75,9 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_ABSTRACT_SCOPE] = { "abstract_unix_scope",
 				   "Landlock ABI 6: no connect or send to an abstract Unix socket "
 				   "bound outside the run" },
+	[LAYER_DEVPTS] = { "private_devpts",
+			   "a devpts of the run's own on /dev/pts: its own ptys, no other "
+			   "terminal of the machine" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 };

@@ -107,7 +107,7 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	uint64_t file_rights = dir_rights & LL_FS_FILE_RIGHTS;
 
 	if (d->cov.layers & (1u << LAYER_MOUNTNS))
-		l->shm_rights = dir_rights;
+		l->own_rights = dir_rights;
 	l->fds = calloc(p->nw + 1, sizeof(*l->fds));
 	l->rights = calloc(p->nw + 1, sizeof(*l->rights));
 	if (l->fds == NULL || l->rights == NULL)
@@ -145,14 +145,14 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	return 0;
 }
 
-/* The private /dev/shm exists only in this child's mount namespace, so
- * the parent cannot name it: the child grants the root of the tmpfs it
- * has just mounted, in its own ruleset. (A symlinked /dev/shm is
- * followed as the mount followed it.) No /dev/shm here: nothing to
- * grant. */
-static int grant_private_shm(int ruleset, uint64_t rights)
+/* The private /dev/shm and /dev/pts exist only in this child's mount
+ * namespace, so the parent cannot name them: the child grants the root
+ * of the tmpfs or devpts it has just mounted, in its own ruleset. (A
+ * symlinked /dev/shm is followed as the mount followed it.) Not there:
+ * nothing to grant. */
+static int grant_own(const char *path, int ruleset, uint64_t rights)
 {
-	int fd = open("/dev/shm", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : errno;
 	struct ll_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = fd };
@@ -174,8 +174,15 @@ int landlock_apply(const struct linux_plan *plan)
 		if (ll_add_rule((int)rs, &pb) != 0)
 			e = errno;
 	}
-	if (e == 0 && plan->mount != NULL && l->shm_rights != 0)
-		e = grant_private_shm((int)rs, l->shm_rights);
+	if (e == 0 && plan->mount != NULL && l->own_rights != 0)
+		e = grant_own("/dev/shm", (int)rs, l->own_rights);
+	/* /dev/ptmx is a bind of the private devpts's ptmx: Landlock walks
+	 * up from a bind mount's root past its mount point, so the file
+	 * itself needs the rule. */
+	if (e == 0 && plan->devpts && l->own_rights != 0)
+		e = grant_own("/dev/pts", (int)rs, l->own_rights);
+	if (e == 0 && plan->devpts && l->own_rights != 0)
+		e = grant_own("/dev/ptmx", (int)rs, l->own_rights & LL_FS_FILE_RIGHTS);
 	if (e == 0 && ll_restrict_self((int)rs) != 0)
 		e = errno;
 	close((int)rs);

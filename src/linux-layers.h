@@ -43,9 +43,9 @@ struct landlock_plan {
 	int *fds; /* O_PATH fds of the writable entries, close-on-exec */
 	uint64_t *rights; /* the rights granted on each */
 	size_t n;
-	/* Rights on the private /dev/shm the mount layer makes, or 0: the
-	 * child grants its tmpfs root in its own ruleset. */
-	uint64_t shm_rights;
+	/* Rights on what the child mounts for itself (the private /dev/shm
+	 * and /dev/pts), or 0: it grants their roots in its own ruleset. */
+	uint64_t own_rights;
 };
 
 struct linux_runner; /* backend-linux.c */
@@ -53,6 +53,7 @@ struct linux_runner; /* backend-linux.c */
 struct linux_plan {
 	unsigned prepared; /* the layers to apply: bits of enum layer_id */
 	struct mount_plan *mount; /* NULL: no mount layer */
+	int devpts; /* a devpts instance of its own on /dev/pts */
 	int pid_namespace; /* the child is process 1 of a new PID namespace */
 	int ipc_namespace;
 	int init_fd; /* memfd of the init program, or -1 */
@@ -83,6 +84,10 @@ int mountns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int mountns_apply(const struct linux_plan *plan);
 void mountns_free(struct mount_plan *m);
+int devpts_trial(const struct linux_trial *t);
+int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		   struct linux_plan *plan);
+int devpts_apply(const struct linux_plan *plan);
 
 /* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
  * and the IPC namespace. */

@@ -272,22 +272,35 @@ void policy_add_devices(struct policy *p)
 		"/dev/null", "/dev/zero", "/dev/tty", "/dev/ptmx", "/dev/fd", "/dev/dtracehelper",
 	};
 #else
+	/* Not /dev/pts: only the caller's own terminal (below), so the
+	 * command cannot write to, or run stty on, another terminal. */
 	static const char *const devices[] = {
-		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts",
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
 	};
 #endif
-	char real[CORDON_PATH_MAX];
+	char real[CORDON_PATH_MAX], tty[CORDON_PATH_MAX];
+	const char *names[sizeof(devices) / sizeof(devices[0]) + 3];
+	size_t n = 0;
 	struct stat st;
 
-	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
-		if (realpath(devices[i], real) == NULL || stat(real, &st) != 0)
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++)
+		names[n++] = devices[i];
+#if !defined(__APPLE__)
+	/* The caller's terminal on fds 0-2 (one at most: one session). */
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && ttyname_r(fd, tty, sizeof(tty)) == 0) {
+			names[n++] = tty;
+			break;
+		}
+#endif
+	for (size_t i = 0; i < n; i++) {
+		if (realpath(names[i], real) == NULL || stat(real, &st) != 0)
 			continue;
 		if (!path_within("/dev", real))
 			continue; /* never widen the set through a link out of /dev */
 		if (S_ISCHR(st.st_mode))
 			(void)policy_add_writable(p, real, 0, W_DEVICE);
-		else if (S_ISDIR(st.st_mode) &&
-			 (strcmp(real, "/dev/pts") == 0 || strcmp(real, "/dev/fd") == 0))
+		else if (S_ISDIR(st.st_mode) && strcmp(real, "/dev/fd") == 0)
 			(void)policy_add_writable(p, real, 1, W_DEVICE);
 	}
 }

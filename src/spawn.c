@@ -405,8 +405,12 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	 * (sanitizer builds): then they run on copies. */
 	free(stack);
 	free(pl.cmd_stack);
-	if (pid > 0) {
-		/* Also here: no race with the child (a session leader refuses). */
+	/* Also here, for a child that was not waited for: no race with it (a
+	 * session leader refuses the setpgid). Not with a reaper: the
+	 * command may have made a group of its own by now (an interactive
+	 * shell does), which the terminal must stay with; the reaper took
+	 * the terminal before starting it. */
+	if (pid > 0 && l->init == NULL) {
 		if (!pl.new_session)
 			(void)setpgid(pid, pid);
 		if (pl.tty_fd >= 0)
@@ -482,10 +486,18 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
  * a shell's job would, and give it the terminal back when continued. */
 static void follow_stop(const cordon_proc *p)
 {
+	/* The group that held the terminal: the command's own, or one it
+	 * made (an interactive shell leads its own; under a reaper its
+	 * group is not the reaper's). */
+	pid_t fg = tcgetpgrp(p->tty_fd);
+	if (fg <= 0 || fg == getpgrp())
+		fg = p->pid;
 	take_terminal(p->tty_fd, getpgrp());
 	(void)kill(getpid(), SIGSTOP);
-	take_terminal(p->tty_fd, p->pid);
-	(void)killpg(p->pid, SIGCONT);
+	take_terminal(p->tty_fd, fg);
+	(void)killpg(fg, SIGCONT);
+	if (fg != p->pid)
+		(void)killpg(p->pid, SIGCONT);
 }
 
 /* --explain: one line on fd 2 (see status_explain). */
