@@ -52,6 +52,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* From linux/seccomp.h, for older headers. */
 #ifndef SECCOMP_RET_KILL_PROCESS
@@ -59,6 +61,9 @@
 #endif
 #ifndef SECCOMP_RET_USER_NOTIF
 #define SECCOMP_RET_USER_NOTIF 0x7fc00000u
+#endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1ul << 3)
 #endif
 
 /* The calls the rules name, as the kernel's syscall tables spell them. */
@@ -465,6 +470,13 @@ static int install(const struct sock_fprog *prog)
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) != 0)
 		return errno;
 	return 0;
+}
+
+int seccomp_install_listener(const struct sock_fprog *prog)
+{
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			  prog);
+	return fd >= 0 ? (int)fd : -errno;
 }
 
 /* After no_new_privs (the trial's earlier layer set it). */

@@ -128,6 +128,11 @@ int seccomp_build(unsigned groups, struct sock_filter *out, size_t max);
  * kernel refusing the largest filter is found. NULL when cordon has no
  * syscall table for this architecture (the layer is then unavailable). */
 const struct sock_fprog *seccomp_program(void);
+/* Install prog on the calling thread with SECCOMP_FILTER_FLAG_NEW_LISTENER
+ * (seccomp(2); needs no_new_privs or CAP_SYS_ADMIN): its USER_NOTIF calls
+ * wait for whoever reads the returned fd (close-on-exec), and fail with
+ * ENOSYS once it is closed. Returns the fd, or -errno. */
+int seccomp_install_listener(const struct sock_fprog *prog);
 int seccomp_trial(const struct linux_trial *t);
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
