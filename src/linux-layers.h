@@ -22,6 +22,8 @@
 
 #include "landlock-abi.h"
 
+#include <linux/filter.h>
+
 /* ---- the plan: everything the child applies ---- */
 
 struct mount_plan {
@@ -50,6 +52,10 @@ struct landlock_plan {
 
 struct linux_runner; /* backend-linux.c */
 
+/* Room for the seccomp filter of every group (a bound the builder keeps;
+ * the kernel's own is BPF_MAXINSNS, 4096). */
+#define SECCOMP_MAX_INSNS 1024
+
 struct linux_plan {
 	unsigned prepared; /* the layers to apply: bits of enum layer_id */
 	struct mount_plan *mount; /* NULL: no mount layer */
@@ -61,7 +67,10 @@ struct linux_plan {
 	int no_new_privs;
 	int reduce_caps;
 	struct landlock_plan landlock;
-	const void *seccomp; /* the filter, or NULL */
+	unsigned seccomp_groups; /* enum seccomp_group bits of the filter */
+	/* The filter; .len 0: none. .filter points into seccomp_insns. */
+	struct sock_fprog seccomp;
+	struct sock_filter seccomp_insns[SECCOMP_MAX_INSNS];
 };
 
 /* ---- what the probe's trial child gets, made in the parent ---- */
@@ -72,7 +81,7 @@ struct linux_trial {
 	int userns;
 	char uid_map[48], gid_map[48];
 	struct ll_ruleset_attr attr; /* the ABI's handled rights */
-	const void *seccomp;
+	const struct sock_fprog *seccomp; /* seccomp_program() */
 };
 
 /* ---- the layers (one file each) ---- */
@@ -128,14 +137,60 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 int landlock_apply(const struct linux_plan *plan);
 void landlock_free(struct landlock_plan *l);
 
-/* layer-seccomp.c: a short list of denied system call uses. */
-/* The filter for this architecture, built once; NULL when cordon has no
- * syscall table for it (the layer is then unavailable). */
-const void *seccomp_program(void);
+/* layer-seccomp.c: denied and supervised system call uses, in groups. */
+/* Groups of seccomp rules; a run's filter holds the groups its plan asks for. */
+enum seccomp_group {
+	SCG_TERMINAL = 1u << 0, /* ioctl TIOCSTI, TIOCLINUX: EPERM */
+	SCG_SETID = 1u << 1, /* no setuid/setgid files: EPERM; openat2: ENOSYS */
+	SCG_KEYRINGS = 1u << 2, /* add_key, request_key, keyctl: EPERM */
+	SCG_PROCESSES = 1u << 3, /* acting on another process by pid: EPERM */
+	SCG_IO_URING = 1u << 4, /* io_uring_setup: EPERM */
+	SCG_UNIX_NOTIFY = 1u << 5 /* connect, sendto with an address, sendmsg,
+				     sendmmsg: SECCOMP_RET_USER_NOTIF; i386
+				     socketcall: ENOSYS */
+};
+#define SECCOMP_GROUPS_ALL (((unsigned)SCG_UNIX_NOTIFY << 1) - 1u)
+
+/* Build the filter for these groups into out (room for max instructions).
+ * Returns the number of instructions; 0 when this architecture has no
+ * table (the layer is unavailable); -1 when it does not fit. Pure: no
+ * system call, usable in a parent before fork. */
+int seccomp_build(unsigned groups, struct sock_filter *out, size_t max);
+/* The filter of every group, built once: what the trial installs, so a
+ * kernel refusing the largest filter is found. NULL when cordon has no
+ * syscall table for this architecture (the layer is then unavailable). */
+const struct sock_fprog *seccomp_program(void);
+/* Install prog on the calling thread with SECCOMP_FILTER_FLAG_NEW_LISTENER
+ * (seccomp(2); needs no_new_privs or CAP_SYS_ADMIN): its USER_NOTIF calls
+ * wait for whoever reads the returned fd (close-on-exec), and fail with
+ * ENOSYS once it is closed. Returns the fd, or -errno. */
+int seccomp_install_listener(const struct sock_fprog *prog);
 int seccomp_trial(const struct linux_trial *t);
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int seccomp_apply(const struct linux_plan *plan);
+
+/* The tables behind the filter, for tests. Every table is compiled into
+ * every Linux build; the filter holds those of the build's architecture. */
+enum seccomp_abi {
+	SCA_X86_64,
+	SCA_X32,
+	SCA_X32_OLD, /* x32 calls by their 64-bit numbers (older kernels) */
+	SCA_I386,
+	SCA_AARCH64,
+	SCA_ARM, /* EABI */
+	SCA_COUNT
+};
+/* Its audit architecture (AUDIT_ARCH_*, as seccomp_data.arch has it). */
+uint32_t seccomp_abi_arch(enum seccomp_abi abi);
+/* Whether this build's filter holds it. */
+int seccomp_abi_built(enum seccomp_abi abi);
+/* The name of the i-th call the rules use (as the kernel's tables spell
+ * it), or NULL past the last. */
+const char *seccomp_call_name(size_t i);
+/* The number the filter compares for call name in abi (x32's with the x32
+ * bit), or -1 when the ABI has no such call (or no rule names it). */
+long seccomp_abi_nr(enum seccomp_abi abi, const char *name);
 
 /* linux-probe.c: the probe's throw-away child, run once per process. */
 /* Start fn in a child that gets a copy of the n bytes at arg, in memory
