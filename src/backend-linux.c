@@ -79,7 +79,8 @@ static const struct linux_layer layers[] = {
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
 	{ LAYER_CAPABILITIES, 0, 0, NULL, caps_prepare, caps_apply },
 	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
-	{ LAYER_SECCOMP, 1u << GAP_TERMINAL, 0, seccomp_trial, seccomp_prepare, seccomp_apply },
+	{ LAYER_SECCOMP, 1u << GAP_TERMINAL | 1u << GAP_SETID | 1u << GAP_KEYRINGS, 0,
+	  seccomp_trial, seccomp_prepare, seccomp_apply },
 };
 #define NLAYERS (sizeof(layers) / sizeof(layers[0]))
 
@@ -209,6 +210,9 @@ static void ll_coverage(int abi, struct coverage *out)
 			continue;
 		out->layers |= 1u << layers[i].id;
 		mount_layer |= layers[i].id == LAYER_MOUNTNS;
+		/* What the seccomp layer's rule groups hold, named apart. */
+		if (layers[i].id == LAYER_SECCOMP)
+			out->layers |= 1u << LAYER_SETID | 1u << LAYER_KEYRINGS;
 	}
 	landlock_coverage(abi, mount_layer, out);
 	/* Not restricted by any layer yet. */

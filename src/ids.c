@@ -78,6 +78,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_DEVPTS] = { "private_devpts",
 			   "a devpts of the run's own on /dev/pts: its own ptys, no other "
 			   "terminal of the machine" },
+	[LAYER_SETID] = { "setid_files_refused",
+			  "no setuid or setgid file can be made (chmod, creation modes)" },
+	[LAYER_KEYRINGS] = { "keyrings_refused",
+			     "a session keyring of its own; every keyring call refused" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 };
@@ -109,6 +113,10 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			    "survives the run" },
 	[GAP_ABSTRACT_SOCKETS] = { "abstract_unix_socket_connect_not_restricted",
 				   "connects to abstract Unix sockets outside are allowed" },
+	[GAP_SETID] = { "setid_files_not_refused",
+			"the command may make setuid or setgid files where it may write" },
+	[GAP_KEYRINGS] = { "keyrings_not_isolated",
+			   "the caller's session keyring and the user's keyring are reachable" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "SysV IPC objects and POSIX message queues of the user are reachable" },
 };

@@ -505,9 +505,22 @@ int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 	return 0;
 }
 
+/* KEYCTL_JOIN_SESSION_KEYRING with no name: a new, empty, anonymous
+ * session keyring (linux/keyctl.h). */
+#define CORDON_KEYCTL_JOIN_SESSION_KEYRING 1
+
 int seccomp_apply(const struct linux_plan *plan)
 {
-	return plan->seccomp.len > 0 ? install(&plan->seccomp) : 0;
+	if (plan->seccomp.len == 0)
+		return 0;
+	/* The command gets a session keyring of its own, so the caller's is
+	 * not in its possession chain; then every keyring call is refused,
+	 * so none of the caller's or the user's keys can be reached by
+	 * serial number either. */
+	if ((plan->seccomp_groups & SCG_KEYRINGS) &&
+	    syscall(SYS_keyctl, CORDON_KEYCTL_JOIN_SESSION_KEYRING, 0L, 0L, 0L, 0L) < 0)
+		return errno;
+	return install(&plan->seccomp);
 }
 
 #else
