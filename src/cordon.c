@@ -167,6 +167,8 @@ static int policy_coverage(cordon *c)
 
 	if (c->nkeep > 0)
 		d->cov.gaps |= 1u << GAP_KEPT_FDS;
+	if (stdio_metadata_gap(c))
+		d->cov.gaps |= 1u << GAP_STDIO;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
 		c->pol.prot[i].enforced = d->cov.protects;
 		if (c->pol.prot[i].enforced)

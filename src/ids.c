@@ -117,6 +117,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			"the command may make setuid or setgid files where it may write" },
 	[GAP_KEYRINGS] = { "keyrings_not_isolated",
 			   "the caller's session keyring and the user's keyring are reachable" },
+	[GAP_STDIO] = { "stdio_metadata_not_restricted",
+			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
+			"owner and times can be changed through the fd" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "SysV IPC objects and POSIX message queues of the user are reachable" },
 };

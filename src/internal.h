@@ -123,6 +123,9 @@ void policy_add_devices(struct policy *p);
 int policy_is_broad(const cordon *c, const char *path);
 void policy_free(struct policy *p);
 
+/* 1 when path (canonical) lies in the writable set. */
+int policy_inside_writable(const struct policy *p, const char *path);
+
 /* ---- caches.c ---- */
 int caches_resolve(cordon *c);
 
@@ -158,6 +161,22 @@ struct decision {
 	const char *layer_list[LAYER_COUNT + 1];
 	const char *gap_list[GAP_COUNT + 1];
 };
+
+/* ---- stdfds.c: fds 0-2 that point outside ---- */
+enum stdio_action { STDIO_KEEP, STDIO_NULL, STDIO_REOPEN };
+struct stdio_plan {
+	enum stdio_action action[3];
+	char path[CORDON_PATH_MAX]; /* fd 0's file, for STDIO_REOPEN */
+	dev_t dev;
+	ino_t ino;
+};
+/* Parent, per command. */
+void stdio_plan_make(const cordon *c, struct stdio_plan *sp);
+/* Child, after confinement: async-signal-safe; 0 or errno. */
+int stdio_plan_apply(const struct stdio_plan *sp);
+/* 1 when an outside regular file on fds 0-2 keeps its metadata
+ * changeable (the gap stdio_metadata_not_restricted). */
+int stdio_metadata_gap(const cordon *c);
 
 /* ---- status.c: the JSON events ---- */
 char *status_start_json(const cordon *c);

@@ -186,7 +186,7 @@ static int add_protect(struct policy *p, const char *path, int explicit_)
 	return 0;
 }
 
-static int inside_writable(const struct policy *p, const char *path)
+int policy_inside_writable(const struct policy *p, const char *path)
 {
 	for (size_t i = 0; i < p->nw; i++)
 		if (p->w[i].is_dir ? path_within(p->w[i].path, path)
@@ -234,7 +234,7 @@ static int resolve(cordon *c)
 	for (size_t i = 0; i < c->protect.n; i++) {
 		if ((r = canonical(c, "--protect path", c->protect.v[i], real, &is_dir)) != 0)
 			return r;
-		if (!inside_writable(p, real))
+		if (!policy_inside_writable(p, real))
 			return cordon_fail(c, CORDON_EINVAL,
 					   "--protect path is not inside a writable tree: %s",
 					   c->protect.v[i]);
@@ -248,7 +248,7 @@ static int resolve(cordon *c)
 	for (size_t i = 0; c->default_protect && i < 2; i++) {
 		/* A path too long for a system call does not exist either. */
 		if (path_join(buf, sizeof(buf), p->workspace, defaults[i]) != 0 ||
-		    realpath(buf, real) == NULL || !inside_writable(p, real))
+		    realpath(buf, real) == NULL || !policy_inside_writable(p, real))
 			continue;
 		if ((r = add_protect(p, real, 0)) != 0)
 			return r;

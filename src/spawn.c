@@ -65,6 +65,7 @@ struct plan {
 		    size_t cmd_stack_size, int statusfd);
 	void *cmd_stack;
 	int statusfd;
+	struct stdio_plan stdio; /* fds 0-2 that point outside */
 };
 
 static void report(int fd, int stage, int err)
@@ -254,6 +255,10 @@ static int child_main(void *arg)
 		if (e != 0)
 			report(pl->errfd, STAGE_CONFINE, e);
 	}
+	/* After the hook: reopened in the command's (read-only) view. */
+	int se = stdio_plan_apply(&pl->stdio);
+	if (se != 0)
+		report(pl->errfd, STAGE_CONFINE, se);
 	if (pl->init != NULL) /* this process stays behind as the reaper */
 		report(pl->errfd, STAGE_CONFINE,
 		       pl->init(pl->state, command_main, arg, pl->cmd_stack, CHILD_STACK_SIZE,
@@ -382,6 +387,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.nclear = c->nkeep;
 	pl.tty_fd = c->foreground ? foreground_tty() : -1;
 	pl.new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
+	stdio_plan_make(c, &pl.stdio);
 	pl.hook = l->hook;
 	pl.state = l->state;
 	pl.init = l->init;

@@ -33,6 +33,65 @@ rm -f "$T/rc"
 	echo $? >"$T/rc") | true
 is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no SIGPIPE death"
 
+# fds 0-2 that point outside the writable set (design: side doors).
+has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null | grep -q '"mount_namespace"'; }
+make_fixture "$OUT/in" "stdin content"
+mkdir -p "$OUT/dir" && touch -d '2001-02-03 04:05:06' "$OUT/dir"
+before_in=$(snapshot "$OUT/in")
+before_dir=$(snapshot "$OUT/dir")
+if has_mount_layer; then
+	out=$(cd "$WS" && crun -- "$PY" -c '
+import os, sys
+data = sys.stdin.read().strip()
+for what, f in (("fchmod", lambda: os.fchmod(0, 0o666)), ("futimens", lambda: os.utime(0, None)),
+                ("setxattr", lambda: os.setxattr(0, "user.cordon", b"x")),
+                ("proc", lambda: os.chmod("/proc/self/fd/0", 0o666))):
+    try:
+        f(); print(what, "went through")
+    except OSError as e:
+        print(what, e.errno)
+print(data)' <"$OUT/in" 2>&1)
+	is "$out" "$(printf 'fchmod 30\nfutimens 30\nsetxattr 30\nproc 30\nstdin content')" \
+		"stdin, an outside file: readable, its metadata refused (EROFS)"
+	unchanged "stdin, an outside file" "$OUT/in" "$before_in"
+else
+	skip "no mount layer here: an outside file on fd 0 keeps its metadata changeable (metadata_outside_not_restricted)"
+fi
+out=$(cd "$WS" && crun -- sh -c 'readlink /proc/self/fd/0; touch /proc/self/fd/0/new; chmod 0777 /proc/self/fd/0/.' <"$OUT/dir" 2>/dev/null)
+is "$(echo "$out" | head -n 1)" /dev/null "stdin, an outside directory: replaced by /dev/null"
+unchanged "stdin, an outside directory" "$OUT/dir" "$before_dir"
+(cd "$WS" && crun -- sh -c "$PY -c 'import os, sys; print(os.readlink(\"/proc/self/fd/1\"), file=sys.stderr)'; chmod 0777 /proc/self/fd/1/." 1<"$OUT/dir" 2>"$T/o")
+is "$(head -n 1 "$T/o")" /dev/null "stdout, an outside directory: replaced by /dev/null"
+unchanged "stdout, an outside directory" "$OUT/dir" "$before_dir"
+rm -f "$T/s.json"
+(cd "$WS" && crun --status-file "$T/s.json" -- echo to-outside >"$OUT/o")
+is "$(cat "$OUT/o")" to-outside "stdout, an outside file: the output goes there"
+if has_mount_layer; then
+	is "$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" true \
+		"... and its metadata gap is reported"
+else
+	skip "no mount layer: metadata_outside_not_restricted covers it"
+fi
+rm -f "$T/s.json"
+(cd "$WS" && crun --status-file "$T/s.json" -- echo inside >"$WS/o" 2>"$WS/e" </dev/null)
+is "$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" false \
+	"stdio inside the writable set or devices: no gap"
+# Files fd 0 cannot be reopened through: the host's /dev/shm (the
+# command's is its own) and a deleted file. They stay, and the run works.
+shm=/dev/shm/cordon-t0070-$$
+if [ -d /dev/shm ] && echo shm-in >"$shm" 2>/dev/null; then
+	out=$(cd "$WS" && crun -- cat <"$shm")
+	is "$?:$out" "0:shm-in" "stdin from the host's /dev/shm: still read"
+	rm -f "$shm"
+else
+	skip "/dev/shm is not writable here"
+fi
+exec 8<"$OUT/in"
+rm "$OUT/in"
+out=$(cd "$WS" && crun -- cat <&8)
+is "$?:$out" "0:stdin content" "stdin, a deleted outside file: still read"
+exec 8<&-
+
 # Environment.
 export TMPDIR=/inherited/tmp KEEP_ME=yes SECRET_TOKEN=s3cret LC_ALL=C.UTF-8
 (cd "$WS" && crun -- sh -c 'echo "$TMPDIR|$KEEP_ME|$SECRET_TOKEN"') >"$T/o"

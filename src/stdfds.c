@@ -1,0 +1,134 @@
+/*
+ * fds 0-2 that point outside the writable set (a side door: the command
+ * holds them without any path check). Decided in the parent for each
+ * command, applied in its child after confinement, before exec:
+ *
+ *   - a directory outside is replaced by /dev/null: through it (fchmod,
+ *     /proc/self/fd/N/...) the command could change outside metadata or
+ *     create files, and no command reads or writes a directory on stdio;
+ *   - a regular file outside on fd 0 is opened again, read-only, by its
+ *     path in the command's own view: with the mount layer that view is
+ *     read-only, so its mode, owner, times and xattrs cannot change
+ *     (fchmod, fchown, futimens, fsetxattr fail with EROFS); the inode is
+ *     checked to be the same;
+ *   - a regular file outside on fd 1 or 2 stays: the caller sent output
+ *     there. Its metadata can still be changed through it, which the
+ *     start event reports (stdio_metadata_not_restricted) when it
+ *     applies.
+ * Pipes, sockets, terminals and files inside the writable set stay as
+ * they are.
+ */
+#include "internal.h"
+#include "path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The canonical path of what fd is open on, in out; 0, or -1. */
+static int fd_path(int fd, char *out, size_t len)
+{
+#if defined(__linux__)
+	char link[32];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, out, len - 1);
+	if (n <= 0 || (size_t)n >= len - 1 || out[0] != '/')
+		return -1;
+	out[n] = '\0';
+	return 0;
+#else
+	if (len < CORDON_PATH_MAX || fcntl(fd, F_GETPATH, out) != 0)
+		return -1;
+	return 0;
+#endif
+}
+
+/* What fd needs; with REOPEN, sp gets the path and the inode. */
+static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
+{
+	struct stat st;
+	char path[CORDON_PATH_MAX];
+	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		return STDIO_KEEP;
+	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
+		return STDIO_KEEP;
+	if (S_ISDIR(st.st_mode))
+		return STDIO_NULL;
+	/* A read-only view to reopen it through: the mount layer's. */
+	if (fd != 0 || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
+		return STDIO_KEEP;
+	/* The same file must be reachable by its path (not deleted, not
+	 * renamed since) in a view the command shares: not the host's
+	 * /dev/shm, which the command's replaces. Otherwise it stays, and
+	 * the gap is reported. */
+	struct stat now;
+	if (fd_path(fd, sp->path, sizeof(sp->path)) != 0 || path_within("/dev/shm", sp->path) ||
+	    stat(sp->path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+		return STDIO_KEEP;
+	sp->dev = st.st_dev;
+	sp->ino = st.st_ino;
+	return STDIO_REOPEN;
+}
+
+void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	if (!c->dec.applied)
+		return;
+	for (int fd = 0; fd <= 2; fd++)
+		sp->action[fd] = decide(c, fd, sp);
+}
+
+int stdio_metadata_gap(const cordon *c)
+{
+	struct stdio_plan sp;
+	if (!c->dec.applied || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
+		return 0; /* without it, metadata outside is a gap anyway */
+	stdio_plan_make(c, &sp);
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st;
+		if (sp.action[fd] == STDIO_KEEP && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			char path[CORDON_PATH_MAX];
+			if (fd_path(fd, path, sizeof(path)) != 0 ||
+			    !policy_inside_writable(&c->pol, path))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Child: async-signal-safe; 0 or errno. */
+int stdio_plan_apply(const struct stdio_plan *sp)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nfd;
+		struct stat st;
+		switch (sp->action[fd]) {
+		case STDIO_NULL:
+			nfd = open("/dev/null", (fd == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+			break;
+		case STDIO_REOPEN:
+			nfd = open(sp->path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+			if (nfd >= 0 && (fstat(nfd, &st) != 0 || st.st_dev != sp->dev ||
+					 st.st_ino != sp->ino)) {
+				close(nfd);
+				return ESTALE; /* another file by now: not handed over */
+			}
+			break;
+		case STDIO_KEEP:
+		default:
+			continue;
+		}
+		if (nfd < 0)
+			return errno;
+		int r = dup2(nfd, fd);
+		int e = errno;
+		close(nfd);
+		if (r < 0)
+			return e;
+	}
+	return 0;
+}
