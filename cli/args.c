@@ -74,6 +74,7 @@ enum opt {
 	O_WORKSPACE,
 	O_SANDBOX,
 	O_ALLOW_WRITE,
+	O_ALLOW_SOCKET,
 	O_CACHE,
 	O_PROTECT,
 	O_STATE_DIR,
@@ -95,15 +96,25 @@ enum opt {
 #define FIRST_FLAG O_NO_CACHES
 
 static const char *const long_names[O_COUNT] = {
-	[O_WORKSPACE] = "workspace",	 [O_SANDBOX] = "sandbox",
-	[O_ALLOW_WRITE] = "allow-write", [O_CACHE] = "cache",
-	[O_PROTECT] = "protect",	 [O_STATE_DIR] = "state-dir",
-	[O_STATUS_FD] = "status-fd",	 [O_STATUS_FILE] = "status-file",
-	[O_TIMEOUT] = "timeout",	 [O_ENV] = "env",
-	[O_KEEP_FD] = "keep-fd",	 [O_TEST_MAX_ABI] = "test-max-abi",
-	[O_NO_CACHES] = "no-caches",	 [O_NO_DEFAULT_PROTECT] = "no-default-protect",
-	[O_CLEAN_ENV] = "clean-env",	 [O_ALLOW_BROAD] = "allow-broad",
-	[O_EXPLAIN] = "explain",	 [O_HELP] = "help",
+	[O_WORKSPACE] = "workspace",
+	[O_SANDBOX] = "sandbox",
+	[O_ALLOW_WRITE] = "allow-write",
+	[O_ALLOW_SOCKET] = "allow-socket",
+	[O_CACHE] = "cache",
+	[O_PROTECT] = "protect",
+	[O_STATE_DIR] = "state-dir",
+	[O_STATUS_FD] = "status-fd",
+	[O_STATUS_FILE] = "status-file",
+	[O_TIMEOUT] = "timeout",
+	[O_ENV] = "env",
+	[O_KEEP_FD] = "keep-fd",
+	[O_TEST_MAX_ABI] = "test-max-abi",
+	[O_NO_CACHES] = "no-caches",
+	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
+	[O_CLEAN_ENV] = "clean-env",
+	[O_ALLOW_BROAD] = "allow-broad",
+	[O_EXPLAIN] = "explain",
+	[O_HELP] = "help",
 };
 
 static int find_opt(const char *arg, const char **inline_val)
@@ -142,6 +153,8 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return 0;
 	case O_ALLOW_WRITE:
 		return push(&a->allow_write, &a->nallow_write, v);
+	case O_ALLOW_SOCKET:
+		return push(&a->allow_socket, &a->nallow_socket, v);
 	case O_CACHE:
 		if (cordon_parse_caches(v, &a->caches) != 0)
 			return fail(
@@ -320,9 +333,10 @@ int cli_parse(int argc, char *const argv[], struct cli_args *a)
 void cli_args_free(struct cli_args *a)
 {
 	free(a->allow_write);
+	free(a->allow_socket);
 	free(a->protect);
 	free(a->env);
 	free(a->keep_fds);
-	a->allow_write = a->protect = a->env = NULL;
+	a->allow_write = a->allow_socket = a->protect = a->env = NULL;
 	a->keep_fds = NULL;
 }

@@ -21,6 +21,8 @@ struct cli_args {
 	enum cordon_mode mode;
 	const char **allow_write;
 	size_t nallow_write;
+	const char **allow_socket;
+	size_t nallow_socket;
 	unsigned caches;
 	const char **protect;
 	size_t nprotect;

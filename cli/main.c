@@ -32,6 +32,8 @@ static const char usage_run[] =
 	"  --sandbox MODE          auto (default): confine, or warn and run unconfined;\n"
 	"                          required: confine or refuse (exit 125); off: plain exec\n"
 	"  --allow-write PATH      an extra writable tree or file (repeatable)\n"
+	"  --allow-socket PATH     a Unix socket outside the writable set the command\n"
+	"                          may connect to, or a directory of them (repeatable)\n"
 	"  --cache LIST            writable tool caches (default cargo,npm,pip,playwright)\n"
 	"  --no-caches             no tool cache is writable\n"
 	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
@@ -198,6 +200,8 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_set_workspace(c, a->workspace));
 	for (size_t i = 0; i < a->nallow_write; i++)
 		check(c, cordon_add_allow_write(c, a->allow_write[i]));
+	for (size_t i = 0; i < a->nallow_socket; i++)
+		check(c, cordon_add_allow_socket(c, a->allow_socket[i]));
 	check(c, cordon_set_caches(c, a->caches));
 	for (size_t i = 0; i < a->nprotect; i++)
 		check(c, cordon_add_protect(c, a->protect[i]));

@@ -33,7 +33,8 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 			abort();
 		if (a->status_fd < -1 || a->max_abi < 0 || (a->caches & ~CORDON_CACHE_DEFAULT) != 0)
 			abort();
-		if ((a->nallow_write && !a->allow_write) || (a->nprotect && !a->protect) ||
+		if ((a->nallow_write && !a->allow_write) ||
+		    (a->nallow_socket && !a->allow_socket) || (a->nprotect && !a->protect) ||
 		    (a->nenv && !a->env) || (a->nkeep && !a->keep_fds))
 			abort();
 		for (size_t i = 0; i < a->nenv; i++)

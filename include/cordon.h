@@ -112,6 +112,11 @@ CORDON_EXPORT int cordon_parse_mode(const char *s, enum cordon_mode *out);
 CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A pathname Unix socket outside the writable set the command may
+ * connect or send to, or a directory of such sockets (Linux: Landlock
+ * ABI 9 or the socket supervisor; macOS: the profile). It must exist at
+ * cordon_begin(). */
+CORDON_EXPORT int cordon_add_allow_socket(cordon *c, const char *path);
 /* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */

@@ -53,6 +53,13 @@ static int nnp_apply(const struct linux_plan *plan)
 	return 0;
 }
 
+/* A layer whose work is done outside the child (the supervisor's). */
+static int nothing_to_apply(const struct linux_plan *plan)
+{
+	(void)plan;
+	return 0;
+}
+
 struct linux_layer {
 	enum layer_id id; /* reported in layers when applied */
 	unsigned gaps_without; /* reported in gaps when it is not */
@@ -79,6 +86,8 @@ static const struct linux_layer layers[] = {
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
 	{ LAYER_CAPABILITIES, 0, 0, NULL, caps_prepare, caps_apply },
 	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
+	/* Before seccomp's trial, whose filter refuses openat2. */
+	{ LAYER_UNIX_SUPERVISOR, 0, 0, supervisor_trial, supervisor_prepare, nothing_to_apply },
 	{ LAYER_SECCOMP, 1u << GAP_TERMINAL | 1u << GAP_SETID | 1u << GAP_KEYRINGS, 0,
 	  seccomp_trial, seccomp_prepare, seccomp_apply },
 };
@@ -128,6 +137,7 @@ static void start(void)
 		io.in.init_fd = init_memfd();
 		landlock_attr_for_abi(abi, &io.in.attr);
 		io.in.seccomp = seccomp_program();
+		io.in.ptrace_blocked = supervisor_ptrace_blocked();
 		for (size_t i = 0; i < NLAYERS; i++)
 			io.res[i] = -1;
 		probe_trial_start(trial_main, &io, sizeof(io));
@@ -208,6 +218,9 @@ static void ll_coverage(int abi, struct coverage *out)
 		/* Root's capabilities are reduced only when there are some. */
 		if (layers[i].id == LAYER_CAPABILITIES && !caps_would_reduce())
 			continue;
+		/* From ABI 9 Landlock checks Unix socket paths itself. */
+		if (layers[i].id == LAYER_UNIX_SUPERVISOR && abi >= 9)
+			continue;
 		out->layers |= 1u << layers[i].id;
 		mount_layer |= layers[i].id == LAYER_MOUNTNS;
 		/* What the seccomp layer's rule groups hold, named apart. */
@@ -215,8 +228,10 @@ static void ll_coverage(int abi, struct coverage *out)
 			out->layers |= 1u << LAYER_SETID | 1u << LAYER_KEYRINGS;
 	}
 	landlock_coverage(abi, mount_layer, out);
+	if (!(out->layers & (1u << LAYER_UNIX_SUPERVISOR | 1u << LAYER_UNIX_LANDLOCK)))
+		out->gaps |= 1u << GAP_UNIX_SOCKETS;
 	/* Not restricted by any layer yet. */
-	out->gaps |= 1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	out->gaps |= 1u << GAP_READS | 1u << GAP_NETWORK;
 	/* Protected paths are read-only binds of the mount layer. */
 	out->protects = mount_layer;
 }
@@ -238,6 +253,9 @@ struct linux_runner {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	struct linux_plan *plan;
+	int abi;
+	int ready, init_err; /* its own setup (the supervisor) done */
 	int stop;
 	/* one request at a time */
 	int pending, done;
@@ -269,7 +287,17 @@ static pid_t clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
 static void *runner_main(void *v)
 {
 	struct linux_runner *r = v;
+	/* With the supervisor, this thread (and so every command it starts)
+	 * carries the notifying filter and the supervisor's domain. */
+	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi) : 0;
 	pthread_mutex_lock(&r->lock);
+	r->init_err = e;
+	r->ready = 1;
+	pthread_cond_broadcast(&r->cond);
+	if (e != 0) {
+		pthread_mutex_unlock(&r->lock);
+		return NULL;
+	}
 	for (;;) {
 		while (!r->pending && !r->stop)
 			pthread_cond_wait(&r->cond, &r->lock);
@@ -285,12 +313,14 @@ static void *runner_main(void *v)
 	return NULL;
 }
 
-static struct linux_runner *runner_new(void)
+static struct linux_runner *runner_new(struct linux_plan *plan, int abi)
 {
 	struct linux_runner *r = calloc(1, sizeof(*r));
 	sigset_t all, old;
 	if (r == NULL)
 		return NULL;
+	r->plan = plan;
+	r->abi = abi;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	/* It takes no signal meant for the caller. */
@@ -299,6 +329,19 @@ static struct linux_runner *runner_new(void)
 	int e = pthread_create(&r->thread, NULL, runner_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->cond);
+		free(r);
+		errno = e;
+		return NULL;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (!r->ready)
+		pthread_cond_wait(&r->cond, &r->lock);
+	e = r->init_err;
+	pthread_mutex_unlock(&r->lock);
+	if (e != 0) {
+		(void)pthread_join(r->thread, NULL);
 		pthread_mutex_destroy(&r->lock);
 		pthread_cond_destroy(&r->cond);
 		free(r);
@@ -330,8 +373,10 @@ static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void 
 {
 	const struct linux_plan *plan = state;
 	struct linux_runner *r = plan->runner;
-	unsigned long flags = CLONE_NEWPID;
-	if (plan->mount != NULL && plan->mount->userns)
+	unsigned long flags = 0;
+	if (plan->pid_namespace)
+		flags |= CLONE_NEWPID;
+	if (plan->pid_namespace && plan->mount != NULL && plan->mount->userns)
 		flags |= CLONE_NEWUSER;
 	pthread_mutex_lock(&r->lock);
 	while (r->pending || r->done) /* another spawn's request */
@@ -360,6 +405,7 @@ static void plan_free(void *state)
 	if (plan == NULL)
 		return;
 	runner_free(plan->runner);
+	supervisor_free(plan->supervisor);
 	mountns_free(plan->mount);
 	landlock_free(&plan->landlock);
 	if (plan->init_fd >= 0)
@@ -411,13 +457,15 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	out->nkeep = plan->landlock.n;
 	if (plan->init_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->init_fd;
-	if (plan->pid_namespace) {
-		if ((plan->runner = runner_new()) == NULL)
+	if (plan->pid_namespace || plan->supervisor != NULL) {
+		if ((plan->runner = runner_new(plan, d->abi)) == NULL)
 			return cordon_fail_errno(c, CORDON_ESYS, errno,
 						 "cannot start the run's thread");
+		out->start = runner_start;
+	}
+	if (plan->pid_namespace) {
 		if (plan->mount != NULL)
 			plan->mount->userns_at_clone = plan->mount->userns;
-		out->start = runner_start;
 		out->init = pidns_become_init;
 	}
 	return 0;

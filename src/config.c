@@ -82,6 +82,11 @@ int cordon_add_allow_write(cordon *c, const char *path)
 	return add_path(c, &c->allow_write, "--allow-write path", path);
 }
 
+int cordon_add_allow_socket(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_socket, "--allow-socket path", path);
+}
+
 int cordon_add_protect(cordon *c, const char *path)
 {
 	return add_path(c, &c->protect, "--protect path", path);

@@ -64,6 +64,7 @@ void cordon_free(cordon *c)
 	free(c->status_file);
 	free(c->keep_fds);
 	strv_free(&c->allow_write);
+	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->envspec);
 	pthread_mutex_destroy(&c->lock);
@@ -158,9 +159,10 @@ static int check_fds(cordon *c)
 }
 
 /* Gaps and refusals that depend on this run's policy: protections are
- * enforced when the backend's coverage says so. 1 when a protection the
- * user asked for cannot be enforced in required mode. */
-static int policy_coverage(cordon *c)
+ * enforced when the backend's coverage says so. The reason to refuse
+ * when a control the user asked for cannot be enforced in required
+ * mode, else REASON_NONE. */
+static enum reason_id policy_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
@@ -178,7 +180,13 @@ static int policy_coverage(cordon *c)
 	}
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
-	return explicit_unenforced && c->mode == CORDON_MODE_REQUIRED;
+	if (c->mode != CORDON_MODE_REQUIRED)
+		return REASON_NONE;
+	if (explicit_unenforced)
+		return REASON_PROTECT_NOT_ENFORCEABLE;
+	if (c->pol.nsockets > 0 && (d->cov.gaps & (1u << GAP_UNIX_SOCKETS)) != 0)
+		return REASON_SOCKET_NOT_ENFORCEABLE;
+	return REASON_NONE;
 }
 
 static void emit_start(cordon *c)
@@ -245,10 +253,10 @@ static int begin(cordon *c)
 		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0)
 			return r;
 	}
-	if (policy_coverage(c)) {
-		emit_refusal(c, REASON_PROTECT_NOT_ENFORCEABLE);
-		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
-				   cordon_reason_ids[REASON_PROTECT_NOT_ENFORCEABLE].text);
+	enum reason_id refuse = policy_coverage(c);
+	if (refuse != REASON_NONE) {
+		emit_refusal(c, refuse);
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s", cordon_reason_ids[refuse].text);
 	}
 	c->envp = env_build((const char *const *)environ, c->clean_env,
 			    (const char *const *)c->envspec.v, c->envspec.n, c->rundir);

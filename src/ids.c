@@ -54,6 +54,9 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 				"cordon has no confinement backend for this platform" },
 	[REASON_PROTECT_NOT_ENFORCEABLE] = { "protect_not_enforceable",
 					     "a path given with --protect cannot be kept read-only on this machine" },
+	[REASON_SOCKET_NOT_ENFORCEABLE] = { "allow_socket_not_enforceable",
+					    "--allow-socket was given, but this machine cannot restrict Unix "
+					    "socket connections, so every socket would be reachable" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -82,6 +85,13 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 			  "no setuid or setgid file can be made (chmod, creation modes)" },
 	[LAYER_KEYRINGS] = { "keyrings_refused",
 			     "a session keyring of its own; every keyring call refused" },
+	[LAYER_UNIX_SUPERVISOR] = { "unix_socket_supervisor",
+				    "pathname Unix sockets outside the writable set refused; "
+				    "cordon checks and makes each connection (seccomp user "
+				    "notification)" },
+	[LAYER_UNIX_LANDLOCK] = { "unix_socket_landlock",
+				  "Landlock ABI 9: pathname Unix sockets outside the writable "
+				  "set refused" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 };

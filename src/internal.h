@@ -109,6 +109,8 @@ struct policy {
 	size_t ncaches;
 	struct protect_entry *prot;
 	size_t nprot;
+	char **sockets; /* --allow-socket: canonical sockets or directories */
+	size_t nsockets;
 };
 
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
@@ -230,7 +232,7 @@ struct cordon {
 	/* configuration, recorded by the setters (config.c) */
 	enum cordon_mode mode;
 	char *workspace_opt;
-	struct strv allow_write, protect, envspec;
+	struct strv allow_write, protect, envspec, allow_socket;
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain;
 	char *state_dir_opt;

@@ -12,7 +12,7 @@
 
 /* The newest ABI whose rights this file knows. Kernels report higher
  * versions; cordon then uses what it knows (rights are additive). */
-#define LL_ABI_KNOWN 7
+#define LL_ABI_KNOWN 9
 
 /* Syscall numbers are the same on every architecture (added in 5.13). */
 #define LL_SYS_CREATE_RULESET 444
@@ -40,6 +40,10 @@
 #define LL_FS_REFER (1ULL << 13) /* ABI 2 */
 #define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+/* ABI 9: connect/sendmsg to a pathname Unix socket needs this right on
+ * the socket (or a directory above it), unless the socket was made in
+ * the same domain. A file right: a rule may name the socket itself. */
+#define LL_FS_RESOLVE_UNIX (1ULL << 16)
 
 /* Scopes (ABI 6). */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
@@ -47,8 +51,9 @@
 
 /* Rights that apply to a file (as opposed to a directory). Adding any
  * other right in a rule on a non-directory fails with EINVAL. */
-#define LL_FS_FILE_RIGHTS \
-	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_FILE_RIGHTS                                                                        \
+	(LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV | \
+	 LL_FS_RESOLVE_UNIX)
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;

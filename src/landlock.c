@@ -46,7 +46,9 @@ int landlock_query_abi(void)
 
 /*
  * Write-type rights each ABI version added. ABI 4 added network rights,
- * ABI 6 scopes and ABI 7 logging flags: none are file rights.
+ * ABI 6 scopes, ABI 7 logging flags and ABI 8 thread synchronisation:
+ * none are file rights. ABI 9's RESOLVE_UNIX is not a write but reaches
+ * a daemon that writes for the caller, so it is handled like one.
  */
 static const uint64_t rights_added_at[LL_ABI_KNOWN + 1] = {
 	[1] = LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_CHAR |
@@ -55,6 +57,7 @@ static const uint64_t rights_added_at[LL_ABI_KNOWN + 1] = {
 	[2] = LL_FS_REFER,
 	[3] = LL_FS_TRUNCATE,
 	[5] = LL_FS_IOCTL_DEV,
+	[9] = LL_FS_RESOLVE_UNIX,
 };
 
 void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
@@ -82,6 +85,8 @@ void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 		cov->layers |= 1u << LAYER_SIGNAL_SCOPE | 1u << LAYER_ABSTRACT_SCOPE;
 	else
 		cov->gaps |= 1u << GAP_SIGNALS | 1u << GAP_ABSTRACT_SOCKETS;
+	if (abi >= 9)
+		cov->layers |= 1u << LAYER_UNIX_LANDLOCK;
 }
 
 /* Restricting with the ABI's empty ruleset shows the kernel allows it
@@ -108,23 +113,29 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 
 	if (d->cov.layers & (1u << LAYER_MOUNTNS))
 		l->own_rights = dir_rights;
-	l->fds = calloc(p->nw + 1, sizeof(*l->fds));
-	l->rights = calloc(p->nw + 1, sizeof(*l->rights));
+	/* --allow-socket entries carry only RESOLVE_UNIX (ABI 9); below,
+	 * the socket supervisor holds them. */
+	size_t nsock = (l->attr.handled_access_fs & LL_FS_RESOLVE_UNIX) ? p->nsockets : 0;
+	l->fds = calloc(p->nw + nsock + 1, sizeof(*l->fds));
+	l->rights = calloc(p->nw + nsock + 1, sizeof(*l->rights));
 	if (l->fds == NULL || l->rights == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	for (size_t i = 0; i < p->nw; i++) {
-		const struct wentry *w = &p->w[i];
+	for (size_t i = 0; i < p->nw + nsock; i++) {
+		int is_sock = i >= p->nw;
+		const char *path = is_sock ? p->sockets[i - p->nw] : p->w[i].path;
 		struct stat st;
-		int fd = open(w->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+		int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
-			return cordon_fail_errno(c, CORDON_ESYS, errno,
-						 "cannot open writable path %s", w->path);
+			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot open %s path %s",
+						 is_sock ? "--allow-socket" : "writable", path);
 		l->fds[l->n] = fd;
-		l->rights[l->n++] = w->is_dir ? dir_rights : file_rights;
 		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) ||
-		    (S_ISDIR(st.st_mode) ? 1 : 0) != (w->is_dir ? 1 : 0))
-			return cordon_fail(c, CORDON_ESYS,
-					   "writable path changed while preparing: %s", w->path);
+		    (!is_sock && (S_ISDIR(st.st_mode) ? 1 : 0) != (p->w[i].is_dir ? 1 : 0)))
+			return cordon_fail(c, CORDON_ESYS, "path changed while preparing: %s",
+					   path);
+		l->rights[l->n++] = is_sock	     ? LL_FS_RESOLVE_UNIX
+				    : p->w[i].is_dir ? dir_rights
+						     : file_rights;
 	}
 	/* One trial rule now: a path the kernel refuses is an error here, in
 	 * the parent, not a confinement failure in every child. */
@@ -138,7 +149,7 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 			int e = errno;
 			close((int)rs);
 			return cordon_fail_errno(c, CORDON_ESYS, e, "landlock_add_rule %s",
-						 p->w[i].path);
+						 i < p->nw ? p->w[i].path : p->sockets[i - p->nw]);
 		}
 	}
 	close((int)rs);
@@ -186,6 +197,19 @@ int landlock_apply(const struct linux_plan *plan)
 	if (e == 0 && ll_restrict_self((int)rs) != 0)
 		e = errno;
 	close((int)rs);
+	return e;
+}
+
+int landlock_scope_self(int abi)
+{
+	if (abi < 6)
+		return 0; /* no scopes: abstract sockets stay a gap */
+	struct ll_ruleset_attr attr = { .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET };
+	long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
+	if (fd < 0)
+		return errno;
+	int e = ll_restrict_self((int)fd) == 0 ? 0 : errno;
+	close((int)fd);
 	return e;
 }
 

@@ -64,6 +64,7 @@ struct linux_plan {
 	int ipc_namespace;
 	int init_fd; /* memfd of the init program, or -1 */
 	struct linux_runner *runner; /* the run's thread that starts children */
+	struct supervisor *supervisor; /* Unix socket supervisor, or NULL */
 	int no_new_privs;
 	int reduce_caps;
 	struct landlock_plan landlock;
@@ -82,6 +83,7 @@ struct linux_trial {
 	char uid_map[48], gid_map[48];
 	struct ll_ruleset_attr attr; /* the ABI's handled rights */
 	const struct sock_fprog *seccomp; /* seccomp_program() */
+	int ptrace_blocked; /* supervisor_ptrace_blocked() */
 };
 
 /* ---- the layers (one file each) ---- */
@@ -136,6 +138,22 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 		     struct linux_plan *plan);
 int landlock_apply(const struct linux_plan *plan);
 void landlock_free(struct landlock_plan *l);
+/* The calling thread only: a domain of its own that scopes abstract Unix
+ * sockets (ABI 6; nothing below). Needs no_new_privs. 0 or errno. */
+int landlock_scope_self(int abi);
+
+/* unix-supervisor.c: pathname Unix sockets checked by cordon (ABI < 9). */
+struct supervisor;
+/* 1 when Yama forbids cordon to take a command's fds (pidfd_getfd needs
+ * ptrace rights over it): ptrace_scope 3, or 2 without CAP_SYS_PTRACE.
+ * Parent, before the trial. */
+int supervisor_ptrace_blocked(void);
+int supervisor_trial(const struct linux_trial *t);
+int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		       struct linux_plan *plan);
+/* In the run's thread, before any command: 0 or errno. */
+int supervisor_start(struct linux_plan *plan, int abi);
+void supervisor_free(struct supervisor *s);
 
 /* layer-seccomp.c: denied and supervised system call uses, in groups. */
 /* Groups of seccomp rules; a run's filter holds the groups its plan asks for. */

@@ -136,6 +136,9 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nprot; i++)
 		free(p->prot[i].path);
 	free(p->prot);
+	for (size_t i = 0; i < p->nsockets; i++)
+		free(p->sockets[i]);
+	free(p->sockets);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -195,6 +198,37 @@ int policy_inside_writable(const struct policy *p, const char *path)
 	return 0;
 }
 
+/* An --allow-socket path: a socket, or a directory whose sockets (at any
+ * depth) are allowed. It must exist: the run checks sockets by identity. */
+static int add_socket(cordon *c, struct policy *p, const char *in)
+{
+	char real[CORDON_PATH_MAX];
+	struct stat st;
+	int is_dir = 0;
+	int r = canonical(c, "--allow-socket path", in, real, &is_dir);
+	if (r != 0)
+		return r;
+	if (stat(real, &st) != 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "--allow-socket path: %s", in);
+	if (!S_ISSOCK(st.st_mode) && !S_ISDIR(st.st_mode))
+		return cordon_fail(c, CORDON_EINVAL,
+				   "--allow-socket path is neither a socket nor a directory: %s",
+				   in);
+	if (is_dir && (r = refuse_broad(c, "--allow-socket directory", real)) != 0)
+		return r;
+	for (size_t i = 0; i < p->nsockets; i++)
+		if (strcmp(p->sockets[i], real) == 0)
+			return 0;
+	char **v = realloc(p->sockets, (p->nsockets + 1) * sizeof(*v));
+	if (v == NULL)
+		return CORDON_ENOMEM;
+	p->sockets = v;
+	if ((v[p->nsockets] = strdup(real)) == NULL)
+		return CORDON_ENOMEM;
+	p->nsockets++;
+	return 0;
+}
+
 /* Workspace, --allow-write paths, protected paths. The helpers here
  * report CORDON_ENOMEM without a message; policy_resolve() adds it. */
 static int resolve(cordon *c)
@@ -241,6 +275,10 @@ static int resolve(cordon *c)
 		if ((r = add_protect(p, real, 1)) != 0)
 			return r;
 	}
+
+	for (size_t i = 0; i < c->allow_socket.n; i++)
+		if ((r = add_socket(c, p, c->allow_socket.v[i])) != 0)
+			return r;
 
 	/* .git/hooks and .git/config, when they exist at the start: a fresh
 	 * "git init" during the run must keep working. */

@@ -70,6 +70,17 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 	jb_raw(b, "]");
 }
 
+static void write_sockets(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->nsockets; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, p->sockets[i]);
+	}
+	jb_raw(b, "]");
+}
+
 static void write_caches(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -110,6 +121,11 @@ char *status_start_json(const cordon *c)
 	jb_key(&b, "protected");
 	if (confined)
 		write_protected(&b, p);
+	else
+		jb_raw(&b, "null");
+	jb_key(&b, "allowed_sockets");
+	if (confined)
+		write_sockets(&b, p);
 	else
 		jb_raw(&b, "null");
 	jb_key(&b, "caches");

@@ -105,14 +105,19 @@ else
 fi
 
 # The probe runs once per run: one version query, one trial restriction
-# (plus the real one in the command's child).
+# (plus the real one in the command's child, and with the socket
+# supervisor the run's thread's own domain).
 if tool_ok strace; then
 	# (LeakSanitizer cannot work under ptrace: off for the ASan build.)
+	rm -f "$T/s.json"
 	(cd "$WS" && ASAN_OPTIONS=detect_leaks=0 strace -f -qq \
 		-e trace=landlock_create_ruleset,landlock_restrict_self -o "$T/trace" \
-		"$CORDON" run --state-dir "$STATE" -- true)
+		"$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" -- true)
 	is "$(grep -c 'LANDLOCK_CREATE_RULESET_VERSION\|, 0, 0x1)' "$T/trace")" 1 "one version query per run"
-	is "$(grep -c 'landlock_restrict_self' "$T/trace")" 2 "one trial restriction + the command's"
+	want=2
+	[ "$(json_field "$T/s.json" status '"unix_socket_supervisor" in e["layers"]')" = true ] && want=3
+	is "$(grep -c 'landlock_restrict_self' "$T/trace")" "$want" \
+		"one trial restriction + the command's (+ the supervisor's domain)"
 else
 	skip "one version query per run: $TOOL_WHY"
 	skip "one trial restriction per run: $TOOL_WHY"

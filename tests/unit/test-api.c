@@ -63,6 +63,8 @@ static void error_convention(void)
 		{ "set_workspace(4096 bytes)", cordon_set_workspace(c, longpath) },
 		{ "set_workspace(NULL)", cordon_set_workspace(c, NULL) },
 		{ "add_allow_write(\"\")", cordon_add_allow_write(c, "") },
+		{ "add_allow_socket(NULL)", cordon_add_allow_socket(c, NULL) },
+		{ "add_allow_socket(4096 bytes)", cordon_add_allow_socket(c, longpath) },
 		{ "add_protect(NULL)", cordon_add_protect(c, NULL) },
 		{ "set_state_dir(4096 bytes)", cordon_set_state_dir(c, longpath) },
 		{ "set_status_fd(-1)", cordon_set_status_fd(c, -1) },

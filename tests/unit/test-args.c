@@ -105,6 +105,15 @@ static void test_value_options(void)
 	   "--allow-write collects [/a, /b] in order");
 	cli_args_free(&a);
 
+	is_int(parse(&a, ARGV("run", "--allow-socket", "/s", "--allow-socket=/d", "--", "x")), 0,
+	       "--allow-socket both forms");
+	ok(a.nallow_socket == 2 && strcmp(a.allow_socket[0], "/s") == 0 &&
+		   strcmp(a.allow_socket[1], "/d") == 0,
+	   "--allow-socket collects [/s, /d] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-socket")), -1, "--allow-socket without a value");
+	cli_args_free(&a);
+
 	is_int(parse(&a,
 		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
 	       0, "--protect both forms");

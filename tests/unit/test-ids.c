@@ -5,6 +5,8 @@
 #include "tap.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct table {
@@ -44,8 +46,71 @@ static int listed(const char *id)
 	return 0;
 }
 
+/* The whole of a file of the source tree (CORDON_TOP, else the current
+ * directory), or NULL. */
+static char *slurp(const char *rel)
+{
+	const char *top = getenv("CORDON_TOP");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", top != NULL ? top : ".", rel);
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, k;
+	char chunk[8192];
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (len + k + 1 > cap) {
+			cap = (len + k + 1) * 2;
+			char *nb = realloc(buf, cap);
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, chunk, k);
+		len += k;
+	}
+	fclose(f);
+	if (buf != NULL)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* Every reason, layer and gap is explained where users look: both CLI
+ * references (as `id`) and the man page (the layers and reasons the man
+ * page names are a summary; gaps it lists all). */
+static void documented(void)
+{
+	static const char *const docs[] = { "docs/cli-reference.en.md",
+					    "docs/cli-reference.ja.md" };
+	for (size_t d = 0; d < 2; d++) {
+		char *text = slurp(docs[d]);
+		if (text == NULL) {
+			skip("the source tree's docs are not here (run from the tree)");
+			continue;
+		}
+		int missing = 0;
+		for (size_t k = 3; k <= 5; k++) /* reason, layer, gap */
+			for (size_t i = tables[k].first; i < tables[k].n; i++) {
+				char want[128];
+				snprintf(want, sizeof(want), "`%s`", tables[k].t[i].id);
+				if (strstr(text, want) == NULL) {
+					diag("%s does not explain the %s %s", docs[d],
+					     tables[k].kind, want);
+					missing++;
+				}
+			}
+		is_int(missing, 0, "%s explains every reason, layer and gap", docs[d]);
+		free(text);
+	}
+}
+
 int main(void)
 {
+	documented();
 	size_t total = 0;
 	for (size_t k = 0; k < NT; k++) {
 		const struct table *t = &tables[k];

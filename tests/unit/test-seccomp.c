@@ -358,8 +358,10 @@ static void shape(void)
 	if (plan == NULL || c == NULL)
 		exit(2);
 	is_int(seccomp_prepare(c, NULL, NULL, plan), 0, "seccomp_prepare");
-	is_int(plan->seccomp_groups, SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_PROCESSES,
-	       "the child's groups without a PID namespace: terminal, setid, keyrings, processes");
+	is_int(plan->seccomp_groups,
+	       SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING | SCG_PROCESSES,
+	       "the child's groups without a PID namespace: terminal, setid, keyrings, io_uring, "
+	       "processes");
 	size_t np;
 	const struct sock_filter *want = program(plan->seccomp_groups, &np);
 	ok(plan->seccomp.len == np && plan->seccomp.filter == plan->seccomp_insns &&
@@ -368,7 +370,7 @@ static void shape(void)
 	memset(plan, 0, sizeof(*plan));
 	plan->pid_namespace = 1;
 	is_int(seccomp_prepare(c, NULL, NULL, plan), 0, "seccomp_prepare, PID namespace");
-	is_int(plan->seccomp_groups, SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS,
+	is_int(plan->seccomp_groups, SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING,
 	       "with a PID namespace: no processes group");
 	free(plan);
 	cordon_free(c);

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Pathname Unix sockets: a confined command reaches a socket only inside
+# the writable set or named with --allow-socket (Landlock ABI 9, or the
+# socket supervisor below it); the servers outside are the test's own,
+# and what they received is the outside world that must not change.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+U=("$PY" "$TOP/tests/helpers/unixsock.py")
+UT="${U[*]}" # the same, as text for sh -c
+PIDS=()
+# shellcheck disable=SC2317 # called by the EXIT trap
+stop_peers() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
+trap 'stop_peers; cleanup' EXIT
+
+# peer NAME KIND: an unconfined server on $OUT/NAME.sock logging to $OUT/NAME.log
+peer() {
+	local fifo=$T/ready.$1
+	mkfifo "$fifo"
+	: >"$OUT/$1.log"
+	"${U[@]}" serve "$OUT/$1.sock" "$OUT/$1.log" "$2" >"$fifo" 2>&1 &
+	PIDS+=($!)
+	read -r _ <"$fifo"
+	rm -f "$fifo"
+}
+peer srv stream
+peer dg dgram
+mkdir -p "$OUT/sockdir"
+"${U[@]}" serve "$OUT/sockdir/a.sock" "$OUT/srv.log" stream >"$T/ready.a" 2>&1 &
+PIDS+=($!)
+while [ ! -S "$OUT/sockdir/a.sock" ]; do sleep 0.05; done
+
+layers=$(crun --status-fd 3 -- true 3>&1 >/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
+case " $layers " in
+*" unix_socket_supervisor "* | *" unix_socket_landlock "*) ;;
+*)
+	if [ "${CORDON_MUST_WORK:-0}" = 1 ]; then
+		ok 1 "a Unix socket layer is applied here (layers: $layers)"
+		done_testing
+	fi
+	skip_all "no Unix socket layer on this machine (layers: $layers)"
+	;;
+esac
+
+# Controls: unconfined, every client reaches the outside servers.
+(cd "$WS" && crun --sandbox off -- "${U[@]}" connect "$OUT/srv.sock" ctl) >/dev/null
+is "$(cat "$OUT/srv.log")" ctl "control: the outside stream server logs what it gets"
+(cd "$WS" && crun --sandbox off -- "${U[@]}" sendto "$OUT/dg.sock" ctl) >/dev/null
+sleep 0.2
+is "$(cat "$OUT/dg.log")" ctl "control: the outside datagram server logs what it gets"
+: >"$OUT/srv.log"
+: >"$OUT/dg.log"
+
+refused() { # refused NAME OUTPUT
+	case $2 in "error EACCES") ok 0 "$1: EACCES" ;; *) ok 1 "$1: EACCES"; diag "got: $2" ;; esac
+}
+out=$(cd "$WS" && crun -- "${U[@]}" connect "$OUT/srv.sock" evil)
+refused "connect to an outside socket" "$out"
+out=$(cd "$WS" && crun -- "${U[@]}" sendto "$OUT/dg.sock" evil)
+refused "sendto an outside datagram socket" "$out"
+out=$(cd "$WS" && crun -- "${U[@]}" sendmsg "$OUT/dg.sock" evil)
+refused "sendmsg to an outside datagram socket" "$out"
+ln -s "$OUT/srv.sock" "$WS/link.sock"
+out=$(cd "$WS" && crun -- "${U[@]}" connect link.sock evil)
+refused "a workspace symlink to an outside socket" "$out"
+ln -s "../outside/srv.sock" "$WS/rel.sock"
+out=$(cd "$WS" && crun -- "${U[@]}" connect rel.sock evil)
+refused "a relative symlink out of the workspace" "$out"
+out=$(cd "$WS" && crun -- sh -c "cd '$OUT' && $UT connect srv.sock evil")
+refused "a relative path from an outside cwd" "$out"
+out=$(cd "$WS" && crun -- "${U[@]}" connect "/proc/self/root$OUT/srv.sock" evil)
+refused "through /proc/self/root" "$out"
+out=$(cd "$WS" && crun -- "${U[@]}" viafd "$OUT" srv.sock evil)
+refused "through /proc/self/fd/N/ of an outside directory" "$out"
+out=$(cd "$WS" && crun -- "${U[@]}" connect "$WS/../outside/./srv.sock" evil)
+refused "through .. out of the workspace" "$out"
+sleep 0.2
+is "$(cat "$OUT/srv.log" "$OUT/dg.log")" "" "the outside servers received nothing"
+
+# Inside the writable set: servers of the run's own work.
+out=$(cd "$WS" && crun -- sh -c "
+	$UT serve \"\$PWD/in.sock\" \"\$PWD/in.log\" >ready & p=\$!
+	while [ ! -s ready ]; do sleep 0.05; done
+	$UT connect in.sock hello; $UT connect \"\$PWD/in.sock\" again; $UT viafd . in.sock viafd
+	$UT serve \"\$TMPDIR/d.sock\" \"\$PWD/d.log\" dgram >dready & q=\$!
+	while [ ! -s dready ]; do sleep 0.05; done
+	$UT sendto \"\$TMPDIR/d.sock\" dg; $UT sendmsg \"\$TMPDIR/d.sock\" msg
+	sleep 0.3; kill \$p \$q")
+is "$out" "$(printf 'ok\nok\nok\nok\nok')" "workspace and TMPDIR sockets: connect (by a relative, an absolute and a /proc/self/fd/N/ path), sendto, sendmsg with an fd"
+is "$(cat "$WS/in.log")|$(cat "$WS/d.log")" "helloagainviafd|dgmsg+fd" "... the run's own servers got it all"
+
+# --allow-socket: a socket, or a directory of them.
+rm -f "$T/s.json"
+out=$(cd "$WS" && crun --allow-socket "$OUT/srv.sock" --status-file "$T/s.json" -- \
+	sh -c "$UT connect '$OUT/srv.sock' allowed; $UT connect '$OUT/sockdir/a.sock' other")
+is "$out" "$(printf 'ok\nerror EACCES')" "--allow-socket SOCKET: that socket only"
+is "$(json_field "$T/s.json" status 'e["allowed_sockets"]')" "[\"$OUT/srv.sock\"]" \
+	"the status event lists the allowed socket"
+out=$(cd "$WS" && crun --allow-socket "$OUT/sockdir" -- "${U[@]}" connect "$OUT/sockdir/a.sock" dir)
+is "$out" ok "--allow-socket DIR: a socket below it"
+is "$(cat "$OUT/srv.log")" alloweddir "the allowed connections reached the server"
+: >"$OUT/srv.log"
+
+# A symlink flipped between an inside and an outside socket while the
+# command connects: the socket checked is the socket connected to.
+(cd "$WS" && crun -- sh -c "
+	$UT serve \"\$PWD/good.sock\" /dev/null >ready & p=\$!
+	while [ ! -s ready ]; do sleep 0.05; done
+	$UT race \"\$PWD/good.sock\" '$OUT/srv.sock' \"\$PWD/flip.sock\" 300; kill \$p") >"$T/race"
+case $(cat "$T/race") in
+"connected "[1-9]*) ok 0 "race: some connects reached the inside socket ($(cat "$T/race"))" ;;
+*) ok 1 "race: some connects reached the inside socket"; diag "$(cat "$T/race")" ;;
+esac
+is "$(cat "$OUT/srv.log")" "" "race: none reached the outside socket"
+
+# Bad input: one line, exit 125.
+for bad in "$OUT/missing.sock" "$OUT/srv.log"; do
+	(cd "$WS" && crun --allow-socket "$bad" -- true) 2>"$T/e"
+	is "$?:$(wc -l <"$T/e")" "125:1" "--allow-socket $(basename "$bad"): refused with one line"
+done
+grep -q '^cordon: --allow-socket path is neither a socket nor a directory' "$T/e"
+ok $? "... a regular file: says why"
+
+# Without seccomp there is no supervisor: an explicit --allow-socket is
+# refused in required mode, reported as a gap in auto.
+rm -f "$T/s.json"
+(cd "$WS" && "$HELPERS/seccomp-deny" noseccomp -- "$CORDON" run --state-dir "$STATE" --sandbox required \
+	--allow-socket "$OUT/srv.sock" --status-file "$T/s.json" -- touch ran) 2>"$T/e"
+is "$?" 125 "no seccomp, required + --allow-socket: refused"
+[ ! -e "$WS/ran" ]
+ok $? "... the command did not run"
+is "$(json_field "$T/s.json" status 'e["cause"]')" allow_socket_not_enforceable "... cause allow_socket_not_enforceable"
+rm -f "$T/s.json"
+(cd "$WS" && "$HELPERS/seccomp-deny" noseccomp -- "$CORDON" run --state-dir "$STATE" \
+	--status-file "$T/s.json" -- "${U[@]}" connect "$OUT/srv.sock" gap) >/dev/null 2>&1
+is "$(json_field "$T/s.json" status '"unix_socket_connect_not_restricted" in e["gaps"]')" true \
+	"no seccomp, auto: the gap is reported"
+is "$(cat "$OUT/srv.log")" gap "... and it is real (the server got it)"
+
+# A connect that blocks (a full backlog, never accepted) does not keep
+# cordon from ending at the timeout.
+peer stuck stuck
+out=$(timeout -s KILL 30 "$CORDON" run --state-dir "$STATE" --timeout 1 -- "${U[@]}" fill "$OUT/stuck.sock" 2>&1)
+is "$?:$out" "1:error EACCES" "not allowed: the connect to the stuck server is refused at once"
+timeout -s KILL 30 "$CORDON" run --state-dir "$STATE" --timeout 1 --allow-socket "$OUT/stuck.sock" -- \
+	"${U[@]}" fill "$OUT/stuck.sock" >/dev/null 2>&1
+is "$?" 124 "a connect stuck on a full backlog: cordon still ends at the timeout (124, not killed)"
+
+done_testing
