@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 
@@ -66,6 +67,10 @@ struct plan {
 	void *cmd_stack;
 	int statusfd;
 	struct stdio_plan stdio; /* fds 0-2 that point outside */
+	/* Without a reaper but started by the run's thread: the command dies
+	 * with that thread, so with cordon even by SIGKILL (its own children
+	 * do not: no PID namespace). The parent's pid, or 0. */
+	pid_t pdeath_parent;
 };
 
 static void report(int fd, int stage, int err)
@@ -239,6 +244,11 @@ static int child_main(void *arg)
 	 * process group in the caller's session. */
 	if ((pl->new_session ? setsid() : setpgid(0, 0)) < 0)
 		report(pl->errfd, STAGE_SETUP, errno);
+#if defined(__linux__)
+	if (pl->pdeath_parent > 0 &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != pl->pdeath_parent))
+		report(pl->errfd, STAGE_SETUP, ESRCH); /* cordon is gone already */
+#endif
 	/* SIGTTOU is blocked, so a background group may take the terminal. */
 	if (pl->tty_fd >= 0)
 		(void)tcsetpgrp(pl->tty_fd, getpgrp());
@@ -388,6 +398,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.tty_fd = c->foreground ? foreground_tty() : -1;
 	pl.new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
 	stdio_plan_make(c, &pl.stdio);
+	pl.pdeath_parent = c->dec.applied && l->start != NULL && l->init == NULL ? getpid() : 0;
 	pl.hook = l->hook;
 	pl.state = l->state;
 	pl.init = l->init;

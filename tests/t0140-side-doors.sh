@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Side doors the corpus cannot show as a changed file: no process of the
+# run outlives it (also when cordon is killed with SIGKILL), /proc shows
+# only the run, no controlling terminal without one, the caller's keys
+# cannot be read, io_uring cannot be set up; and what holds without
+# namespaces. Processes are watched through heartbeat files they write.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+layers() { crun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | "$PY" -c 'import json,sys; e=json.loads(sys.stdin.readline()); print(" ".join(e["layers"]), "|", " ".join(e["gaps"]))'; }
+HAVE=$(cd "$WS" && layers)
+has() { case " $HAVE " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# beating FILE: 0 when FILE's heartbeat still changes.
+beating() {
+	local a b
+	a=$(cat "$1" 2>/dev/null)
+	sleep 1
+	b=$(cat "$1" 2>/dev/null)
+	[ -n "$a" ] && [ "$a" != "$b" ]
+}
+# A heartbeat loop, as shell text: writes FILE every 0.1 s.
+hb() { echo "while :; do date +%s%N > '$1'; sleep 0.1; done"; }
+
+# ---- survivors, with the PID namespace ------------------------------------
+if has pid_namespace; then
+	# Control: unconfined, a setsid'd process does outlive the command.
+	(cd "$WS" && crun --sandbox off -- sh -c "setsid sh -c \"echo \\\$\\\$ > '$WS/ctlpid'; $(hb "$WS/hb0")\" & sleep 0.5")
+	sleep 0.3
+	beating "$WS/hb0"
+	ok $? "control: --sandbox off, a setsid'd process outlives the run"
+	kill "$(cat "$WS/ctlpid")" 2>/dev/null
+	(cd "$WS" && crun -- sh -c "setsid sh -c \"$(hb "$WS/hb1")\" & nohup sh -c \"$(hb "$WS/hb2")\" >/dev/null 2>&1 & sleep 0.5")
+	sleep 0.3
+	! beating "$WS/hb1"
+	ok $? "setsid: no survivor after the run"
+	! beating "$WS/hb2"
+	ok $? "nohup: no survivor after the run"
+
+	# cordon killed by SIGKILL: the whole run is gone, setsid'd ones too.
+	(cd "$WS" && exec "$CORDON" run --state-dir "$STATE" -- sh -c "setsid sh -c \"$(hb "$WS/hb3")\" & $(hb "$WS/hb4")") &
+	cpid=$!
+	for _ in $(seq 50); do [ -s "$WS/hb3" ] && [ -s "$WS/hb4" ] && break; sleep 0.1; done
+	beating "$WS/hb4"
+	ok $? "control: the run is alive before the kill"
+	{ kill -9 "$cpid" && wait "$cpid"; } 2>/dev/null
+	sleep 0.3
+	! beating "$WS/hb4"
+	ok $? "SIGKILL of cordon: the command is gone"
+	! beating "$WS/hb3"
+	ok $? "SIGKILL of cordon: a process that left the group is gone too"
+
+	# /proc is the run's: an outside process of the user is not there.
+	sleep 300 &
+	victim=$!
+	out=$(cd "$WS" && crun -- sh -c 'ls /proc | grep -c "^[0-9][0-9]*$"; ps -eo args 2>/dev/null | grep -c "[s]leep 300"')
+	kill "$victim"
+	wait "$victim" 2>/dev/null
+	n=$(echo "$out" | head -n 1)
+	[ "$n" -ge 1 ] && [ "$n" -le 6 ]
+	ok $? "/proc inside lists only the run's processes ($n)"
+	is "$(echo "$out" | tail -n 1)" 0 "an outside process of the user is not visible"
+else
+	skip "no PID namespace here ($HAVE)"
+fi
+
+# ---- without namespaces ---------------------------------------------------
+rm -f "$T/s.json"
+("$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" -- true) 2>/dev/null
+is "$(json_field "$T/s.json" status '" ".join(g for g in e["gaps"] if g in ("other_processes_visible", "processes_may_outlive_run", "ipc_not_isolated"))')" \
+	"other_processes_visible processes_may_outlive_run ipc_not_isolated" \
+	"no namespaces: the process and IPC gaps are reported"
+# SIGKILL of cordon: the command dies with it (a parent-death signal);
+# a process it started in the background is the documented survivor.
+(cd "$WS" && exec "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" -- \
+	sh -c "sh -c \"echo \\\$\\\$ > '$WS/bgpid'; $(hb "$WS/hb6")\" & $(hb "$WS/hb5")") 2>/dev/null &
+cpid=$!
+for _ in $(seq 50); do [ -s "$WS/hb5" ] && [ -s "$WS/hb6" ] && break; sleep 0.1; done
+{ kill -9 "$cpid" && wait "$cpid"; } 2>/dev/null
+sleep 0.3
+! beating "$WS/hb5"
+ok $? "no namespaces, SIGKILL of cordon: the command is gone"
+if beating "$WS/hb6"; then
+	ok 0 "no namespaces, SIGKILL of cordon: its background child survives (processes_may_outlive_run)"
+else
+	ok 1 "no namespaces: the documented survivor is not there (update the docs)"
+fi
+kill "$(cat "$WS/bgpid")" 2>/dev/null
+
+# ---- terminal ---------------------------------------------------------------
+out=$(cd "$WS" && crun -- sh -c '(exec 3</dev/tty) 2>/dev/null && echo opened || echo refused' </dev/null 2>&1)
+is "$out" refused "no terminal on fds 0-2: /dev/tty cannot be opened (no controlling terminal)"
+
+# ---- keyrings -----------------------------------------------------------------
+KEYS=("$PY" "$TOP/tests/helpers/keys.py")
+if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${KEYS[@]}" read corpus-secret 2>&1) && [ "$out" = s3cret ]; then
+	ok 0 "control: a key of the caller's session keyring can be read"
+	out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- "${KEYS[@]}" read corpus-secret 2>&1)
+	case $out in *s3cret*) ok 1 "confined: the caller's key cannot be read"; diag "$out" ;;
+	*) ok 0 "confined: the caller's key cannot be read ($out)" ;; esac
+else
+	skip "keyrings do not work here: $out"
+fi
+
+# ---- io_uring -------------------------------------------------------------------
+uring='import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+p = ctypes.create_string_buffer(120)
+fd = libc.syscall(425, 4, p)
+print("ok" if fd >= 0 else os.strerror(ctypes.get_errno()))'
+ctl=$("$PY" -c "$uring")
+if [ "$ctl" = ok ]; then
+	out=$(cd "$WS" && crun -- "$PY" -c "$uring")
+	is "$out" "Operation not permitted" "io_uring_setup is refused confined (control: it works unconfined)"
+else
+	skip "io_uring does not work here unconfined: $ctl"
+fi
+
+done_testing
