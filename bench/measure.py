@@ -31,10 +31,13 @@ COMMANDS = [
     ("pipe", "sh -c 'cat /etc/passwd | wc -l'", ["sh", "-c", "cat /etc/passwd | wc -l"]),
 ]
 
-# Layers cordon reports today, and the ones the layers issue adds. The
-# "every layer" row exists once `cordon probe --json` lists all of them.
+# The layers around Landlock. The "every layer" row exists when
+# `cordon probe --json` lists all of these (the Unix socket layer is the
+# supervisor below Landlock ABI 9 and Landlock's own from 9).
 LANDLOCK_LAYERS = {"landlock", "no_new_privs", "signal_scope", "capabilities", "fds_closed"}
-COMING_LAYERS = {"seccomp", "mount_namespace"}
+COMING_LAYERS = {"seccomp", "mount_namespace", "pid_namespace", "ipc_namespace",
+                 "private_devpts"}
+SOCKET_LAYERS = {"unix_socket_supervisor", "unix_socket_landlock"}
 
 # Arguments that make `cordon run` apply Landlock without the coming
 # layers, once the core has such an option (e.g. ["--layers", "landlock"]).
@@ -66,9 +69,21 @@ VARIANTS = [
      CORDON_RUN_TMPFS + ["--sandbox", "required", "--"], "landlock_only_tmpfs"),
     ("cordon_all", "cordon, every layer",
      CORDON_RUN + ["--sandbox", "required", "--"], "all_layers"),
+    # What the layers cost, one kind taken away at a time (seccomp-deny:
+    # the kernel refuses them, cordon reports the gaps and runs without).
+    ("cordon_no_ns", "cordon, every layer but the namespaces (mount, PID, IPC, devpts)",
+     CORDON_RUN + ["--sandbox", "required", "--"], "group:nons"),
+    ("cordon_no_seccomp", "cordon, every layer but seccomp (and the socket supervisor)",
+     CORDON_RUN + ["--sandbox", "required", "--"], "group:noseccomp"),
     ("bwrap", "bwrap", BWRAP, "bwrap"),
     ("bwrap_hardened", "bwrap --unshare-pid --cap-drop ALL",
      BWRAP + ["--unshare-pid", "--cap-drop", "ALL"], "bwrap"),
+    # bubblewrap closing the same side doors it can: processes, IPC, the
+    # terminal, survivors, capabilities.
+    ("bwrap_side_doors",
+     "bwrap --unshare-pid --unshare-ipc --new-session --die-with-parent --cap-drop ALL",
+     BWRAP + ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent",
+              "--cap-drop", "ALL"], "bwrap"),
     ("firejail", "firejail",
      ["firejail", "--quiet", "--noprofile", "--read-only=/", "--read-write={ws}"], "firejail"),
 ]
@@ -127,7 +142,7 @@ def availability(need, pr, tools, ctx, args):
         if ctx.get("state_tmpfs") is None:
             return False, "no tmpfs at /dev/shm", None, []
         need = "landlock_only"
-    applied = bool(pr.get("applied"))
+    applied = bool(pr.get("available"))
     if need is None or need == "cordon":
         return True, None, "main", []
     if need in ("bwrap", "firejail"):
@@ -136,8 +151,12 @@ def availability(need, pr, tools, ctx, args):
         return True, None, "main", []
     if not applied:
         return False, f"confinement unavailable here ({pr.get('reason')})", None, []
+    if need.startswith("group:"):
+        return True, None, need[len("group:"):], []
     if need == "all_layers":
         missing = COMING_LAYERS - layers
+        if not layers & SOCKET_LAYERS:
+            missing = missing | {"a Unix socket layer"}
         if missing:
             return (False, "not available yet: cordon applies " + ", ".join(sorted(layers))
                     + "; missing " + ", ".join(sorted(missing)), None, [])
@@ -253,10 +272,10 @@ def command_table(ctx, pr, tools, args, extra_cordons):
             i = prefix.index("--")
             prefix = prefix[:i] + extra + prefix[i:]
         row["group"] = group
-        wrap = [ctx["seccomp_deny"], "nons", "--"] if group == "nons" else []
-        if group == "nons":
-            row["note"] = ("forced to Landlock (+seccomp) without the mount layer by seccomp-deny nons; "
-                           "ratios against baselines under the same filter")
+        wrap = [ctx["seccomp_deny"], group, "--"] if group != "main" else []
+        if group != "main":
+            row["note"] = (f"under seccomp-deny {group}; ratios against baselines under the "
+                           "same filter")
         row["argv_prefix"] = fill(prefix, ctx)
         row["check"] = check_variant(row["argv_prefix"], wrap, ctx, ctx["status"])
         if row["check"]["exit"] != 0:
@@ -267,6 +286,11 @@ def command_table(ctx, pr, tools, args, extra_cordons):
         # cannot take the seccomp layer away, and it costs one prctl.
         if vid.startswith("cordon_landlock") and "mount_namespace" in (row["check"].get("layers") or []):
             raise SystemExit(f"{vid}: more than Landlock was applied: {row['check']}")
+        got = set(row["check"].get("layers") or [])
+        if vid == "cordon_no_ns" and got & {"mount_namespace", "pid_namespace"}:
+            raise SystemExit(f"{vid}: namespaces were applied: {row['check']}")
+        if vid == "cordon_no_seccomp" and got & ({"seccomp"} | SOCKET_LAYERS):
+            raise SystemExit(f"{vid}: seccomp was applied: {row['check']}")
         groups.setdefault(group, []).append((vid, prefix))
         rows.append(row)
     # Every group has its own baselines.
@@ -279,7 +303,7 @@ def command_table(ctx, pr, tools, args, extra_cordons):
         crow = []
         timed_by_group = {}
         for g, members in groups.items():
-            wrap = [ctx["seccomp_deny"], "nons", "--"] if g == "nons" else []
+            wrap = [ctx["seccomp_deny"], g, "--"] if g != "main" else []
             hrows = [(vid, fill(prefix, ctx) + cmd) for vid, prefix in members]
             log(f"{ctx['role']}: {shown}: timing {len(hrows)} ways ({g})")
             timed_by_group[g] = hyperfine(hrows, wrap, args.runs, args.rounds, args.warmup,

@@ -63,7 +63,7 @@ def fmt_x(v):
 
 def row_line(r):
     if not r.get("available"):
-        return [r["label"], "n/a", "", "", "", r.get("why", "")]
+        return [r["label"], "n/a", "", "", "", "", r.get("why", "")]
     conf = r.get("check", {}).get("outside_write")
     conf = {"refused": "yes", "writable": "no"}.get(conf, "")
     lo, hi = r.get("x_env_rounds", [None, None])
@@ -111,7 +111,7 @@ def targets(passes):
                 out.append((f"{who}, {c['command']}: every layer vs env", al["x_env"], 1.3))
             elif al:
                 out.append((f"{who}, {c['command']}: every layer vs env", None, 1.3))
-            for other in ("bwrap", "bwrap_hardened", "firejail"):
+            for other in ("bwrap", "bwrap_hardened", "bwrap_side_doors", "firejail"):
                 o = find(rows, other)
                 for mine in (ll, al):
                     if mine and mine.get("available") and o and o.get("available") \
