@@ -133,8 +133,9 @@ static void start(void)
 		int abi = probed.kernel_abi < LL_ABI_KNOWN ? probed.kernel_abi : LL_ABI_KNOWN;
 		mountns_identity(&io.in.userns, io.in.uid_map, io.in.gid_map,
 				 sizeof(io.in.uid_map));
-		/* Kept open for the process: the trial child may still run. */
-		io.in.init_fd = init_memfd();
+		/* The process's (the trial child may still run when the
+		 * probe gives up on it). */
+		io.in.init_fd = init_memfd_shared();
 		landlock_attr_for_abi(abi, &io.in.attr);
 		io.in.seccomp = seccomp_program();
 		io.in.ptrace_blocked = supervisor_ptrace_blocked();
@@ -408,8 +409,6 @@ static void plan_free(void *state)
 	supervisor_free(plan->supervisor);
 	mountns_free(plan->mount);
 	landlock_free(&plan->landlock);
-	if (plan->init_fd >= 0)
-		close(plan->init_fd);
 	free(plan);
 }
 

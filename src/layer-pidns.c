@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,25 @@ int init_memfd(void)
 		    CORDON_F_SEAL_SEAL | CORDON_F_SEAL_SHRINK | CORDON_F_SEAL_GROW |
 			    CORDON_F_SEAL_WRITE);
 	return (int)fd;
+}
+
+/* One sealed memfd for the whole process: the probe's trial and every run
+ * exec the same, unchangeable program (a memfd and a copy of the program
+ * per run cost more than the rest of the layer's preparation). */
+static int shared_fd = -1;
+static pthread_once_t shared_once = PTHREAD_ONCE_INIT;
+
+static void make_shared(void)
+{
+	int saved = errno;
+	shared_fd = init_memfd();
+	errno = saved;
+}
+
+int init_memfd_shared(void)
+{
+	(void)pthread_once(&shared_once, make_shared);
+	return shared_fd;
 }
 
 static int mount_proc(void)
@@ -156,11 +176,11 @@ int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 {
 	(void)p;
 	(void)d;
-	int fd = init_memfd();
+	int fd = init_memfd_shared();
 	if (fd < 0)
 		return cordon_fail_errno(c, CORDON_ESYS, -fd,
 					 "cannot make the init program's memfd");
-	plan->init_fd = fd;
+	plan->init_fd = fd; /* the process's: not closed with the plan */
 	plan->pid_namespace = 1;
 	return 0;
 }

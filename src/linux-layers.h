@@ -104,6 +104,8 @@ int devpts_apply(const struct linux_plan *plan);
  * and the IPC namespace. */
 /* A sealed memfd holding the init program (close-on-exec), or -errno. */
 int init_memfd(void);
+/* The process's one such memfd (made once, never closed), or -errno. */
+int init_memfd_shared(void);
 int pidns_trial(const struct linux_trial *t);
 int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		  struct linux_plan *plan);
