@@ -28,16 +28,40 @@
  *    operation not decided by a later rule.
  *  - When several rules match an operation the LAST one wins, so the
  *    order is: allow all, deny writes, allow the writable set, deny the
- *    protected paths.
+ *    protected paths, deny setuid/setgid bits; then, for operations no
+ *    earlier rule names, deny signals and process information and allow
+ *    them within the sandbox, deny connects to Unix sockets and allow
+ *    those of the system, the writable set and --allow-socket.
  *  - "file-write*" covers every file write operation: data, create,
  *    unlink, mode, owner, flags, times, xattrs, ACLs. A rename is checked
  *    as file-write-unlink on the source and file-write-create on the
- *    destination.
+ *    destination. Binding a Unix socket creates its file, checked as
+ *    file-write-create (unverified).
  *  - "file-link" (link(2)) is a separate operation, checked on the
  *    existing file (unverified: which of the two paths is checked); it is
  *    denied unless that file is in the writable set, so a hard link cannot
  *    give a second, writable name to a file outside (or to a protected
  *    one).
+ *  - "file-write-setugid" is the operation of setting a setuid or setgid
+ *    bit (chmod, fchmod). Whether "file-write*" covers it is unclear
+ *    (Homebrew's sandbox allows both names for its writable paths); a
+ *    deny after every allow decides it either way, in the writable set
+ *    too (unverified: whether a file created with those bits is checked
+ *    as well).
+ *  - "signal" is checked when a process signals another (kill, killpg),
+ *    "process-info*" when it asks the kernel about another (proc_pidinfo,
+ *    proc_pidpath and the like). "(target same-sandbox)" matches a target
+ *    in this sandbox: the command itself and its descendants, which
+ *    inherit it. The sysctl that lists processes (ps) is not
+ *    process-info* (unverified), so other processes stay visible.
+ *  - "network-outbound" is checked on connect(2) and on sendto(2) with an
+ *    address; "(remote unix-socket F)" matches a pathname Unix socket
+ *    whose path matches the path filter F ((subpath P), (path-literal
+ *    P)). The path is the one the kernel resolved, as for files
+ *    (unverified: reported for /tmp against /private/tmp by others). A
+ *    socket with no path (socketpair(2), an inherited connected socket)
+ *    matches no path filter, so (subpath "/") denies exactly the
+ *    pathname sockets (unverified).
  *  - (subpath P) matches P and everything beneath it; (literal P) only P;
  *    (regex #"...") a regular expression; (param "N") is the value given
  *    with -D N=VALUE. Paths are matched after the kernel resolves them,
@@ -84,19 +108,56 @@ static const char profile_devices[] =
 	"  (literal \"/dev/ptmx\") (literal \"/dev/dtracehelper\")\n"
 	"  (regex #\"^/dev/ttys[0-9]+$\") (regex #\"^/dev/fd/[0-9]+$\"))\n";
 
+/* After every allow of file-write*: no setuid or setgid bit, in the
+ * writable set either (a setuid file left in the workspace would run as
+ * the command's user for whoever runs it; as root's, for anyone). */
+static const char profile_setugid[] = "(deny file-write-setugid)\n";
+
+/* Signals and process information (paths, task and thread state,
+ * resource use) only within the sandbox: the command cannot stop, kill or
+ * inspect the agent that started it or any other process of the user. */
+static const char profile_processes[] = "(deny signal)\n"
+					"(allow signal (target same-sandbox))\n"
+					"(deny process-info*)\n"
+					"(allow process-info* (target same-sandbox))\n";
+
+/* Connects and addressed sends to pathname Unix sockets are denied: a
+ * daemon listening on one (Docker, an ssh agent, tmux, an editor) acts
+ * with its own rights. The clauses after this allow those in the
+ * writable set and --allow-socket. Two system sockets stay open, fixed,
+ * because ordinary programs need them and neither daemon writes a file
+ * the command names: mDNSResponder answers every name lookup
+ * (getaddrinfo goes through it on macOS, DNS included); syslogd takes
+ * lines for the system log (Python's SysLogHandler and other portable
+ * code log there), which every process may append to anyway through
+ * os_log. */
+static const char profile_sockets[] =
+	"(deny network-outbound (remote unix-socket (subpath \"/\")))\n"
+	"(allow network-outbound\n"
+	"  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\"))\n"
+	"  (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n";
+
 /* One clause per entry, naming its parameter NAME_n once or (with mid)
  * twice. A protected path is denied as itself and as a tree; its
  * ancestors inside the writable set cannot be unlinked, so cannot be
- * renamed away with it. */
+ * renamed away with it. A writable directory, a writable file and an
+ * --allow-socket path (a socket, or a directory of them) open Unix
+ * sockets again, by the parameters the file clauses use. */
 struct clause {
 	const char *name, *head, *mid, *tail;
 };
-enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT };
+enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT, C_SOCK_ROOT, C_SOCK_FILE, C_SOCKET };
 static const struct clause clauses[] = {
 	[C_ROOT] = { "ROOT", "(allow file-write* file-link (subpath ", NULL, "))\n" },
 	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
 	[C_PROTECT] = { "PROTECT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
 	[C_PARENT] = { "PROTECT_PARENT", "(deny file-write-unlink (literal ", NULL, "))\n" },
+	[C_SOCK_ROOT] = { "ROOT", "(allow network-outbound (remote unix-socket (subpath ", NULL,
+			  ")))\n" },
+	[C_SOCK_FILE] = { "FILE", "(allow network-outbound (remote unix-socket (path-literal ",
+			  NULL, ")))\n" },
+	[C_SOCKET] = { "SOCKET", "(allow network-outbound (remote unix-socket (subpath ", NULL,
+		       ")))\n" },
 };
 
 static void param(struct jbuf *b, const char *name, size_t i)
@@ -131,6 +192,12 @@ char *seatbelt_profile(const struct sb_shape *s)
 	jb_raw(&b, profile_devices);
 	add_clauses(&b, &clauses[C_PROTECT], s->protects);
 	add_clauses(&b, &clauses[C_PARENT], s->parents);
+	jb_raw(&b, profile_setugid);
+	jb_raw(&b, profile_processes);
+	jb_raw(&b, profile_sockets);
+	add_clauses(&b, &clauses[C_SOCK_ROOT], s->roots);
+	add_clauses(&b, &clauses[C_SOCK_FILE], s->files);
+	add_clauses(&b, &clauses[C_SOCKET], s->sockets);
 	return jb_finish(&b);
 }
 
@@ -221,6 +288,8 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 	for (size_t i = 0; r == 0 && i < parents.n; i++)
 		r = push_param(&params, clauses[C_PARENT].name, s.parents++, parents.v[i]);
 	strv_free(&parents);
+	for (size_t i = 0; r == 0 && i < p->nsockets; i++)
+		r = push_param(&params, clauses[C_SOCKET].name, s.sockets++, p->sockets[i]);
 
 	char *profile = r == 0 ? seatbelt_profile(&s) : NULL;
 	if (profile == NULL || strv_push(out, exec_path) != 0 || strv_push(out, "-p") != 0 ||
@@ -378,12 +447,17 @@ static void sb_probe(int max_abi, struct backend_probe *out)
 static void sb_coverage(int abi, struct coverage *out)
 {
 	(void)abi;
-	out->layers = 1u << LAYER_SEATBELT;
-	/* The profile only denies writes: ioctls, signals, connects to Unix
-	 * sockets, reads and the network are as without it. It enforces the
-	 * protected paths itself. */
-	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_SIGNALS | 1u << GAP_TERMINAL |
-		    1u << GAP_UNIX_SOCKETS | 1u << GAP_READS | 1u << GAP_NETWORK;
+	/* The profile denies file writes (and with them metadata changes
+	 * outside and the protected paths), setuid/setgid bits, signals and
+	 * process information outside the sandbox, and Unix sockets outside
+	 * the writable set and --allow-socket. Left as without it: reads,
+	 * the network, device ioctls (TIOCSTI included), SysV and POSIX IPC,
+	 * which are global on macOS, the list of processes (a sysctl), and
+	 * processes that leave the command's process group, which cordon
+	 * kills (macOS has no PID namespace). */
+	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID;
+	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
+		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC;
 	out->protects = 1;
 }
 
@@ -405,8 +479,11 @@ static void free_copy(struct policy *q)
 		free(q->w[i].path);
 	for (size_t i = 0; i < q->nprot; i++)
 		free(q->prot[i].path);
+	for (size_t i = 0; i < q->nsockets; i++)
+		free(q->sockets[i]);
 	free(q->w);
 	free(q->prot);
+	free(q->sockets);
 }
 
 static int sb_prepare(cordon *c, const struct policy *p, const struct decision *dec,
@@ -421,7 +498,8 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 	 * itself is the caller's and stays as it is. */
 	q.w = calloc(p->nw + 1, sizeof(*q.w));
 	q.prot = calloc(p->nprot + 1, sizeof(*q.prot));
-	if (q.w == NULL || q.prot == NULL) {
+	q.sockets = calloc(p->nsockets + 1, sizeof(*q.sockets));
+	if (q.w == NULL || q.prot == NULL || q.sockets == NULL) {
 		free_copy(&q);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
@@ -436,6 +514,10 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 		q.prot[i].path = NULL;
 		q.nprot++;
 		r = canonical(c, p->prot[i].path, &q.prot[i].path);
+	}
+	for (size_t i = 0; r == 0 && i < p->nsockets; i++) {
+		q.nsockets++;
+		r = canonical(c, p->sockets[i], &q.sockets[i]);
 	}
 	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, NULL) != 0)
 		r = cordon_fail(c, CORDON_ENOMEM, "out of memory");

@@ -71,7 +71,9 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 			    "read-only mounts outside the writable set, protected paths, a "
 			    "private /dev/shm" },
 	[LAYER_SECCOMP] = { "seccomp", "no keystroke injection into the terminal" },
-	[LAYER_SEATBELT] = { "seatbelt", "macOS: the Seatbelt write profile" },
+	[LAYER_SEATBELT] = { "seatbelt",
+			     "macOS: the Seatbelt profile: writes outside the writable set, Unix "
+			     "sockets outside it, signals outside the sandbox refused" },
 	[LAYER_PIDNS] = { "pid_namespace",
 			  "the run's own PID namespace: no process outside is visible or "
 			  "reachable, none of the run outlives it" },
@@ -82,7 +84,8 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 			   "a devpts of the run's own on /dev/pts: its own ptys, no other "
 			   "terminal of the machine" },
 	[LAYER_SETID] = { "setid_files_refused",
-			  "no setuid or setgid file can be made (chmod, creation modes)" },
+			  "no setuid or setgid file can be made (chmod; on Linux also creation "
+			  "modes)" },
 	[LAYER_KEYRINGS] = { "keyrings_refused",
 			     "a session keyring of its own; every keyring call refused" },
 	[LAYER_UNIX_SUPERVISOR] = { "unix_socket_supervisor",
@@ -116,8 +119,8 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_READS] = { "reads_not_restricted", "reads are not restricted" },
 	[GAP_NETWORK] = { "network_not_restricted", "the network is not restricted" },
 	[GAP_PROCESSES] = { "other_processes_visible",
-			    "the command sees the machine's processes and their command lines "
-			    "(prlimit, renice and affinity on another pid are refused)" },
+			    "the command can list the machine's processes and, at least on "
+			    "Linux, read their command lines" },
 	[GAP_SURVIVORS] = { "processes_may_outlive_run",
 			    "a process that leaves the command's process group (setsid) "
 			    "survives the run" },
@@ -131,7 +134,8 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
 			"owner and times can be changed through the fd" },
 	[GAP_IPC] = { "ipc_not_isolated",
-		      "SysV IPC objects and POSIX message queues of the user are reachable" },
+		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
+		      "shared memory and semaphores) are reachable" },
 };
 
 const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT] = {

@@ -316,7 +316,7 @@ void policy_add_devices(struct policy *p)
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx",
 	};
 #endif
-	char real[CORDON_PATH_MAX], tty[CORDON_PATH_MAX];
+	char real[CORDON_PATH_MAX];
 	const char *names[sizeof(devices) / sizeof(devices[0]) + 3];
 	size_t n = 0;
 	struct stat st;
@@ -325,6 +325,7 @@ void policy_add_devices(struct policy *p)
 		names[n++] = devices[i];
 #if !defined(__APPLE__)
 	/* The caller's terminal on fds 0-2 (one at most: one session). */
+	char tty[CORDON_PATH_MAX];
 	for (int fd = 0; fd <= 2; fd++)
 		if (isatty(fd) && ttyname_r(fd, tty, sizeof(tty)) == 0) {
 			names[n++] = tty;

@@ -1,10 +1,13 @@
 /*
  * The Seatbelt profile and argv builders (pure, so tested on Linux):
  * paths only ever appear as -D values, the profile text depends on the
- * number and kind of entries and on nothing else, ancestors of protected
- * paths are found, and the argv of docs/macos.md's example is exactly what
- * the builder makes.
+ * number and kind of entries and on nothing else, its rules come in the
+ * order that makes the last match right, ancestors of protected paths
+ * are found, the argv of docs/macos.md's example is exactly what the
+ * builder makes, and the backend reports the layers and gaps the profile
+ * gives.
  */
+#include "backend.h"
 #include "internal.h"
 #include "seatbelt.h"
 #include "tap.h"
@@ -35,6 +38,15 @@ static void make_policy(struct policy *p, const struct entry *w, size_t nw, cons
 	p->nprot = nprot;
 }
 
+/* --allow-socket paths for a policy made by make_policy. */
+static void add_sockets(struct policy *p, const char *const *sock, size_t n)
+{
+	p->sockets = calloc(n + 1, sizeof(*p->sockets));
+	for (size_t i = 0; p->sockets != NULL && i < n; i++)
+		p->sockets[i] = strdup(sock[i]);
+	p->nsockets = p->sockets != NULL ? n : 0;
+}
+
 static int build(const struct policy *p, struct strv *out, struct sb_shape *shape)
 {
 	memset(out, 0, sizeof(*out));
@@ -52,9 +64,23 @@ static const char *param_value(const struct strv *argv, const char *key)
 	return NULL;
 }
 
+/* Where needle first occurs in hay at or after from, or NULL. */
+static const char *find_from(const char *hay, const char *from, const char *needle)
+{
+	return hay != NULL && from != NULL ? strstr(from, needle) : NULL;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *a = hay; a != NULL && (a = strstr(a, needle)) != NULL; a++)
+		n++;
+	return n;
+}
+
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1 };
+	struct sb_shape s = { 1, 1, 1, 1, 1 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -68,28 +94,86 @@ static void profile_text(void)
 		"  (regex #\"^/dev/ttys[0-9]+$\") (regex #\"^/dev/fd/[0-9]+$\"))\n"
 		"(deny file-write* file-link (literal (param \"PROTECT_0\")) "
 		"(subpath (param \"PROTECT_0\")))\n"
-		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n";
+		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n"
+		"(deny file-write-setugid)\n"
+		"(deny signal)\n"
+		"(allow signal (target same-sandbox))\n"
+		"(deny process-info*)\n"
+		"(allow process-info* (target same-sandbox))\n"
+		"(deny network-outbound (remote unix-socket (subpath \"/\")))\n"
+		"(allow network-outbound\n"
+		"  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\"))\n"
+		"  (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n"
+		"(allow network-outbound (remote unix-socket (subpath (param \"ROOT_0\"))))\n"
+		"(allow network-outbound (remote unix-socket (path-literal (param \"FILE_0\"))))\n"
+		"(allow network-outbound (remote unix-socket (subpath (param \"SOCKET_0\"))))\n";
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0 }, many = { 12, 3, 2, 4 };
+	struct sb_shape none = { 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
-		   strstr(got, "(deny file-write* file-link)"),
-	   "no entries: writes denied except the devices, no parameter");
+		   strstr(got, "(deny file-write* file-link)") &&
+		   strstr(got, "(deny file-write-setugid)") &&
+		   strstr(got, "(deny network-outbound (remote unix-socket (subpath \"/\")))") &&
+		   count(got, "(remote unix-socket") == 3,
+	   "no entries: writes and Unix sockets denied except the devices and the two system "
+	   "sockets, no parameter");
 	free(got);
 	got = seatbelt_profile(&many);
 	ok(got != NULL && strstr(got, "(param \"ROOT_11\")") && !strstr(got, "ROOT_12") &&
 		   strstr(got, "(param \"FILE_2\")") && !strstr(got, "FILE_3") &&
 		   strstr(got, "(param \"PROTECT_1\")") && !strstr(got, "PROTECT_2") &&
-		   strstr(got, "(param \"PROTECT_PARENT_3\")") && !strstr(got, "PARENT_4"),
+		   strstr(got, "(param \"PROTECT_PARENT_3\")") && !strstr(got, "PARENT_4") &&
+		   strstr(got, "(param \"SOCKET_4\")") && !strstr(got, "SOCKET_5"),
 	   "one clause per entry, numbered from 0");
-	/* Later rules win: the protections must come after every allow. */
-	const char *last_allow = got;
-	for (const char *a = got; (a = strstr(a, "(allow ")) != NULL; a++)
-		last_allow = a;
-	const char *first_deny = got ? strstr(got, "(deny file-write* file-link (literal") : NULL;
-	ok(first_deny != NULL && first_deny > last_allow, "protections follow every allow");
+	is_int(count(got, "(remote unix-socket (subpath (param \"ROOT_"), 12,
+	       "each writable directory opens its Unix sockets");
+	is_int(count(got, "(remote unix-socket (path-literal (param \"FILE_"), 3,
+	       "each writable file too, as itself only");
+	is_int(count(got, "(remote unix-socket (subpath (param \"SOCKET_"), 5,
+	       "each --allow-socket path, as a socket or a tree");
+
+	/* Later rules win. The protections must come after every allow of a
+	 * file write, and the setuid/setgid deny after them: nothing after it
+	 * allows a file operation. */
+	const char *last_file_allow = got;
+	for (const char *a = got; (a = strstr(a, "(allow file-")) != NULL; a++)
+		last_file_allow = a;
+	const char *first_deny = find_from(got, got, "(deny file-write* file-link (literal");
+	ok(first_deny != NULL && first_deny > last_file_allow,
+	   "protections follow every allow of a file write");
+	const char *setugid = find_from(got, got, "(deny file-write-setugid)\n");
+	const char *last_parent = find_from(got, got, "(param \"PROTECT_PARENT_3\")");
+	ok(setugid != NULL && last_parent != NULL && setugid > last_file_allow &&
+		   setugid > last_parent,
+	   "the setuid/setgid deny follows every allow and every protection");
+	int only_other_ops = setugid != NULL;
+	for (const char *a = setugid; only_other_ops && (a = strstr(a, "(allow ")) != NULL; a++)
+		only_other_ops = strncmp(a, "(allow signal ", 14) == 0 ||
+				 strncmp(a, "(allow process-info* ", 21) == 0 ||
+				 strncmp(a, "(allow network-outbound", 23) == 0;
+	ok(only_other_ops, "after it, only signals, process information and sockets are allowed");
+	ok(count(got, "(deny file-write-setugid)") == 1 && count(got, "setugid") == 1,
+	   "setugid is named once, in a deny");
+
+	/* Each deny comes before the allows that narrow it, and once. */
+	const char *dsig = find_from(got, got, "(deny signal)\n");
+	const char *asig = find_from(got, got, "(allow signal (target same-sandbox))\n");
+	ok(dsig != NULL && asig > dsig && count(got, "signal") == 2,
+	   "signals: denied, then allowed within the sandbox");
+	const char *dinfo = find_from(got, got, "(deny process-info*)\n");
+	const char *ainfo = find_from(got, got, "(allow process-info* (target same-sandbox))\n");
+	ok(dinfo != NULL && ainfo > dinfo && count(got, "process-info") == 2,
+	   "process information: denied, then allowed within the sandbox");
+	const char *dsock = find_from(got, got, "(deny network-outbound");
+	const char *first_sock_allow = find_from(got, got, "(allow network-outbound");
+	ok(dsock != NULL && first_sock_allow > dsock && count(got, "(deny network") == 1 &&
+		   count(got, "network-outbound") == 1 + 1 + 12 + 3 + 5,
+	   "Unix sockets: one deny, then every allow after it");
+	ok(strstr(got, "(allow network-outbound)") == NULL &&
+		   count(got, "(remote unix-socket") == count(got, "network-outbound") + 1,
+	   "every network rule names a Unix socket (no other network rule)");
 	free(got);
 }
 
@@ -106,11 +190,20 @@ static const char *const nasty[] = {
 };
 #define NNASTY (sizeof(nasty) / sizeof(nasty[0]))
 
+/* Socket paths that would open every socket if they were spliced in. */
+static const char *const nasty_sockets[] = {
+	"/s/x\")))\n(allow network-outbound)\n(allow signal",
+	"/s/(remote unix-socket (subpath \"/Users\"))",
+	"/s/agent.sock;#\"\\",
+	"/s/\xc3\x28 \"\\\"\n",
+};
+#define NSOCKETS (sizeof(nasty_sockets) / sizeof(nasty_sockets[0]))
+
 static void paths_only_as_parameters(void)
 {
-	char dirs[2][NNASTY][256], files[2][256], prots[2][2][300];
+	char dirs[2][NNASTY][256], files[2][256], prots[2][2][300], socks[2][NSOCKETS][256];
 	struct entry w[2][NNASTY + 1];
-	const char *prot[2][2];
+	const char *prot[2][2], *sock[2][NSOCKETS];
 	struct policy p[2];
 	struct strv argv[2];
 	struct sb_shape shape[2];
@@ -131,15 +224,24 @@ static void paths_only_as_parameters(void)
 		snprintf(prots[v][1], sizeof(prots[v][1]), "%s/#\"\\(", dirs[v][5]);
 		prot[v][0] = prots[v][0];
 		prot[v][1] = prots[v][1];
+		for (size_t i = 0; i < NSOCKETS; i++) {
+			if (v == 0)
+				snprintf(socks[v][i], sizeof(socks[v][i]), "%s", nasty_sockets[i]);
+			else
+				snprintf(socks[v][i], sizeof(socks[v][i]), "/run/%zu.sock",
+					 i * 104729);
+			sock[v][i] = socks[v][i];
+		}
 		make_policy(&p[v], w[v], NNASTY + 1, prot[v], 2);
+		add_sockets(&p[v], sock[v], NSOCKETS);
 		is_int(build(&p[v], &argv[v], &shape[v]), 0, "variant %d builds", v);
 	}
 	ok(argv[0].n == argv[1].n && argv[0].n > 3, "same shape, same number of arguments");
 	is_str(argv[0].v[2], argv[1].v[2], "the profile text is byte-identical whatever the paths");
 	ok(shape[0].roots == NNASTY && shape[0].files == 1 && shape[0].protects == 2 &&
-		   shape[0].parents == 3,
-	   "shape: %zu roots, %zu file, %zu protects, %zu parents", shape[0].roots, shape[0].files,
-	   shape[0].protects, shape[0].parents);
+		   shape[0].parents == 3 && shape[0].sockets == NSOCKETS,
+	   "shape: %zu roots, %zu file, %zu protects, %zu parents, %zu sockets", shape[0].roots,
+	   shape[0].files, shape[0].protects, shape[0].parents, shape[0].sockets);
 
 	int all_found = 1;
 	char key[32];
@@ -152,6 +254,18 @@ static void paths_only_as_parameters(void)
 		}
 	}
 	ok(all_found, "each path is the exact -D value of its parameter");
+	all_found = 1;
+	for (size_t i = 0; i < NSOCKETS; i++) {
+		snprintf(key, sizeof(key), "SOCKET_%zu", i);
+		const char *val = param_value(&argv[0], key);
+		if (val == NULL || strcmp(val, nasty_sockets[i]) != 0) {
+			all_found = 0;
+			diag("%s is not %s", key, nasty_sockets[i]);
+		}
+	}
+	snprintf(key, sizeof(key), "SOCKET_%zu", NSOCKETS);
+	ok(all_found && param_value(&argv[0], key) == NULL,
+	   "each --allow-socket path is the exact -D value of its SOCKET_ parameter, in order");
 	is_str(param_value(&argv[0], "FILE_0"), files[0], "a file is a FILE_ parameter");
 	is_str(param_value(&argv[0], "PROTECT_1"), prots[0][1], "protected paths are parameters");
 	is_str(param_value(&argv[0], "PROTECT_PARENT_1"), dirs[0][1],
@@ -160,6 +274,8 @@ static void paths_only_as_parameters(void)
 	int leaked = 0;
 	for (size_t i = 0; i < NNASTY; i++)
 		leaked |= strstr(profile, nasty[i] + 3) != NULL;
+	for (size_t i = 0; i < NSOCKETS; i++)
+		leaked |= strstr(profile, nasty_sockets[i] + 3) != NULL;
 	ok(!leaked && strchr(profile, '\'') == NULL && strchr(profile, '\\') == NULL &&
 		   strchr(profile, ';') == NULL,
 	   "no byte of a path is in the profile");
@@ -177,6 +293,7 @@ static void argv_layout(void)
 		{ "/dev/pts", 1, W_DEVICE }, { "/cache/npm", 1, W_CACHE },
 	};
 	static const char *const prot[] = { "/ws/.git/hooks", "/ws/.git/config", "/ws/sub/x" };
+	static const char *const sock[] = { "/run/user/agent.sock", "/srv/sockets" };
 	static const char *const want[] = {
 		SEATBELT_EXEC, "-p",
 		NULL, /* the profile */
@@ -190,11 +307,14 @@ static void argv_layout(void)
 		"-D",	       "PROTECT_PARENT_0=/ws/.git",
 		"-D",	       "PROTECT_PARENT_1=/ws",
 		"-D",	       "PROTECT_PARENT_2=/ws/sub",
+		"-D",	       "SOCKET_0=/run/user/agent.sock",
+		"-D",	       "SOCKET_1=/srv/sockets",
 		"--",
 	};
 	struct policy p;
 	struct strv argv;
 	make_policy(&p, w, sizeof(w) / sizeof(w[0]), prot, 3);
+	add_sockets(&p, sock, 2);
 	is_int(build(&p, &argv, NULL), 0, "builds");
 	size_t n = sizeof(want) / sizeof(want[0]);
 	is_int(argv.n, n, "argument count");
@@ -271,9 +391,11 @@ static void docs_example(void)
 	};
 	static const char *const prot[] = { "/Users/u/shared/frozen", "/Users/u/proj/.git/hooks",
 					    "/Users/u/proj/.git/config" };
+	static const char *const sock[] = { "/private/tmp/com.apple.launchd.x1Y2z3/Listeners" };
 	struct policy p;
 	struct strv argv, doc_argv, doc_profile;
 	make_policy(&p, w, sizeof(w) / sizeof(w[0]), prot, 3);
+	add_sockets(&p, sock, 1);
 	build(&p, &argv, NULL);
 	strv_push(&argv, "cargo");
 	strv_push(&argv, "test");
@@ -304,11 +426,35 @@ static void docs_example(void)
 	policy_free(&p);
 }
 
+/* What the backend reports: the profile's layers and exactly the gaps it
+ * leaves. */
+static void coverage(void)
+{
+	struct coverage cov;
+	memset(&cov, 0xa5, sizeof(cov));
+	cordon_backend_seatbelt.coverage(0, &cov);
+	is_int(cov.layers, 1u << LAYER_SEATBELT | 1u << LAYER_SETID,
+	       "layers: seatbelt and setid_files_refused");
+	ok(!(cov.gaps & (1u << GAP_SIGNALS)) && !(cov.gaps & (1u << GAP_UNIX_SOCKETS)) &&
+		   !(cov.gaps & (1u << GAP_SETID)),
+	   "signals, Unix sockets and setuid/setgid files are not gaps");
+	ok(!(cov.gaps & (1u << GAP_METADATA)) && !(cov.gaps & (1u << GAP_PROTECT)) && cov.protects,
+	   "metadata outside and protected paths are enforced");
+	unsigned want = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
+			1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS |
+			1u << GAP_IPC;
+	is_int(cov.gaps, want, "gaps: exactly what the profile leaves");
+	for (int g = 0; g < GAP_COUNT; g++)
+		if ((cov.gaps ^ want) & (1u << g))
+			diag("differs: %s", cordon_gap_ids[g].id);
+}
+
 int main(void)
 {
 	profile_text();
 	paths_only_as_parameters();
 	argv_layout();
 	docs_example();
+	coverage();
 	return done_testing();
 }

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -164,15 +166,33 @@ static int as_seatbelt(cordon *c, const char *launcher)
 	return c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch);
 }
 
+/* A Unix socket bound at path (the file stays after the fd is closed). */
+static void make_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || strlen(path) >= sizeof(a.sun_path))
+		exit(2);
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		exit(2);
+	close(fd);
+}
+
 static void run_through_launcher(void)
 {
-	char log[400], link[400], frozen[400], buf[8192], out[8192];
+	char log[400], link[400], frozen[400], sock[400], sock_link[400], buf[8192], out[8192];
 	const char *words[64];
 	snprintf(log, sizeof(log), "%s/launcher.log", root);
 	snprintf(link, sizeof(link), "%s/ws-link", root);
 	snprintf(frozen, sizeof(frozen), "%s/frozen", ws);
+	snprintf(sock, sizeof(sock), "%s/agent.sock", root);
+	snprintf(sock_link, sizeof(sock_link), "%s/agent-link", root);
 	setenv("CORDON_FAKE_LOG", log, 1);
 	if (symlink(ws, link) != 0 || close(open(frozen, O_CREAT | O_WRONLY, 0644)) != 0)
+		exit(2);
+	make_socket(sock);
+	if (symlink(sock, sock_link) != 0)
 		exit(2);
 	/* Records its argv, then runs what follows "--", as sandbox-exec would. */
 	const char *launcher = fake("launcher",
@@ -185,13 +205,21 @@ static void run_through_launcher(void)
 	cordon_set_state_dir(c, state);
 	cordon_set_caches(c, 0);
 	cordon_add_protect(c, frozen);
+	cordon_add_allow_socket(c, sock);
 	is_int(cordon_begin(c), 0, "begin: %s", cordon_last_error(c));
-	/* The workspace entry as a symlink: prepare must resolve it. */
+	/* The workspace entry and the socket as symlinks: prepare must
+	 * resolve them. */
 	free(c->pol.w[0].path);
 	c->pol.w[0].path = strdup(link);
+	ok(c->pol.nsockets == 1, "one --allow-socket path");
+	free(c->pol.sockets[0]);
+	c->pol.sockets[0] = strdup(sock_link);
 	is_int(as_seatbelt(c, launcher), 0, "prepare: %s", cordon_last_error(c));
 	ok(c->pol.nprot == 1 && c->dec.cov.protects, "the protection is enforced (coverage)");
 	is_str(c->pol.w[0].path, link, "prepare leaves the policy as it was");
+	is_str(c->pol.sockets[0], sock_link, "... its sockets too");
+	ok(!(c->dec.cov.gaps & (1u << GAP_UNIX_SOCKETS)),
+	   "Unix sockets are not a gap: --allow-socket can be enforced");
 
 	const char *argv[] = { "sh", "-c", "printf %s \"$TMPDIR\" >out; exit 7", NULL };
 	cordon_proc *p;
@@ -224,6 +252,13 @@ static void run_through_launcher(void)
 	for (size_t i = 0; i < n; i++)
 		found |= strcmp(words[i], out) == 0;
 	ok(found, "ROOT_0 is the workspace, resolved again from its symlink");
+	snprintf(out, sizeof(out), "SOCKET_0=%s", sock);
+	found = 0;
+	for (size_t i = 0; i < n; i++)
+		found |= strcmp(words[i], out) == 0;
+	ok(found, "SOCKET_0 is the --allow-socket path, resolved again from its symlink");
+	ok(n > 1 && strstr(words[1], "(subpath (param \"SOCKET_0\"))") != NULL,
+	   "the profile opens it");
 	snprintf(out, sizeof(out), "%s/out", ws);
 	ok(file_has(out, cordon_tmpdir(c)), "TMPDIR is the run's temp dir");
 
