@@ -231,6 +231,10 @@ static void ll_coverage(int abi, struct coverage *out)
 	landlock_coverage(abi, mount_layer, out);
 	if (!(out->layers & (1u << LAYER_UNIX_SUPERVISOR | 1u << LAYER_UNIX_LANDLOCK)))
 		out->gaps |= 1u << GAP_UNIX_SOCKETS;
+	/* The supervisor refuses abstract names the run did not bind, on
+	 * every ABI. */
+	if (out->layers & (1u << LAYER_UNIX_SUPERVISOR))
+		out->gaps &= ~(1u << GAP_ABSTRACT_SOCKETS);
 	/* Not restricted by any layer yet. */
 	out->gaps |= 1u << GAP_READS | 1u << GAP_NETWORK;
 	/* Protected paths are read-only binds of the mount layer. */
@@ -409,6 +413,9 @@ static void plan_free(void *state)
 	supervisor_free(plan->supervisor);
 	mountns_free(plan->mount);
 	landlock_free(&plan->landlock);
+	for (size_t i = 0; i < plan->nmqueue; i++)
+		free(plan->mqueue[i]);
+	free(plan->mqueue);
 	free(plan);
 }
 

@@ -8,16 +8,19 @@
  * bounding set too, so exec cannot give them back.
  *
  * Kept, and why:
- *   CHOWN, FOWNER, FSETID, DAC_OVERRIDE  package managers and archive
+ *   CHOWN, FOWNER, DAC_OVERRIDE  package managers and archive
  *            extraction running as root (cp -a, tar, npm) set owners and
  *            modes and read root-owned trees; writes stay confined by
  *            Landlock.
+ * Not FSETID: it keeps a setuid bit on a file root rewrites (a setuid
+ * file in the workspace would keep it with other contents), and setuid
+ * and setgid bits cannot be set anyway (the seccomp layer).
  *   SETUID, SETGID                       tools that drop to another user.
  *   NET_BIND_SERVICE                     dev servers on ports below 1024.
  *   SYS_CHROOT                           build tools that chroot (debootstrap).
  *   IPC_LOCK, LEASE                      mlock buffers, file leases.
  * Everything else is dropped, notably SYS_MODULE, SYS_RAWIO, SYS_ADMIN,
- * SYS_PTRACE, MKNOD, SYS_TIME, SYS_BOOT, BPF, PERFMON, AUDIT_*,
+ * FSETID, SYS_PTRACE, MKNOD, SYS_TIME, SYS_BOOT, BPF, PERFMON, AUDIT_*,
  * DAC_READ_SEARCH (open_by_handle_at), NET_ADMIN, NET_RAW, KILL,
  * LINUX_IMMUTABLE, SETPCAP, SETFCAP, SYS_RESOURCE, SYS_NICE, MAC_*.
  */
@@ -33,8 +36,8 @@
 #include <unistd.h>
 
 static const int kept_caps[] = {
-	CAP_CHOWN,  CAP_DAC_OVERRIDE,	  CAP_FOWNER,	  CAP_FSETID,	CAP_SETGID,
-	CAP_SETUID, CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT, CAP_IPC_LOCK, CAP_LEASE,
+	CAP_CHOWN,	CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_SETGID, CAP_SETUID, CAP_NET_BIND_SERVICE,
+	CAP_SYS_CHROOT, CAP_IPC_LOCK,	  CAP_LEASE,
 };
 
 static uint64_t kept_mask(void)

@@ -89,8 +89,9 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_KEYRINGS] = { "keyrings_refused",
 			     "a session keyring of its own; every keyring call refused" },
 	[LAYER_UNIX_SUPERVISOR] = { "unix_socket_supervisor",
-				    "pathname Unix sockets outside the writable set refused; "
-				    "cordon checks and makes each connection (seccomp user "
+				    "pathname Unix sockets outside the writable set and "
+				    "abstract names the run did not bind refused; cordon makes "
+				    "each connect, send and abstract bind itself (seccomp user "
 				    "notification)" },
 	[LAYER_UNIX_LANDLOCK] = { "unix_socket_landlock",
 				  "Landlock ABI 9: pathname Unix sockets outside the writable "

@@ -200,16 +200,27 @@ int landlock_apply(const struct linux_plan *plan)
 	return e;
 }
 
-int landlock_scope_self(int abi)
+int landlock_nest(int abi)
 {
-	if (abi < 6)
-		return 0; /* no scopes: abstract sockets stay a gap */
-	struct ll_ruleset_attr attr = { .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET };
-	long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
-	if (fd < 0)
+	/* Every layer refuses renames and links across directories unless
+	 * a rule of its own grants REFER: this one grants it on the whole
+	 * tree, so the outer layer alone decides. It handles nothing else
+	 * but block device creation, which the outer layer refuses too. */
+	struct ll_ruleset_attr attr = { .handled_access_fs = LL_FS_MAKE_BLOCK | LL_FS_REFER,
+					.scoped = abi >= 6 ? LL_SCOPE_SIGNAL : 0 };
+	int root = open("/", O_PATH | O_CLOEXEC);
+	if (root < 0)
 		return errno;
-	int e = ll_restrict_self((int)fd) == 0 ? 0 : errno;
-	close((int)fd);
+	long fd = ll_create_ruleset(&attr, sizeof(attr), 0);
+	int e = fd < 0 ? errno : 0;
+	struct ll_path_beneath_attr pb = { .allowed_access = LL_FS_REFER, .parent_fd = root };
+	if (e == 0 && ll_add_rule((int)fd, &pb) != 0)
+		e = errno;
+	if (e == 0 && ll_restrict_self((int)fd) != 0)
+		e = errno;
+	if (fd >= 0)
+		close((int)fd);
+	close(root);
 	return e;
 }
 

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -106,6 +108,60 @@ int mountns_trial(const struct linux_trial *t)
 	return enter(t->userns, 0, t->uid_map, t->gid_map);
 }
 
+#define CORDON_PIPEFS_MAGIC 0x50495045
+#define CORDON_SOCKFS_MAGIC 0x534F434B
+
+/*
+ * fds 0-2 on a device or a named FIFO still lie on the caller's mounts,
+ * read-write: through them root could chmod or chown the host's
+ * /dev/null or the caller's terminal, or change a FIFO outside. Each is
+ * opened again by its path in this namespace, where every mount is
+ * read-only now (the same inode, checked; the same access mode and
+ * flags): reads, writes and ioctls work as before, metadata changes fail
+ * with EROFS. Regular files and directories are stdfds.c's; pipes and
+ * sockets have no path. A file that cannot be reached again so is an
+ * error: it would otherwise keep its metadata changeable unreported.
+ * Before the private devpts: the caller's terminal is still there.
+ * 0 or errno.
+ */
+static int reopen_stdio_readonly(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st, now;
+		struct statfs sf;
+		char link[32], path[CORDON_PATH_MAX];
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || (fl & O_PATH) || fstat(fd, &st) != 0 ||
+		    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+			continue; /* closed, O_PATH (stdfds.c), or not a device */
+		if (fstatfs(fd, &sf) != 0 || sf.f_type == CORDON_PIPEFS_MAGIC ||
+		    sf.f_type == CORDON_SOCKFS_MAGIC)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, sizeof(path) - 1);
+		if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
+			return ESTALE;
+		path[n] = '\0';
+		/* A FIFO's open would wait for its other end: not blocking,
+		 * then the flags it had. */
+		int nfd = open(path,
+			       (fl & (O_ACCMODE | O_APPEND)) | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+		if (nfd < 0)
+			return errno;
+		int e = 0;
+		if (fstat(nfd, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+			e = ESTALE;
+		if (e == 0 && fcntl(nfd, F_SETFL, fl) != 0)
+			e = errno;
+		if (e == 0 && dup2(nfd, fd) < 0)
+			e = errno;
+		close(nfd);
+		if (e != 0)
+			return e;
+	}
+	return 0;
+}
+
 static int bind_self(const char *path)
 {
 	return mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
@@ -129,6 +185,8 @@ int mountns_apply(const struct linux_plan *plan)
 	if (access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
+	if ((e = reopen_stdio_readonly()) != 0)
+		return e;
 	/* The working directory still points into the mounts as they were
 	 * (now read-only): enter it again by name, through the new binds. */
 	if (m->cwd != NULL && chdir(m->cwd) != 0) {

@@ -195,20 +195,89 @@ int pidns_apply(const struct linux_plan *plan)
 	return mount_proc();
 }
 
-int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan)
+/* A mountinfo field, its \ooo escapes undone, into out (n bytes). */
+static int unescape(const char *f, size_t len, char *out, size_t n)
 {
-	(void)c;
-	(void)p;
-	(void)d;
-	plan->ipc_namespace = 1;
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = f[i];
+		if (ch == '\\' && i + 3 < len && f[i + 1] >= '0' && f[i + 1] <= '3') {
+			ch = (char)((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 +
+				    (f[i + 3] - '0'));
+			i += 3;
+		}
+		if (o + 1 >= n)
+			return -1;
+		out[o++] = ch;
+	}
+	out[o] = '\0';
 	return 0;
 }
 
+/* Where the caller's mount namespace has mqueue file systems: a POSIX
+ * queue of the user's is readable there by path (mq_receive takes its
+ * messages), whatever IPC namespace the reader is in. */
+static int find_mqueue_mounts(struct linux_plan *plan)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	if (f == NULL)
+		return 0; /* no /proc: nothing known to cover */
+	while (r == 0 && getline(&line, &cap, f) > 0) {
+		char *sep = strstr(line, " - ");
+		if (sep == NULL || strncmp(sep + 3, "mqueue ", 7) != 0)
+			continue;
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		char *field = line;
+		for (int k = 0; k < 4 && field != NULL; k++) {
+			field = strchr(field, ' ');
+			if (field != NULL)
+				field++;
+		}
+		char *end = field != NULL ? strchr(field, ' ') : NULL;
+		char path[CORDON_PATH_MAX];
+		if (end == NULL || unescape(field, (size_t)(end - field), path, sizeof(path)) != 0)
+			continue;
+		char **v = realloc(plan->mqueue, (plan->nmqueue + 1) * sizeof(*v));
+		if (v == NULL || (v[plan->nmqueue] = strdup(path)) == NULL) {
+			if (v != NULL)
+				plan->mqueue = v;
+			r = -1;
+			break;
+		}
+		plan->mqueue = v;
+		plan->nmqueue++;
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan)
+{
+	(void)p;
+	(void)d;
+	plan->ipc_namespace = 1;
+	if (find_mqueue_mounts(plan) != 0)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The run's own IPC namespace; over each of the caller's mqueue mounts
+ * the run's (empty) one, in the mount layer's namespace. */
 int ipcns_apply(const struct linux_plan *plan)
 {
-	(void)plan;
-	return unshare(CLONE_NEWIPC) == 0 ? 0 : errno;
+	if (unshare(CLONE_NEWIPC) != 0)
+		return errno;
+	for (size_t i = 0; i < plan->nmqueue; i++)
+		if (mount("mqueue", plan->mqueue[i], "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  NULL) != 0 &&
+		    errno != ENOENT)
+			return errno;
+	return 0;
 }
 
 /* Close every fd above 2 but a and b. 0 or errno. */
@@ -238,14 +307,32 @@ static char *decimal(long n, char *buf)
 	return buf;
 }
 
+/* Process 2, before the command: a Landlock domain of its own inside
+ * process 1's. */
+struct nested {
+	int (*cmd)(void *);
+	void *arg;
+	int abi;
+};
+
+static int nested_main(void *v)
+{
+	const struct nested *n = v;
+	if (landlock_nest(n->abi) != 0)
+		_exit(125); /* never the command beside its reaper's domain */
+	return n->cmd(n->arg);
+}
+
 int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
 		      size_t cmd_stack_size, int statusfd)
 {
 	const struct linux_plan *plan = state;
 	char pidbuf[24], fdbuf[24];
+	/* On this stack: the command shares it until it has exec'd. */
+	struct nested n = { cmd, cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2 };
 
 	/* The command: process 2, sharing memory until it execs. */
-	pid_t pid = child_start(cmd, cmd_arg, cmd_stack, cmd_stack_size, 1);
+	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 1);
 	if (pid < 0)
 		return errno;
 	/* Its exec is done (or it failed and said so on the error pipe).

@@ -73,7 +73,7 @@
 		X(prlimit64), X(setpriority), X(ioprio_set), X(sched_setaffinity),                \
 		X(sched_setscheduler), X(sched_setparam), X(sched_setattr), X(migrate_pages),     \
 		X(move_pages), X(io_uring_setup), X(connect), X(sendto), X(sendmsg), X(sendmmsg), \
-		X(socketcall)
+		X(socketcall), X(bind)
 #define SC_ENUM(n) SC_##n
 #define SC_NAME(n) #n
 enum sc_call { SC_CALLS(SC_ENUM), SC_COUNT };
@@ -119,6 +119,8 @@ struct sc_rule {
 static const struct sc_rule rules[] = {
 	{ SCG_TERMINAL, SC_ioctl, DENY(EPERM), { { T_EQ, 1, TIOCSTI } } },
 	{ SCG_TERMINAL, SC_ioctl, DENY(EPERM), { { T_EQ, 1, TIOCLINUX } } },
+	/* A line discipline set on the caller's terminal outlives the run. */
+	{ SCG_TERMINAL, SC_ioctl, DENY(EPERM), { { T_EQ, 1, TIOCSETD } } },
 
 	{ SCG_SETID, SC_chmod, DENY(EPERM), { { T_ANY, 1, SETID_BITS } } },
 	{ SCG_SETID, SC_fchmod, DENY(EPERM), { { T_ANY, 1, SETID_BITS } } },
@@ -160,6 +162,8 @@ static const struct sc_rule rules[] = {
 	{ SCG_UNIX_NOTIFY, SC_sendto, NOTIFY, { { T_POINTER, 4, 0 } } },
 	{ SCG_UNIX_NOTIFY, SC_sendmsg, NOTIFY, ALWAYS },
 	{ SCG_UNIX_NOTIFY, SC_sendmmsg, NOTIFY, ALWAYS },
+	/* bind: the supervisor learns the run's abstract names. */
+	{ SCG_UNIX_NOTIFY, SC_bind, NOTIFY, ALWAYS },
 	{ SCG_UNIX_NOTIFY, SC_socketcall, DENY(ENOSYS), ALWAYS },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -242,6 +246,7 @@ static const uint32_t numbers[SC_COUNT][SCA_COUNT] = {
 	[SC_sendmsg] = { NR(46), X32(518), X32(46), NR(370), NR(211), NR(296) },
 	[SC_sendmmsg] = { NR(307), X32(538), X32(307), NR(345), NR(269), NR(374) },
 	[SC_socketcall] = { NONE, NONE, NONE, NR(102), NONE, NONE },
+	[SC_bind] = { NR(49), X32(49), NONE, NR(361), NR(200), NR(282) },
 };
 
 /* The ABIs this build's filter holds, ended by SCA_COUNT. */
@@ -472,10 +477,21 @@ static int install(const struct sock_fprog *prog)
 	return 0;
 }
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5) /* Linux 5.19 */
+#endif
+
 int seccomp_install_listener(const struct sock_fprog *prog)
 {
-	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	/* Once the supervisor has taken a call, only a fatal signal ends
+	 * the wait: an interrupted call would otherwise have been made
+	 * after all, and its result lost. */
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			  prog);
+	if (fd < 0 && errno == EINVAL) /* before 5.19 */
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     prog);
 	return fd >= 0 ? (int)fd : -errno;
 }
 

@@ -62,6 +62,8 @@ struct linux_plan {
 	int devpts; /* a devpts instance of its own on /dev/pts */
 	int pid_namespace; /* the child is process 1 of a new PID namespace */
 	int ipc_namespace;
+	char **mqueue; /* the caller's mqueue mounts: covered by the run's */
+	size_t nmqueue;
 	int init_fd; /* memfd of the init program, or -1 */
 	struct linux_runner *runner; /* the run's thread that starts children */
 	struct supervisor *supervisor; /* Unix socket supervisor, or NULL */
@@ -140,9 +142,10 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 		     struct linux_plan *plan);
 int landlock_apply(const struct linux_plan *plan);
 void landlock_free(struct landlock_plan *l);
-/* The calling thread only: a domain of its own that scopes abstract Unix
- * sockets (ABI 6; nothing below). Needs no_new_privs. 0 or errno. */
-int landlock_scope_self(int abi);
+/* The command under process 1: a Landlock domain nested in the run's,
+ * so it cannot ptrace, open /proc/1/{fd,mem}, or (ABI 6) signal process
+ * 1, which stays in the outer one. 0 or errno. */
+int landlock_nest(int abi);
 
 /* unix-supervisor.c: pathname Unix sockets checked by cordon (ABI < 9). */
 struct supervisor;

@@ -41,6 +41,8 @@ enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC };
 
 /* Grace between SIGTERM and SIGKILL when the timeout fires. */
 #define KILL_GRACE_MS 2000
+/* How long the run's reaper may take to end after the command did. */
+#define REAPER_GRACE_MS 2000
 
 struct plan {
 	const char *const *argv;
@@ -556,10 +558,22 @@ static enum event next_event(cordon_proc *p, long long ms, int *status)
 			*status = (rec[1] & 0xff) << 8 | 0x7f; /* as WIFSTOPPED reads */
 			return EV_STOPPED;
 		}
+		/* The reaper ends right after its record (it has killed the
+		 * rest); one that does not, within REAPER_GRACE_MS, is killed. */
 		int st = 0;
-		while (waitpid(p->pid, &st, 0) < 0)
-			if (errno != EINTR)
+		long long until = monotonic_ms() + REAPER_GRACE_MS;
+		for (;;) {
+			pid_t w = waitpid(p->pid, &st, WNOHANG);
+			if (w == p->pid)
+				break;
+			if (w < 0 && errno != EINTR)
 				return EV_ERROR;
+			if (w == 0 && until && monotonic_ms() >= until) {
+				(void)kill(p->pid, SIGKILL);
+				until = 0;
+			}
+			child_nap(p->pidfd, 20);
+		}
 		/* The reaper's record, or its own end when it was killed. */
 		*status = n == (ssize_t)sizeof(rec) && ((const char *)rec)[0] == 'X' ? rec[1] : st;
 		return EV_ENDED;

@@ -51,6 +51,13 @@ static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 {
 	struct stat st;
 	char path[CORDON_PATH_MAX];
+#if defined(O_PATH)
+	/* A path only (a symlink, say): no stdio at all, and fchownat(fd,
+	 * "", AT_EMPTY_PATH) would reach what it names. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && (fl & O_PATH))
+		return STDIO_NULL;
+#endif
 	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
 		return STDIO_KEEP;
 	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))

@@ -10,26 +10,26 @@
  *
  *   - the run's thread, which starts every command of the run, installs
  *     a filter on itself that makes connect, sendto with an address,
- *     sendmsg and sendmmsg wait for a supervisor; the commands inherit
- *     it;
- *   - a supervisor thread reads each such call and decides. A socket
- *     whose family is not AF_UNIX, or an AF_UNIX stream or seqpacket
- *     socket's sendmsg, never resolves a path (the family is fixed, and
- *     those ignore msg_name): the call continues. Everything else is
- *     made by the supervisor itself, on the command's own socket (taken
- *     with pidfd_getfd) and with its own copy of the address: a
- *     pathname is resolved in the command's root, the socket it names is
- *     pinned (O_PATH) and checked to lie in the writable set or to be
- *     one the user allowed (--allow-socket), and the connection is made
- *     to that very inode through /proc/self/fd/N. So no address the
- *     command changes after the check is ever used: the call is never
- *     "continued" with it;
- *   - abstract addresses are connected to by the supervisor too: it runs
- *     in a Landlock domain of its own that scopes abstract sockets and
- *     of which every command's domain is a child, so it reaches the
- *     run's own abstract sockets and none of the machine's.
+ *     sendmsg, sendmmsg and bind wait for the supervisor; the commands
+ *     inherit it;
+ *   - the supervisor (a receiving thread and workers) makes each such
+ *     call itself, on the command's own socket (taken with pidfd_getfd)
+ *     with its own copy of every argument, whatever the socket's family,
+ *     and answers with the result. It never lets the call "continue":
+ *     the kernel would look the fd and the address up again, and
+ *     another thread of the command could change either in between;
+ *   - a pathname is resolved by the supervisor in the command's root
+ *     and from its cwd, one component at a time; the socket it names is
+ *     pinned (O_PATH) and allowed when it is an --allow-socket or when
+ *     its directory lies in the writable set (walking up by ".."); the
+ *     call is made to that very inode through /proc/self/fd/N;
+ *   - an abstract name is allowed only when the run bound it: binds of
+ *     abstract names are made by the supervisor, which keeps the socket
+ *     (so the name stays the run's until the run ends); the machine's
+ *     abstract sockets (X11, D-Bus) are refused with EPERM. Other binds
+ *     continue: the kernel judges them with the command's own rights.
  *
- * A refused connection fails with EACCES, as Landlock's would.
+ * A refused pathname fails with EACCES, as Landlock's would.
  */
 #include "linux-layers.h"
 
@@ -71,18 +71,16 @@
 /* The most a datagram sent for the command may hold. */
 #define MAX_DGRAM ((size_t)256 * 1024)
 
-enum call { C_OTHER, C_CONNECT, C_SENDTO, C_SENDMSG, C_SENDMMSG };
+enum call { C_OTHER, C_CONNECT, C_SENDTO, C_SENDMSG, C_SENDMMSG, C_BIND };
 
 struct supervisor {
-	pthread_mutex_t lock; /* guards listener until the thread has it */
+	pthread_mutex_t lock; /* guards the fields below it */
 	pthread_cond_t cond;
-	int listener; /* the filter's notification fd; -1 until made */
-	int stop[2]; /* a pipe: a byte ends the thread */
-	pthread_t thread;
-	int running;
-	/* guarded by lock: the thread has left its loop; the run has ended
-	 * without it, and it frees this itself when it does */
-	int finished, orphaned;
+	int listener; /* the filter's notification fd; -1 until made, -2 never */
+	struct job *head, *tail; /* notifications for the workers */
+	int workers, idle, stopping;
+	int refs; /* the owner (the run) and each live thread */
+	int stop[2]; /* a pipe: a byte ends the receiving thread */
 	/* where a socket may be: (dev, ino) of allowed trees and sockets */
 	struct sup_id {
 		dev_t dev;
@@ -90,7 +88,15 @@ struct supervisor {
 		int is_dir;
 	} * ids;
 	size_t nids;
-	int own_shm; /* the command's /dev/shm is its own (the mount layer) */
+	/* The run's abstract names: each bound by the supervisor for a
+	 * command, its socket held (so the name stays the run's) until the
+	 * run ends. Guarded by lock. */
+	struct abstract_name {
+		char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
+		socklen_t len; /* bytes of name */
+		int fd;
+	} * names;
+	size_t nnames;
 };
 
 static void destroy(struct supervisor *s);
@@ -99,12 +105,13 @@ static void destroy(struct supervisor *s);
 
 static enum call which(const struct seccomp_data *d, int *compat)
 {
-	static const char *const names[] = { NULL, "connect", "sendto", "sendmsg", "sendmmsg" };
+	static const char *const names[] = { NULL,	"connect",  "sendto",
+					     "sendmsg", "sendmmsg", "bind" };
 	for (int a = 0; a < SCA_COUNT; a++) {
 		if (!seccomp_abi_built((enum seccomp_abi)a) ||
 		    seccomp_abi_arch((enum seccomp_abi)a) != d->arch)
 			continue;
-		for (int k = 1; k < 5; k++)
+		for (int k = 1; k <= C_BIND; k++)
 			if (seccomp_abi_nr((enum seccomp_abi)a, names[k]) ==
 			    (long)(uint32_t)d->nr) {
 				/* Pointers and struct layouts of 32-bit ABIs. */
@@ -129,6 +136,16 @@ static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+static int write_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len },
+		     remote = { (void *)(uintptr_t)addr, len }; // NOLINT(performance-no-int-to-ptr)
+	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
 /* The notification still stands (its task did not die and its pid was
  * not reused). */
 static int still_valid(int listener, uint64_t id)
@@ -145,7 +162,7 @@ static int same(const struct stat *st, const struct sup_id *id)
 
 /* 1 when the directory dirfd lies in an allowed tree: walk up by "..",
  * comparing each directory with the allowed ones, until the root. */
-static int dir_allowed(const struct supervisor *s, int dirfd, const struct stat *shm)
+static int dir_allowed(const struct supervisor *s, int dirfd)
 {
 	struct stat st, up;
 	int fd = dup(dirfd);
@@ -159,10 +176,6 @@ static int dir_allowed(const struct supervisor *s, int dirfd, const struct stat 
 				close(fd);
 				return 1;
 			}
-		if (shm != NULL && st.st_dev == shm->st_dev && st.st_ino == shm->st_ino) {
-			close(fd);
-			return 1;
-		}
 		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (parent < 0 || fstat(parent, &up) != 0) {
 			if (parent >= 0)
@@ -247,7 +260,7 @@ static int pin_socket(const struct supervisor *s, pid_t pid, const char *sun, si
 {
 	char rest[PATH_MAX], tmp[PATH_MAX], proc[64];
 	int root, cur = -1, hops = 0, r;
-	struct stat st, shm, *shmp = NULL;
+	struct stat st;
 
 	memcpy(rest, sun, n);
 	rest[n] = '\0';
@@ -262,9 +275,6 @@ static int pin_socket(const struct supervisor *s, pid_t pid, const char *sun, si
 		r = -errno;
 		goto out;
 	}
-	/* The command's own /dev/shm (the mount layer's tmpfs) is its. */
-	if (s->own_shm && fstatat(root, "dev/shm", &shm, 0) == 0)
-		shmp = &shm;
 
 	char *p = rest;
 	for (;;) {
@@ -397,7 +407,7 @@ static int pin_socket(const struct supervisor *s, pid_t pid, const char *sun, si
 		for (size_t i = 0; !ok && i < s->nids; i++)
 			ok = !s->ids[i].is_dir && same(&st, &s->ids[i]);
 		if (!ok)
-			ok = dir_allowed(s, cur, shmp);
+			ok = dir_allowed(s, cur);
 		if (!ok) {
 			close(fd);
 			r = -EACCES;
@@ -413,33 +423,121 @@ out:
 	return r;
 }
 
-/* The address to use for the command: its pathname pinned and checked
- * (*out a /proc/self/fd/N address, *pin the fd to close), or its own
- * copy for an abstract or unnamed one. 0 or -errno. */
-static int vet_address(const struct supervisor *s, pid_t pid, const struct sockaddr_un *in,
-		       socklen_t len, struct sockaddr_un *out, socklen_t *outlen, int *pin)
+/* 1 when name (len bytes, from its leading NUL) is one the run bound. */
+static int abstract_known(struct supervisor *s, const char *name, socklen_t len)
 {
+	int found = 0;
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; !found && i < s->nnames; i++)
+		found = s->names[i].len == len && memcmp(s->names[i].name, name, len) == 0;
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+/* The address to use for the command, from its copy in (len bytes) on a
+ * socket of family domain: an AF_UNIX pathname pinned and checked (*out
+ * a /proc/self/fd/N address, *pin the fd to close); anything else as
+ * it is (an abstract name is scoped by the supervisor's own Landlock
+ * domain; other families are not this layer's). 0 or -errno. */
+static int vet_address(struct supervisor *s, pid_t pid, int domain,
+		       const struct sockaddr_storage *in, socklen_t len,
+		       struct sockaddr_storage *out, socklen_t *outlen, int *pin)
+{
+	const struct sockaddr_un *un = (const struct sockaddr_un *)in;
 	size_t head = offsetof(struct sockaddr_un, sun_path);
 	*pin = -1;
-	if (len < head || in->sun_family != AF_UNIX || len == head || in->sun_path[0] == '\0') {
-		/* Not a pathname: the kernel judges it, on this copy (an
-		 * abstract name is scoped by the supervisor's own domain). */
+	if (domain != AF_UNIX || len <= head || un->sun_family != AF_UNIX) {
 		memcpy(out, in, len);
 		*outlen = len;
 		return 0;
 	}
-	int fd = pin_socket(s, pid, in->sun_path, len - head);
+	if (un->sun_path[0] == '\0') {
+		/* Abstract: only a name the run bound (held by the
+		 * supervisor, so it is still the run's); EPERM otherwise, as
+		 * Landlock's scope answers. */
+		if (!abstract_known(s, un->sun_path, (socklen_t)(len - head)))
+			return -EPERM;
+		memcpy(out, in, len);
+		*outlen = len;
+		return 0;
+	}
+	size_t n = len - head;
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
+	int fd = pin_socket(s, pid, un->sun_path, n);
 	if (fd < 0)
 		return fd;
+	struct sockaddr_un *o = (struct sockaddr_un *)out;
 	memset(out, 0, sizeof(*out));
-	out->sun_family = AF_UNIX;
-	snprintf(out->sun_path, sizeof(out->sun_path), "/proc/self/fd/%d", fd);
-	*outlen = (socklen_t)(head + strlen(out->sun_path) + 1);
+	o->sun_family = AF_UNIX;
+	snprintf(o->sun_path, sizeof(o->sun_path), "/proc/self/fd/%d", fd);
+	*outlen = (socklen_t)(head + strlen(o->sun_path) + 1);
 	*pin = fd;
 	return 0;
 }
 
-/* ---- the calls ---- */
+/* ---- the calls ----
+ *
+ * Every notified call is made by the supervisor, on the command's own
+ * socket (pidfd_getfd), with its own copies of the arguments, whatever
+ * the socket's family: the kernel's "continue" would look the fd number
+ * up again, and another thread of the command could have put an AF_UNIX
+ * socket there by then (seccomp_unotify(2): never continue to enforce a
+ * policy). The result (or error) is the command's. */
+
+/* The most bytes one emulated send on a stream socket carries (a short
+ * send, as the kernel may make); a datagram larger than this fails. */
+#define CHUNK ((size_t)256 * 1024)
+#define MAX_CONTROL ((size_t)64 * 1024)
+#define MAX_IOV 1024 /* UIO_MAXIOV */
+#define MAX_FDS 253 /* SCM_MAX_FD */
+
+/* The thread that made the call: a pidfd to take its fds and signal it. */
+struct task {
+	pid_t tid;
+	int pidfd;
+};
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9 */
+#endif
+
+/* The thread group id of thread tid, from /proc, or -1. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *l = strstr(buf, "\nTgid:");
+	return l != NULL ? (pid_t)strtol(l + 6, NULL, 10) : -1;
+}
+
+static int task_open(struct task *t, pid_t tid)
+{
+	t->tid = tid;
+	/* A thread's own pidfd (its fd table, which it may have unshared);
+	 * before 6.9 its thread group's, which share one in practice. */
+	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (t->pidfd < 0 && errno == EINVAL) {
+		pid_t tg = tgid_of(tid);
+		t->pidfd = tg > 0 ? (int)syscall(SYS_pidfd_open, tg, 0) : -1;
+	}
+	return t->pidfd >= 0 ? 0 : -ESRCH;
+}
+
+/* The command's fd n, as an fd of ours, or -errno. */
+static int task_fd(const struct task *t, int n)
+{
+	int fd = (int)syscall(SYS_pidfd_getfd, t->pidfd, n, 0);
+	return fd >= 0 ? fd : -errno;
+}
 
 static int sock_int(int fd, int opt)
 {
@@ -448,58 +546,64 @@ static int sock_int(int fd, int opt)
 	return getsockopt(fd, SOL_SOCKET, opt, &v, &l) == 0 ? v : -1;
 }
 
-/* The command's fd n, or -errno. */
-static int their_fd(pid_t pid, int n)
+/* A copy of the command's address argument (up to a sockaddr_storage,
+ * as the kernel takes), vetted for the socket. 0 or -errno. */
+static int copy_address(struct supervisor *s, const struct task *t, int domain, uint64_t addr,
+			uint64_t len, struct sockaddr_storage *use, socklen_t *ulen, int *pin)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, n, 0);
-	int e = errno;
-	close(pidfd);
-	return fd >= 0 ? fd : -e;
-}
-
-static long do_connect(const struct supervisor *s, const struct seccomp_notif *n, int sfd)
-{
-	pid_t pid = (pid_t)n->pid;
-	struct sockaddr_un addr = { 0 }, use;
-	socklen_t len = (socklen_t)n->data.args[2], ulen;
-	int pin;
-	if (len > sizeof(addr))
-		len = sizeof(addr);
-	long r = read_mem(pid, n->data.args[1], &addr, len);
+	struct sockaddr_storage a = { 0 };
+	*pin = -1;
+	if (len > sizeof(a))
+		return -EINVAL;
+	int r = read_mem(t->tid, addr, &a, (size_t)len);
 	if (r == 0)
-		r = vet_address(s, pid, &addr, len, &use, &ulen, &pin);
-	if (r == 0) {
-		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
-		if (pin >= 0)
-			close(pin);
-	}
+		r = vet_address(s, t->tid, domain, &a, (socklen_t)len, use, ulen, pin);
 	return r;
 }
 
-static long do_sendto(const struct supervisor *s, const struct seccomp_notif *n, int sfd)
+static long do_connect(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
+		       int sfd)
 {
-	pid_t pid = (pid_t)n->pid;
-	struct sockaddr_un addr = { 0 }, use;
-	socklen_t len = (socklen_t)n->data.args[5], ulen;
-	size_t dlen = (size_t)n->data.args[2];
+	struct sockaddr_storage use;
+	socklen_t ulen = 0;
+	int pin;
+	long r = copy_address(s, t, sock_int(sfd, SO_DOMAIN), n->data.args[1], n->data.args[2],
+			      &use, &ulen, &pin);
+	if (r == 0)
+		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
+	if (pin >= 0)
+		close(pin);
+	return r;
+}
+
+/* The bytes one send takes: a stream socket takes at most CHUNK (a short
+ * send), anything else all of it, up to CHUNK. -EMSGSIZE beyond. */
+static long send_size(int stream, uint64_t total)
+{
+	if (total <= CHUNK)
+		return (long)total;
+	return stream ? (long)CHUNK : -EMSGSIZE;
+}
+
+static long do_sendto(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
+		      int sfd, int *flags)
+{
+	struct sockaddr_storage use;
+	socklen_t ulen = 0;
 	int pin = -1;
-	if (len > sizeof(addr))
-		len = sizeof(addr);
-	if (dlen > MAX_DGRAM)
-		return -EMSGSIZE;
-	char *data = malloc(dlen + 1);
+	*flags = (int)n->data.args[3];
+	long size = send_size(sock_int(sfd, SO_TYPE) == SOCK_STREAM, n->data.args[2]);
+	if (size < 0)
+		return size;
+	char *data = malloc((size_t)size + 1);
 	if (data == NULL)
 		return -ENOMEM;
-	long r = read_mem(pid, n->data.args[1], data, dlen);
+	long r = read_mem(t->tid, n->data.args[1], data, (size_t)size);
 	if (r == 0)
-		r = read_mem(pid, n->data.args[4], &addr, len);
-	if (r == 0)
-		r = vet_address(s, pid, &addr, len, &use, &ulen, &pin);
+		r = copy_address(s, t, sock_int(sfd, SO_DOMAIN), n->data.args[4], n->data.args[5],
+				 &use, &ulen, &pin);
 	if (r == 0) {
-		ssize_t k = sendto(sfd, data, dlen, (int)n->data.args[3] | MSG_NOSIGNAL,
+		ssize_t k = sendto(sfd, data, (size_t)size, *flags | MSG_NOSIGNAL,
 				   (struct sockaddr *)&use, ulen);
 		r = k >= 0 ? (long)k : -errno;
 	}
@@ -509,72 +613,101 @@ static long do_sendto(const struct supervisor *s, const struct seccomp_notif *n,
 	return r;
 }
 
-/* sendmsg on an AF_UNIX datagram socket, made for the command: its
- * address vetted, its data and fds copied (native ABI only). */
-static long do_sendmsg(const struct supervisor *s, const struct seccomp_notif *n, int sfd)
+/* The command's control messages in ctl (len bytes, a copy): each
+ * header checked against the buffer; SCM_RIGHTS fds replaced by ours
+ * (taken from the command; recorded in fds to close); every other
+ * message passed as it is. 0 or -errno. */
+static int translate_control(const struct task *t, char *ctl, size_t len, int *fds, int *nfds)
 {
-	pid_t pid = (pid_t)n->pid;
+	size_t off = 0;
+	while (off + sizeof(struct cmsghdr) <= len) {
+		struct cmsghdr h;
+		memcpy(&h, ctl + off, sizeof(h));
+		if (h.cmsg_len < CMSG_LEN(0) || h.cmsg_len > len - off)
+			return -EINVAL;
+		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
+			size_t k = (h.cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			char *data = ctl + off + CMSG_LEN(0);
+			for (size_t j = 0; j < k; j++) {
+				int theirs, ours;
+				if (*nfds >= MAX_FDS)
+					return -EINVAL;
+				memcpy(&theirs, data + j * sizeof(int), sizeof(int));
+				if ((ours = task_fd(t, theirs)) < 0)
+					return ours;
+				fds[(*nfds)++] = ours;
+				memcpy(data + j * sizeof(int), &ours, sizeof(int));
+			}
+		}
+		size_t step_len = CMSG_ALIGN(h.cmsg_len);
+		if (step_len > len - off)
+			break;
+		off += step_len;
+	}
+	return 0;
+}
+
+/* One sendmsg(2) of the command, its struct msghdr at msgaddr (native
+ * layout), made on sfd. Bytes sent, or -errno. */
+static long send_one(struct supervisor *s, const struct task *t, int sfd, int domain, int stream,
+		     uint64_t msgaddr, int flags)
+{
 	struct msghdr mh = { 0 };
-	struct sockaddr_un addr = { 0 }, use;
+	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin = -1, nfds = 0, fds[64];
-	long r = read_mem(pid, n->data.args[1], &mh, sizeof(mh));
+	int pin = -1, nfds = 0, fds[MAX_FDS];
+	struct iovec *iov = NULL;
+	char *data = NULL, *ctl = NULL;
+	long r = read_mem(t->tid, msgaddr, &mh, sizeof(mh));
 	if (r != 0)
 		return r;
-	if (mh.msg_iovlen > 1024 || mh.msg_controllen > 4096 || mh.msg_namelen > sizeof(addr))
+	if (mh.msg_iovlen > MAX_IOV)
 		return -EMSGSIZE;
-	struct iovec *iov = calloc(mh.msg_iovlen + 1, sizeof(*iov));
-	char *data = NULL, *ctl = NULL;
-	size_t total = 0;
-	if (iov == NULL)
+	if (mh.msg_controllen > MAX_CONTROL)
+		return -ENOBUFS;
+	if ((iov = calloc(mh.msg_iovlen + 1, sizeof(*iov))) == NULL)
 		return -ENOMEM;
-	r = read_mem(pid, (uintptr_t)mh.msg_iov, iov, mh.msg_iovlen * sizeof(*iov));
+	r = read_mem(t->tid, (uintptr_t)mh.msg_iov, iov, mh.msg_iovlen * sizeof(*iov));
+	uint64_t total = 0;
 	for (size_t i = 0; r == 0 && i < mh.msg_iovlen; i++) {
-		if (iov[i].iov_len > MAX_DGRAM || (total += iov[i].iov_len) > MAX_DGRAM)
-			r = -EMSGSIZE;
+		if (iov[i].iov_len > CHUNK * 2)
+			total = CHUNK * 2; /* enough to know it is too much */
+		else
+			total += iov[i].iov_len;
+		if (total > CHUNK * 2)
+			total = CHUNK * 2;
 	}
-	if (r == 0 && (data = malloc(total + 1)) == NULL)
+	long size = r == 0 ? send_size(stream, total) : r;
+	if (size < 0)
+		r = size;
+	if (r == 0 && (data = malloc((size_t)size + 1)) == NULL)
 		r = -ENOMEM;
-	for (size_t i = 0, off = 0; r == 0 && i < mh.msg_iovlen; off += iov[i].iov_len, i++)
-		r = read_mem(pid, (uintptr_t)iov[i].iov_base, data + off, iov[i].iov_len);
-	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0) {
-		r = read_mem(pid, (uintptr_t)mh.msg_name, &addr, mh.msg_namelen);
-		if (r == 0)
-			r = vet_address(s, pid, &addr, mh.msg_namelen, &use, &ulen, &pin);
+	for (size_t i = 0, off = 0; r == 0 && i < mh.msg_iovlen && off < (size_t)size; i++) {
+		size_t take =
+			iov[i].iov_len < (size_t)size - off ? iov[i].iov_len : (size_t)size - off;
+		r = read_mem(t->tid, (uintptr_t)iov[i].iov_base, data + off, take);
+		off += take;
 	}
+	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0)
+		r = copy_address(s, t, domain, (uintptr_t)mh.msg_name, mh.msg_namelen, &use, &ulen,
+				 &pin);
 	if (r == 0 && mh.msg_control != NULL && mh.msg_controllen > 0) {
 		if ((ctl = malloc(mh.msg_controllen)) == NULL)
 			r = -ENOMEM;
 		else
-			r = read_mem(pid, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
-		/* Only SCM_RIGHTS: the command's fds, taken into ours. */
-		struct msghdr cm = { .msg_control = ctl, .msg_controllen = mh.msg_controllen };
-		for (struct cmsghdr *c = r == 0 ? CMSG_FIRSTHDR(&cm) : NULL; c != NULL && r == 0;
-		     c = CMSG_NXTHDR(&cm, c)) {
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-				r = -EPERM;
-				break;
-			}
-			int *p = (int *)CMSG_DATA(c);
-			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t j = 0; j < k && r == 0; j++) {
-				int fd = nfds < 64 ? their_fd(pid, p[j]) : -EMSGSIZE;
-				if (fd < 0)
-					r = fd;
-				else
-					p[j] = fds[nfds++] = fd;
-			}
-		}
+			r = read_mem(t->tid, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
+		if (r == 0)
+			r = translate_control(t, ctl, mh.msg_controllen, fds, &nfds);
 	}
 	if (r == 0) {
-		struct iovec one = { data, total };
+		struct iovec one = { data, (size_t)size };
 		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
 				      .msg_namelen = ulen,
 				      .msg_iov = &one,
 				      .msg_iovlen = 1,
 				      .msg_control = ctl,
 				      .msg_controllen = ctl != NULL ? mh.msg_controllen : 0 };
-		ssize_t k = sendmsg(sfd, &out, (int)n->data.args[2] | MSG_NOSIGNAL);
+		ssize_t k = sendmsg(sfd, &out, flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
 	}
 	for (int i = 0; i < nfds; i++)
@@ -587,13 +720,100 @@ static long do_sendmsg(const struct supervisor *s, const struct seccomp_notif *n
 	return r;
 }
 
-/* One notification: answered with a result, or continued where no path
- * can be resolved by the call. */
+static long do_sendmsg(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
+		       int sfd, int *flags)
+{
+	*flags = (int)n->data.args[2];
+	return send_one(s, t, sfd, sock_int(sfd, SO_DOMAIN), sock_int(sfd, SO_TYPE) == SOCK_STREAM,
+			n->data.args[1], *flags);
+}
+
+/* sendmmsg: one send_one per message, each msg_len written back; the
+ * count sent, or the first message's error. */
+static long do_sendmmsg(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
+			int sfd, int *flags)
+{
+	unsigned vlen = (unsigned)n->data.args[2];
+	int domain = sock_int(sfd, SO_DOMAIN), stream = sock_int(sfd, SO_TYPE) == SOCK_STREAM;
+	*flags = (int)n->data.args[3];
+	if (vlen > MAX_IOV)
+		vlen = MAX_IOV;
+	long sent = 0;
+	for (unsigned i = 0; i < vlen; i++) {
+		uint64_t at = n->data.args[1] + (uint64_t)i * sizeof(struct mmsghdr);
+		long r = send_one(s, t, sfd, domain, stream, at, *flags);
+		if (r < 0)
+			return sent > 0 ? sent : r;
+		unsigned len = (unsigned)r;
+		if (write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len, sizeof(len)) !=
+		    0)
+			return sent > 0 ? sent : -EFAULT;
+		sent++;
+	}
+	return sent;
+}
+
+/* The most abstract names one run may bind. */
+#define MAX_NAMES 4096
+
+/* bind: an abstract name (or an autobind) is bound by the supervisor on
+ * the command's socket and recorded, its socket held, so that connects
+ * and sends to it can be told from those to the machine's abstract
+ * sockets. Any other bind is the kernel's to judge with the command's
+ * own rights (Landlock's MAKE_SOCK for a pathname): *cont is set, as a
+ * bind in place of another only binds what the command may. */
+static long do_bind(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
+		    int sfd, int *cont)
+{
+	struct sockaddr_un a = { 0 };
+	size_t head = offsetof(struct sockaddr_un, sun_path);
+	uint64_t len = n->data.args[2];
+	if (sock_int(sfd, SO_DOMAIN) != AF_UNIX || len > sizeof(a) ||
+	    read_mem(t->tid, n->data.args[1], &a, (size_t)len) != 0 || a.sun_family != AF_UNIX ||
+	    (len > head && a.sun_path[0] != '\0')) {
+		*cont = 1;
+		return 0;
+	}
+	pthread_mutex_lock(&s->lock);
+	int full = s->nnames >= MAX_NAMES;
+	pthread_mutex_unlock(&s->lock);
+	if (full)
+		return -ENOSPC;
+	if (bind(sfd, (struct sockaddr *)&a, (socklen_t)len) != 0)
+		return -errno;
+	/* The name the kernel gave (an autobind's is its own choice). */
+	struct sockaddr_un got = { 0 };
+	socklen_t glen = sizeof(got);
+	int held = fcntl(sfd, F_DUPFD_CLOEXEC, 3);
+	if (held < 0 || getsockname(sfd, (struct sockaddr *)&got, &glen) != 0 || glen <= head) {
+		if (held >= 0)
+			close(held);
+		return 0; /* bound, but unknown: connects to it are refused */
+	}
+	pthread_mutex_lock(&s->lock);
+	struct abstract_name *v = realloc(s->names, (s->nnames + 1) * sizeof(*v));
+	if (v != NULL) {
+		s->names = v;
+		v[s->nnames].len = glen - (socklen_t)head;
+		memcpy(v[s->nnames].name, got.sun_path, v[s->nnames].len);
+		v[s->nnames++].fd = held;
+		held = -1;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (held >= 0)
+		close(held);
+	return 0;
+}
+
+/* One notification: the call made for the command, its result the
+ * answer. Never "continue" where the supervisor decides: only a bind
+ * that the kernel judges itself with the command's rights continues. */
 static void handle(struct supervisor *s, const struct seccomp_notif *n,
 		   struct seccomp_notif_resp *resp)
 {
-	int compat = 0;
+	int compat = 0, flags = 0;
 	enum call c = which(&n->data, &compat);
+	struct task t;
 	resp->id = n->id;
 	resp->flags = 0;
 	resp->val = 0;
@@ -602,58 +822,147 @@ static void handle(struct supervisor *s, const struct seccomp_notif *n,
 		resp->error = -ENOSYS;
 		return;
 	}
-	int sfd = their_fd((pid_t)n->pid, (int)n->data.args[0]);
-	if (sfd < 0) {
-		resp->error = sfd == -EBADF ? -EBADF : -ENOTSOCK;
+	if (task_open(&t, (pid_t)n->pid) != 0) {
+		resp->error = -ESRCH;
 		return;
 	}
-	/* The socket's family and type are fixed: these resolve no path. */
-	int domain = sock_int(sfd, SO_DOMAIN), type = sock_int(sfd, SO_TYPE);
-	int continues =
-		domain != AF_UNIX || ((c == C_SENDMSG || c == C_SENDMMSG) && type != SOCK_DGRAM);
-	if (continues) {
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		close(sfd);
-		return;
-	}
+	int sfd = task_fd(&t, (int)n->data.args[0]);
+	/* The pidfd and the fd are the notifying thread's, not those of a
+	 * process that reused its id: it is still blocked in the call. */
 	if (!still_valid(s->listener, n->id)) {
-		close(sfd);
+		if (sfd >= 0)
+			close(sfd);
+		close(t.pidfd);
 		return;
 	}
-	long r;
-	/* connect and sendto take the same arguments on every ABI (a
-	 * sockaddr_un has no pointer); a 32-bit ABI's msghdr differs, and
-	 * its datagram sendmsg is refused, as is sendmmsg on a datagram
-	 * Unix socket (documented). */
-	if (c == C_CONNECT)
-		r = do_connect(s, n, sfd);
-	else if (c == C_SENDTO)
-		r = do_sendto(s, n, sfd);
-	else if (c == C_SENDMSG && !compat)
-		r = do_sendmsg(s, n, sfd);
-	else
-		r = -EPERM;
-	close(sfd);
+	long r = sfd;
+	if (sfd >= 0) {
+		/* connect and sendto take the same arguments on every ABI (a
+		 * socket address has no pointer); a 32-bit ABI's msghdr
+		 * differs: its sendmsg and sendmmsg are refused (documented). */
+		int cont = 0;
+		if (c == C_BIND) {
+			r = do_bind(s, &t, n, sfd, &cont);
+			if (cont)
+				resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		} else if (c == C_CONNECT)
+			r = do_connect(s, &t, n, sfd);
+		else if (c == C_SENDTO)
+			r = do_sendto(s, &t, n, sfd, &flags);
+		else if (compat)
+			r = -EPERM;
+		else if (c == C_SENDMSG)
+			r = do_sendmsg(s, &t, n, sfd, &flags);
+		else
+			r = do_sendmmsg(s, &t, n, sfd, &flags);
+		close(sfd);
+	}
+	/* The signal the kernel would have sent the command. */
+	if (r == -EPIPE && c != C_CONNECT && !(flags & MSG_NOSIGNAL))
+		(void)syscall(SYS_pidfd_send_signal, t.pidfd, SIGPIPE, NULL, 0);
+	close(t.pidfd);
 	if (r < 0)
 		resp->error = (int)r;
 	else
 		resp->val = r;
 }
 
+/* ---- the threads ----
+ *
+ * The receiving thread takes each notification off the listener and
+ * queues it; workers (made as needed, up to MAX_WORKERS) make the calls,
+ * so a connect that blocks holds only its own command's thread. Every
+ * thread holds a reference to the supervisor; the last one frees it, so
+ * the run can end while a worker is still blocked in a call made for a
+ * command that is gone. */
+
+#define MAX_WORKERS 32
+
+struct job {
+	struct seccomp_notif n;
+	struct job *next;
+};
+
+static void release(struct supervisor *s)
+{
+	pthread_mutex_lock(&s->lock);
+	int last = --s->refs == 0;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (last)
+		destroy(s);
+}
+
+static void *work(void *arg)
+{
+	struct supervisor *s = arg;
+	struct seccomp_notif_resp resp;
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (s->head == NULL && !s->stopping) {
+			s->idle++;
+			pthread_cond_wait(&s->cond, &s->lock);
+			s->idle--;
+		}
+		struct job *j = s->head;
+		if (j == NULL)
+			break; /* stopping, nothing left */
+		s->head = j->next;
+		if (s->head == NULL)
+			s->tail = NULL;
+		pthread_mutex_unlock(&s->lock);
+		handle(s, &j->n, &resp);
+		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		free(j);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	release(s);
+	return NULL;
+}
+
+/* Queue a notification; start a worker when none is idle. */
+static void enqueue(struct supervisor *s, struct job *j)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_mutex_lock(&s->lock);
+	j->next = NULL;
+	if (s->tail != NULL)
+		s->tail->next = j;
+	else
+		s->head = j;
+	s->tail = j;
+	int start = s->idle == 0 && s->workers < MAX_WORKERS;
+	if (start) {
+		s->workers++;
+		s->refs++;
+	}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (!start)
+		return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &attr, work, s) != 0) {
+		pthread_mutex_lock(&s->lock);
+		s->workers--;
+		s->refs--; /* the owner still holds one: never the last */
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_attr_destroy(&attr);
+}
+
 static void *supervise(void *arg)
 {
 	struct supervisor *s = arg;
-	struct seccomp_notif n;
-	struct seccomp_notif_resp resp;
 	/* The filter (and its listener) comes after this thread exists, so
 	 * that it is not filtered itself. */
 	pthread_mutex_lock(&s->lock);
 	while (s->listener == -1)
 		pthread_cond_wait(&s->cond, &s->lock);
 	pthread_mutex_unlock(&s->lock);
-	if (s->listener < 0)
-		return NULL; /* never made: the run's thread failed */
-	for (;;) {
+	while (s->listener >= 0) {
 		struct pollfd p[2] = { { s->listener, POLLIN, 0 }, { s->stop[0], POLLIN, 0 } };
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -664,18 +973,25 @@ static void *supervise(void *arg)
 			break;
 		if (!(p[0].revents & POLLIN))
 			continue;
-		memset(&n, 0, sizeof(n));
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
-			continue; /* its task died meanwhile (ENOENT) */
-		handle(s, &n, &resp);
-		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		struct job *j = calloc(1, sizeof(*j));
+		if (j == NULL) {
+			/* Answer nothing: the call waits until memory returns
+			 * or its command dies. */
+			struct pollfd w = { -1, 0, 0 };
+			(void)poll(&w, 0, 10);
+			continue;
+		}
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &j->n) != 0) {
+			free(j); /* its task died meanwhile (ENOENT) */
+			continue;
+		}
+		enqueue(s, j);
 	}
 	pthread_mutex_lock(&s->lock);
-	s->finished = 1;
-	int orphaned = s->orphaned;
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
-	if (orphaned)
-		destroy(s);
+	release(s);
 	return NULL;
 }
 
@@ -747,14 +1063,18 @@ static int add_id(struct supervisor *s, const char *path)
 int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		       struct linux_plan *plan)
 {
+	(void)d;
 	struct supervisor *s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	plan->supervisor = s;
 	s->listener = s->stop[0] = s->stop[1] = -1;
+	s->refs = 1; /* the run's */
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	s->own_shm = (d->cov.layers & (1u << LAYER_MOUNTNS)) != 0;
+	/* Not the command's private /dev/shm: which tmpfs that is cannot be
+	 * told from outside the command (its root, its links are its own);
+	 * sockets there are refused (Landlock ABI 9 allows them). */
 	for (size_t i = 0; i < p->nw; i++)
 		if (p->w[i].kind != W_DEVICE && add_id(s, p->w[i].path) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
@@ -766,10 +1086,6 @@ int supervisor_prepare(cordon *c, const struct policy *p, const struct decision 
 	return 0;
 }
 
-/* In the run's thread, before it starts any command: its own Landlock
- * domain (abstract sockets scoped), the supervisor thread (which
- * inherits the domain), then the filter, on this thread only, so the
- * supervisor itself is not filtered. 0 or errno. */
 static void hand_over(struct supervisor *s, int listener)
 {
 	pthread_mutex_lock(&s->lock);
@@ -778,19 +1094,36 @@ static void hand_over(struct supervisor *s, int listener)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* In the run's thread, before it starts any command: the receiving
+ * thread (which starts the workers), then the filter, on this thread
+ * only, so the supervisor's threads are not filtered. (No Landlock domain
+ * here: every command would inherit it as a layer of its own, and a
+ * layer without rules refuses every rename and link across
+ * directories.) 0 or errno. */
 int supervisor_start(struct linux_plan *plan, int abi)
 {
 	struct supervisor *s = plan->supervisor;
 	struct sock_filter insns[SECCOMP_MAX_INSNS];
+	pthread_t th;
+	pthread_attr_t attr;
 	int e;
 
+	(void)abi;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return errno;
-	if ((e = landlock_scope_self(abi)) != 0)
+	pthread_mutex_lock(&s->lock);
+	s->refs++;
+	pthread_mutex_unlock(&s->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	e = pthread_create(&th, &attr, supervise, s);
+	pthread_attr_destroy(&attr);
+	if (e != 0) {
+		pthread_mutex_lock(&s->lock);
+		s->refs--;
+		pthread_mutex_unlock(&s->lock);
 		return e;
-	if ((e = pthread_create(&s->thread, NULL, supervise, s)) != 0)
-		return e;
-	s->running = 1;
+	}
 	int n = seccomp_build(SCG_UNIX_NOTIFY | SCG_IO_URING, insns, SECCOMP_MAX_INSNS);
 	int l = n > 0 ? seccomp_install_listener(&(struct sock_fprog){ (unsigned short)n, insns })
 		      : -ENOSYS;
@@ -798,45 +1131,45 @@ int supervisor_start(struct linux_plan *plan, int abi)
 	return l < 0 ? -l : 0;
 }
 
-/* The end of the run. The thread stops at once unless it is inside a
- * call made for a command that can block (a connect to a server that
- * never accepts): then it is left to end by itself, owning s, so the run
- * can end. */
+/* The end of the run. Its threads stop at once unless a worker is inside
+ * a call that blocks (a connect to a server that never accepts): after a
+ * second the run goes on without them, and the last one frees s. */
 void supervisor_free(struct supervisor *s)
 {
 	if (s == NULL)
 		return;
-	if (s->running) {
-		char b = 1;
-		struct timespec until;
-		(void)!write(s->stop[1], &b, 1);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		if (pthread_timedjoin_np(s->thread, NULL, &until) != 0) {
-			pthread_mutex_lock(&s->lock);
-			int finished = s->finished;
-			s->orphaned = !finished;
-			pthread_mutex_unlock(&s->lock);
-			if (!finished) {
-				pthread_detach(s->thread);
-				return;
-			}
-			(void)pthread_join(s->thread, NULL);
-		}
-	}
-	destroy(s);
+	char b = 1;
+	(void)!write(s->stop[1], &b, 1);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&s->lock);
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->cond);
+	while (s->refs > 1 && pthread_cond_timedwait(&s->cond, &s->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&s->lock);
+	release(s);
 }
 
 static void destroy(struct supervisor *s)
 {
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
+	while (s->head != NULL) {
+		struct job *j = s->head;
+		s->head = j->next;
+		free(j);
+	}
 	if (s->listener >= 0)
 		close(s->listener);
 	if (s->stop[0] >= 0) {
 		close(s->stop[0]);
 		close(s->stop[1]);
 	}
+	for (size_t i = 0; i < s->nnames; i++)
+		close(s->names[i].fd);
+	free(s->names);
 	free(s->ids);
 	free(s);
 }

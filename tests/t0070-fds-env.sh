@@ -92,6 +92,56 @@ out=$(cd "$WS" && crun -- cat <&8)
 is "$?:$out" "0:stdin content" "stdin, a deleted outside file: still read"
 exec 8<&-
 
+# Devices and named FIFOs on fds 0-2 are reopened through the command's
+# read-only view: their metadata cannot change (the host's /dev/null as
+# root, the caller's terminal). The device and the FIFO here are the
+# test's own, in $OUT.
+mkfifo "$OUT/fifo"
+chmod 0644 "$OUT/fifo"
+before_fifo=$(snapshot "$OUT/fifo")
+if has_mount_layer; then
+	exec 7<>"$OUT/fifo" # a reader, so the writer's open does not wait
+	out=$(cd "$WS" && crun -- "$PY" -c '
+import os, sys
+try:
+    os.fchmod(1, 0o600); print("fchmod went through", file=sys.stderr)
+except OSError as e:
+    print(e.errno, file=sys.stderr)
+print("through the fifo")' 2>&1 >"$OUT/fifo")
+	read -r got <&7
+	exec 7<&-
+	is "$out|$got" "30|through the fifo" "stdout, an outside FIFO: written through, its metadata refused (EROFS)"
+	unchanged "stdout, an outside FIFO" "$OUT/fifo" "$before_fifo"
+	if is_root && mknod "$OUT/null" c 1 3 2>/dev/null; then
+		chmod 0666 "$OUT/null"
+		before_null=$(snapshot "$OUT/null")
+		out=$(cd "$WS" && crun -- "$PY" -c '
+import os, sys
+r = []
+for what, f in (("fchmod", lambda: os.fchmod(0, 0o600)), ("fchown", lambda: os.fchown(0, 1, 1)),
+                ("utime", lambda: os.utime(0, (1, 1)))):
+    try:
+        f(); r.append(what + " went through")
+    except OSError as e:
+        r.append(what + " " + str(e.errno))
+print(", ".join(r), repr(sys.stdin.read()))' <"$OUT/null")
+		is "$out" "fchmod 30, fchown 30, utime 30 ''" "stdin, a device outside (as root): readable, its metadata refused"
+		unchanged "stdin, a device outside" "$OUT/null" "$before_null"
+	else
+		skip "a device node of the test's own needs root (mknod)"
+	fi
+else
+	skip "no mount layer here: devices and FIFOs on fds 0-2 keep their metadata changeable (metadata_outside_not_restricted)"
+fi
+# An O_PATH fd on stdio (a path, no file): replaced by /dev/null.
+ln -s "$OUT/in" "$OUT/link0"
+out=$(cd "$WS" && "$PY" -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_PATH | os.O_NOFOLLOW)
+os.dup2(fd, 0)
+os.execvp(sys.argv[2], sys.argv[2:])' "$OUT/link0" "$CORDON" run --state-dir "$STATE" -- readlink /proc/self/fd/0)
+is "$out" /dev/null "stdin, an O_PATH fd (a symlink outside): replaced by /dev/null"
+
 # Environment.
 export TMPDIR=/inherited/tmp KEEP_ME=yes SECRET_TOKEN=s3cret LC_ALL=C.UTF-8
 (cd "$WS" && crun -- sh -c 'echo "$TMPDIR|$KEEP_ME|$SECRET_TOKEN"') >"$T/o"

@@ -114,6 +114,56 @@ case $(cat "$T/race") in
 esac
 is "$(cat "$OUT/srv.log")" "" "race: none reached the outside socket"
 
+# A review's attacks on the supervisor (tests/helpers/sockattack.c): the
+# fd swapped between an AF_INET and an AF_UNIX socket while the call
+# waits (stream connect, datagram sendmsg), a control message that claims
+# more than its buffer, and a chroot (with a new user namespace when not
+# root) holding a dev/shm link to the outside.
+: >"$OUT/srv.log"
+: >"$OUT/dg.log"
+ATT=$HELPERS/sockattack
+out=$(cd "$WS" && crun -- "$ATT" fdrace "$OUT/srv.sock")
+is "$out" held "an fd swapped under a waiting connect never reaches the outside socket"
+out=$(cd "$WS" && crun -- "$ATT" dgramrace "$OUT/dg.sock")
+is "$out" held "an fd swapped under a waiting sendmsg never reaches the outside socket"
+rm -f "$T/s.json"
+out=$(cd "$WS" && crun --status-file "$T/s.json" -- "$ATT" badcmsg)
+is "$?:$out" "0:EINVAL" "a control message longer than its buffer: EINVAL, cordon unharmed"
+is "$(json_field "$T/s.json" exit 'e["exit_code"]')" 0 "... and its exit event written"
+mkdir -p "$WS/jail/dev" && ln -s "$OUT" "$WS/jail/dev/shm"
+out=$(cd "$WS" && crun -- "$ATT" chroot jail ../outside/srv.sock)
+case $out in
+EACCES | "EPERM (unshare)" | "EPERM (chroot)") ok 0 "chroot with a dev/shm link to the outside: refused ($out)" ;;
+*) ok 1 "chroot with a dev/shm link to the outside: refused"; diag "$out" ;;
+esac
+sleep 0.2
+is "$(cat "$OUT/srv.log" "$OUT/dg.log")" "" "the outside servers received nothing from the attacks"
+out=$(cd "$WS" && crun --sandbox off -- "${U[@]}" connect "$OUT/srv.sock" control)
+is "$out" ok "control: the outside server is reachable unconfined"
+: >"$OUT/srv.log"
+
+# Calls from a thread that is not the main one (the supervisor takes the
+# fd from that thread), on Unix and TCP sockets, and name lookups.
+out=$(cd "$WS" && crun --allow-socket "$OUT/srv.sock" -- "$PY" -c '
+import socket, threading, sys
+res = []
+def t():
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1]); s.sendall(b"x"); s.recv(2); res.append("unix ok")
+    s = socket.socket()
+    try:
+        s.connect(("127.0.0.1", 9))
+    except ConnectionRefusedError:
+        res.append("tcp refused")
+    res.append("lookup " + socket.getaddrinfo("localhost", 80)[0][4][0])
+th = threading.Thread(target=t); th.start(); th.join()
+print(", ".join(res))' "$OUT/srv.sock" 2>&1)
+case $out in
+"unix ok, tcp refused, lookup "*) ok 0 "from a second thread: Unix connect, TCP connect, name lookup ($out)" ;;
+*) ok 1 "from a second thread: Unix connect, TCP connect, name lookup"; diag "$out" ;;
+esac
+: >"$OUT/srv.log"
+
 # Bad input: one line, exit 125.
 for bad in "$OUT/missing.sock" "$OUT/srv.log"; do
 	(cd "$WS" && crun --allow-socket "$bad" -- true) 2>"$T/e"

@@ -65,6 +65,44 @@ else
 	skip "no PID namespace here ($HAVE)"
 fi
 
+# ---- the run's process 1 is out of the command's reach ----------------------
+if has pid_namespace; then
+	out=$(cd "$WS" && crun -- "$PY" -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+r = []
+r.append("ptrace " + ("attached" if libc.ptrace(16, 1, 0, 0) == 0 else os.strerror(ctypes.get_errno())))
+for f in os.listdir("/proc/1/fd"):
+    try:
+        os.close(os.open("/proc/1/fd/" + f, os.O_WRONLY)); r.append("fd opened")
+    except OSError as e:
+        r.append("fd " + e.strerror)
+try:
+    os.kill(1, 19); r.append("stopped")
+except OSError as e:
+    r.append("kill " + e.strerror)
+print(", ".join(r))')
+	is "$out" "ptrace Operation not permitted, fd Permission denied, kill Operation not permitted" \
+		"process 1: no ptrace, no /proc/1/fd, no signal from the command"
+else
+	skip "no PID namespace here ($HAVE)"
+fi
+
+# Renames and links across directories work, with every layer and with
+# Landlock alone (no extra Landlock layer of cordon's may refuse them).
+for how in all nons; do
+	rm -rf "$WS/ra" "$WS/rb"
+	wrap=()
+	[ "$how" = nons ] && wrap=("$HELPERS/seccomp-deny" nons --)
+	out=$(cd "$WS" && "${wrap[@]}" "$CORDON" run --state-dir "$STATE" -- "$PY" -c '
+import os
+os.makedirs("ra/x"); os.makedirs("rb")
+open("ra/f", "w").close()
+os.rename("ra/f", "rb/f"); os.link("rb/f", "ra/x/g"); os.rename("ra/x", "rb/x")
+print("ok")' 2>&1)
+	is "$out" ok "renames and hard links across directories in the workspace ($how)"
+done
+
 # ---- without namespaces ---------------------------------------------------
 rm -f "$T/s.json"
 ("$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" -- true) 2>/dev/null
@@ -87,6 +125,27 @@ else
 	ok 1 "no namespaces: the documented survivor is not there (update the docs)"
 fi
 kill "$(cat "$WS/bgpid")" 2>/dev/null
+
+# ---- an mqueue mount of the caller's --------------------------------------------
+# A POSIX queue is a file there: with the IPC namespace the run sees its
+# own (empty) mqueue instead, and cannot take the user's messages.
+if has ipc_namespace && is_root && mkdir -p "$T/mq" && mount -t mqueue cordon-test "$T/mq" 2>/dev/null; then
+	q=cordon-t0140-$$
+	(cd "$OUT" && exec "$PY" "$TOP/tests/helpers/ipc.py" mq-peer "$q" >"$T/mq-ready") &
+	mqpeer=$!
+	for _ in $(seq 50); do [ -s "$T/mq-ready" ] && break; sleep 0.1; done
+	"$PY" "$TOP/tests/helpers/ipc.py" mq-send "$q" >/dev/null # the peer reports and takes it
+	out=$(cd "$WS" && crun -- sh -c "ls '$T/mq'; cat '$T/mq/$q' 2>&1 | head -c 60")
+	case $out in *"No such file"*) ok 0 "the caller's queue is not in the run's mqueue mount" ;;
+	*) ok 1 "the caller's queue is not in the run's mqueue mount"; diag "$out" ;; esac
+	[ -e "$T/mq/$q" ]
+	ok $? "control: the queue is there outside the run"
+	kill "$mqpeer"
+	wait "$mqpeer" 2>/dev/null
+	umount "$T/mq"
+else
+	skip "needs root and the IPC namespace to mount an mqueue of the test's own"
+fi
 
 # ---- terminal ---------------------------------------------------------------
 out=$(cd "$WS" && crun -- sh -c '(exec 3</dev/tty) 2>/dev/null && echo opened || echo refused' </dev/null 2>&1)

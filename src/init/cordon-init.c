@@ -40,6 +40,7 @@ typedef long s64;
 #define NR_kill 62
 #define NR_wait4 61
 #define NR_exit_group 231
+#define NR_prctl 157
 
 static s64 sys6(s64 n, s64 a, s64 b, s64 c, s64 d, s64 e, s64 f)
 {
@@ -71,6 +72,7 @@ __asm__(".text\n"
 #define NR_kill 129
 #define NR_wait4 260
 #define NR_exit_group 94
+#define NR_prctl 167
 
 static s64 sys6(s64 n, s64 a, s64 b, s64 c, s64 d, s64 e, s64 f)
 {
@@ -103,6 +105,7 @@ __asm__(".text\n"
 #endif
 
 #define SIGKILL 9
+#define PR_SET_DUMPABLE 4
 #define SIG_SETMASK 2
 #define WUNTRACED 2
 #define WALL 0x40000000
@@ -154,6 +157,10 @@ void init_main(s64 *sp)
 	if (argc != 3 || number(argv[1], &cmd) != 0 || number(argv[2], &fd) != 0)
 		quit(125);
 	sys6(NR_rt_sigprocmask, SIG_SETMASK, (s64)&all, 0, 8, 0, 0);
+	/* Not dumpable: no ptrace, and no /proc/1/fd, mem or environ, for
+	 * anything without CAP_SYS_PTRACE (the command is also in a nested
+	 * Landlock domain, which refuses both already). */
+	sys6(NR_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0, 0);
 	/* Nothing of the command's is held here but the status fd. */
 	for (int i = 0; i < 3; i++)
 		if (i != fd)

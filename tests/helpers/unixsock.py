@@ -21,6 +21,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 
 def serve(path, log, kind):
@@ -102,9 +103,12 @@ def main():
                             os.replace(tmp, link)
                         except OSError:
                             pass
+                        # Each state lasts a little, so connects see both
+                        # (and the flips, in between).
+                        time.sleep(0.0002)
             t = threading.Thread(target=flip)
             t.start()
-            connected = 0
+            connected, errors = 0, {}
             for _ in range(n):
                 s = socket.socket(socket.AF_UNIX)
                 try:
@@ -112,12 +116,13 @@ def main():
                     s.sendall(b"race\n")
                     s.recv(2)
                     connected += 1
-                except OSError:
-                    pass
+                except OSError as e:
+                    name = errno.errorcode.get(e.errno, str(e.errno))
+                    errors[name] = errors.get(name, 0) + 1
                 s.close()
             stop.set()
             t.join()
-            print("connected", connected)
+            print("connected", connected, " ".join(f"{k}:{v}" for k, v in sorted(errors.items())))
             return
     except OSError as e:
         fail(e)

@@ -175,6 +175,8 @@ struct rule_case {
 static const struct rule_case cases[] = {
 	C(TERM, "ioctl", EPERM_, "TIOCSTI", 0, TIOCSTI),
 	C(TERM, "ioctl", EPERM_, "TIOCLINUX", 0, TIOCLINUX),
+	C(TERM, "ioctl", EPERM_, "TIOCSETD", 0, TIOCSETD),
+	C(TERM, "ioctl", ALLOW, "TIOCGETD", 0, TIOCGETD),
 	C(TERM, "ioctl", EPERM_, "TIOCSTI, high bits set (low-32 compare)", 0,
 	  0xffffffff00000000ull | TIOCSTI),
 	C(TERM, "ioctl", ALLOW, "TIOCSTI in the high half only", 0, (uint64_t)TIOCSTI << 32),
@@ -251,6 +253,7 @@ static const struct rule_case cases[] = {
 	C(UNIX, "sendmsg", NOTIF, "sendmsg", 3, PTR, 0),
 	C(UNIX, "sendmmsg", NOTIF, "sendmmsg", 3, PTR, 1, 0),
 	C(UNIX, "socketcall", ERR(ENOSYS), "socketcall", 3, PTR),
+	C(UNIX, "bind", NOTIF, "bind", 3, PTR, 16),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
