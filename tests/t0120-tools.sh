@@ -146,13 +146,14 @@ else
 fi
 
 # A test suite that starts and stops its own servers: HTTP on 127.0.0.1
-# and a server on a Unix socket in the workspace, each a process.
+# and a server on a Unix socket in the workspace, each a process; one of
+# its clients runs in a thread.
 cp -r "$FIX/servers" "$WS/"
 req -- "$PY" servers/test_servers.py >"$T/suite.log" 2>&1
 rc=$?
 is "$rc" 0 "a test suite with its own servers works confined"
 [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/suite.log" | tail -n 15
-for t in test_http_on_localhost test_unix_socket; do
+for t in test_http_on_localhost test_unix_socket test_unix_socket_from_a_thread; do
 	grep -q "^$t (.*) \.\.\. ok$" "$T/suite.log"
 	ok $? "the suite's $t passed"
 done
@@ -160,16 +161,19 @@ grep -q '^127\.0\.0\.1 - - .*"GET /hello.txt HTTP/1.1" 200' "$WS/servers/http.lo
 ok $? "the HTTP server on 127.0.0.1 served the test's request"
 grep -q '^ping from pid' "$WS/servers/srv.log"
 ok $? "the Unix socket server in the workspace answered the test"
+grep -q '^from a thread from pid' "$WS/servers/srv.log"
+ok $? "... and the test's client thread"
 grep -q '^servers stopped: socket removed, port closed$' "$T/suite.log"
 ok $? "the suite stopped both servers (socket removed, port closed)"
 diag "the Unix socket server saw its client as: $(sed -n 's/^ping from //p' "$WS/servers/srv.log")"
 
 # pip install into a venv in the workspace, without the network: a wheel
-# made beforehand.
+# made beforehand, and a setuptools project built confined.
 pyver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 if tool_ok venv; then
 	mkdir -p "$WS/dist"
 	"$PY" "$FIX/pip/make_wheel.py" "$WS/dist" >/dev/null
+	cp -r "$FIX/pip/pkg" "$WS/pkg"
 	pip_in() { req -- venv/bin/python -m pip --disable-pip-version-check install -q --no-index "$@"; }
 	req -- "$PY" -m venv --system-site-packages venv 2>"$T/e"
 	is "$?" 0 "python3 -m venv works confined"
@@ -180,9 +184,22 @@ if tool_ok venv; then
 	out=$(req -- sh -c 'venv/bin/python -c "import cordon_wheel; print(cordon_wheel.__file__)" && venv/bin/cordon-wheel' 2>&1)
 	is "$out" "$WS/venv/lib/python$pyver/site-packages/cordon_wheel/__init__.py
 hello from cordon-wheel" "the installed module imports from the venv and its script runs"
+	if tool_ok setuptools; then
+		pip_in --no-build-isolation ./pkg >"$T/pip.log" 2>&1
+		rc=$?
+		is "$rc" 0 "pip install --no-build-isolation of a setuptools project works confined"
+		[ "$rc" -eq 0 ] || grep -v '^ *$' "$T/pip.log" | tail -n 6 | sed 's/^/#   /'
+		out=$(req -- sh -c 'venv/bin/python -c "import cordon_tiny; print(cordon_tiny.__file__)" && venv/bin/cordon-tiny' 2>&1)
+		is "$out" "$WS/venv/lib/python$pyver/site-packages/cordon_tiny/__init__.py
+hello from cordon-tiny" "the built package imports from the venv and its script runs"
+	else
+		skip "pip install --no-build-isolation of a setuptools project works confined: $TOOL_WHY"
+		skip "the built package imports from the venv: $TOOL_WHY"
+	fi
 	diag "$(req -- venv/bin/python -m pip --version 2>/dev/null)"
 else
-	for c in "python3 -m venv" "pip install of a wheel" "the installed module imports"; do
+	for c in "python3 -m venv" "pip install of a wheel" "the installed module imports" \
+		"pip install of a setuptools project" "the built package imports"; do
 		skip "$c works confined: $TOOL_WHY"
 	done
 fi

@@ -74,11 +74,16 @@ CONTROLS = {
              [(r"unshare: .*(Operation not permitted|Permission denied)",
                "no mount namespace for sshd's privilege separation directory")],
              "/usr/sbin/sshd"),
-    # A venv with pip from the system python (Debian: python3-venv).
+    # A venv with pip from the system python (Debian: python3-venv), and
+    # the setuptools and wheel a --no-build-isolation build uses.
     "venv": ("p=/usr/bin/python3; [ -x $p ] || p=python3; "
              "$p -m venv --system-site-packages v 2>&1 && v/bin/python -m pip --version 2>&1",
              r"^pip \d", [(r"ensurepip is not available|No module named venv",
                            "python3-venv is not installed")], "python3"),
+    "setuptools": ("p=/usr/bin/python3; [ -x $p ] || p=python3; "
+                   "$p -c 'import setuptools, wheel; print(\"built\")' 2>&1", r"^built$",
+                   [(r"No module named '(setuptools|wheel)'",
+                     "python3-setuptools or python3-wheel is not installed")], "python3"),
 }
 _cache = {}
 
