@@ -146,14 +146,15 @@ else
 fi
 
 # A test suite that starts and stops its own servers: HTTP on 127.0.0.1
-# and a server on a Unix socket in the workspace, each a process; one of
-# its clients runs in a thread.
+# and a server on a Unix socket in the workspace, each a process; a client
+# of each also runs in a thread.
 cp -r "$FIX/servers" "$WS/"
 req -- "$PY" servers/test_servers.py >"$T/suite.log" 2>&1
 rc=$?
 is "$rc" 0 "a test suite with its own servers works confined"
 [ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/suite.log" | tail -n 15
-for t in test_http_on_localhost test_unix_socket test_unix_socket_from_a_thread; do
+for t in test_http_on_localhost test_unix_socket test_http_from_a_thread \
+	test_unix_socket_from_a_thread; do
 	grep -q "^$t (.*) \.\.\. ok$" "$T/suite.log"
 	ok $? "the suite's $t passed"
 done
