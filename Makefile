@@ -303,7 +303,7 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run .ci/run .ci/check-macos \
+                   tests/tools/run tests/helpers/sshd-own .ci/run .ci/check-macos \
                    bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)

@@ -23,7 +23,8 @@ import sys
 import tempfile
 
 # tool: (control shell text, regex its output must match,
-#        [(regex of a known failure, reason to skip), ...])
+#        [(regex of a known failure, reason to skip), ...][, command])
+# where command, when given, is what must be installed (default: tool).
 # A None control depends on the uid (see _control_cmd). Controls run with
 # the caller's environment (RUSTUP_HOME, say) but HOME in their temp dir.
 CONTROLS = {
@@ -55,6 +56,34 @@ CONTROLS = {
               [(r"no default toolchain|rustup could not choose",
                 "cargo is rustup's proxy, with no toolchain for this user")]),
     "make": ("printf 'all:\\n\\t@echo made\\n' > Makefile && make -s 2>&1", r"^made$", []),
+    # A pty from the host's devpts, util-linux's script.
+    "script": ("script -q -c 'echo scripted' /dev/null </dev/null 2>&1", r"^scripted",
+               [(r"failed to create pseudo-terminal|openpty|No such file or directory.*pt",
+                 "no pseudo-terminal can be made here")]),
+    # An agent of its own holding a key of its own.
+    "ssh-agent": ("ssh-keygen -q -t ed25519 -N '' -f k 2>&1 && "
+                  "eval \"$(ssh-agent -s -a \"$PWD/a.sock\")\" >/dev/null && "
+                  "SSH_AUTH_SOCK=$PWD/a.sock ssh-add -q k 2>&1; "
+                  "SSH_AUTH_SOCK=$PWD/a.sock ssh-add -l 2>&1; rc=$?; kill \"$SSH_AGENT_PID\"; exit $rc",
+                  r"\(ED25519\)", []),
+    # sshd's own check of a configuration with a host key of its own, the
+    # way the tests start it (tests/helpers/sshd-own).
+    "sshd": ("ssh-keygen -q -t ed25519 -N '' -f hk 2>&1 && "
+             "printf 'HostKey %s/hk\\nPidFile none\\nUsePAM no\\n' \"$PWD\" > c && "
+             "sh \"{helpers}/sshd-own\" \"$PWD/c\" -t 2>&1 && echo sshd-ok", r"^sshd-ok$",
+             [(r"unshare: .*(Operation not permitted|Permission denied)",
+               "no mount namespace for sshd's privilege separation directory")],
+             "/usr/sbin/sshd"),
+    # A venv with pip from the system python (Debian: python3-venv), and
+    # the setuptools and wheel a --no-build-isolation build uses.
+    "venv": ("p=/usr/bin/python3; [ -x $p ] || p=python3; "
+             "$p -m venv --system-site-packages v 2>&1 && v/bin/python -m pip --version 2>&1",
+             r"^pip \d", [(r"ensurepip is not available|No module named venv",
+                           "python3-venv is not installed")], "python3"),
+    "setuptools": ("p=/usr/bin/python3; [ -x $p ] || p=python3; "
+                   "$p -c 'import setuptools, wheel; print(\"built\")' 2>&1", r"^built$",
+                   [(r"No module named '(setuptools|wheel)'",
+                     "python3-setuptools or python3-wheel is not installed")], "python3"),
 }
 _cache = {}
 
@@ -63,7 +92,8 @@ def _control_cmd(tool):
     cmd = CONTROLS[tool][0]
     if cmd is None and tool == "unshare":  # what the tests ask of it
         cmd = "unshare --uts true 2>&1" if os.geteuid() == 0 else "unshare -Ur true 2>&1"
-    return cmd
+    return cmd.replace("{helpers}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                 "helpers"))
 
 
 def check(tool, path):
@@ -72,10 +102,11 @@ def check(tool, path):
     if key in _cache:
         return _cache[key]
     why = None
-    if not shutil.which(tool, path=path):
-        why = ("skip", f"{tool} is not installed (not on PATH)")
+    command = CONTROLS[tool][3] if len(CONTROLS.get(tool, ())) > 3 else tool
+    if not shutil.which(command, path=path):
+        why = ("skip", f"{command} is not installed (not on PATH)")
     elif tool in CONTROLS:
-        _, want, known = CONTROLS[tool]
+        want, known = CONTROLS[tool][1:3]
         with tempfile.TemporaryDirectory(prefix="cordon-control.") as d:
             try:
                 r = subprocess.run(["/bin/sh", "-c", _control_cmd(tool)], cwd=d,
