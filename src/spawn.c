@@ -494,8 +494,9 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	p->tty_fd = pl.tty_fd;
 	p->statusfd = statusfd[0];
 	p->pidfd = -1;
-	/* Only a deadline needs to sleep on the child; waitpid does else. */
-	if (c->timeout_ms > 0)
+	/* A deadline sleeps on the child, and so does the wait for a reaper
+	 * to end after its record; a plain waitpid does else. */
+	if (c->timeout_ms > 0 || p->statusfd >= 0)
 		p->pidfd = pidfd_of(pid);
 	*out = p;
 	return 0;
@@ -572,7 +573,8 @@ static enum event next_event(cordon_proc *p, long long ms, int *status)
 				(void)kill(p->pid, SIGKILL);
 				until = 0;
 			}
-			child_nap(p->pidfd, 20);
+			/* Woken when it ends (pidfd), else a short nap. */
+			child_nap(p->pidfd, until ? until - monotonic_ms() : 20);
 		}
 		/* The reaper's record, or its own end when it was killed. */
 		*status = n == (ssize_t)sizeof(rec) && ((const char *)rec)[0] == 'X' ? rec[1] : st;

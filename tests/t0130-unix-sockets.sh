@@ -104,11 +104,18 @@ is "$(cat "$OUT/srv.log")" alloweddir "the allowed connections reached the serve
 
 # A symlink flipped between an inside and an outside socket while the
 # command connects: the socket checked is the socket connected to.
-(cd "$WS" && crun -- sh -c "
-	$UT serve \"\$PWD/good.sock\" /dev/null >ready & p=\$!
+# A busy machine can starve one attempt of inside states: a second one
+# runs when the first connected nothing (both are shown on failure).
+race() {
+	rm -f "$WS/ready" "$WS/good.sock" "$WS/flip.sock"
+	(cd "$WS" && crun -- sh -c "
+	$UT serve \"\$PWD/good.sock\" /dev/null >ready 2>&1 & p=\$!
 	while [ ! -s ready ]; do sleep 0.05; done
-	$UT race \"\$PWD/good.sock\" '$OUT/srv.sock' \"\$PWD/flip.sock\" 300; kill \$p") >"$T/race"
-case $(cat "$T/race") in
+	$UT race \"\$PWD/good.sock\" '$OUT/srv.sock' \"\$PWD/flip.sock\" 300; kill \$p" 2>&1)
+}
+race >"$T/race"
+case $(cat "$T/race") in "connected "[1-9]*) ;; *) race >>"$T/race" ;; esac
+case $(tail -n 1 "$T/race") in
 "connected "[1-9]*) ok 0 "race: some connects reached the inside socket ($(cat "$T/race"))" ;;
 *) ok 1 "race: some connects reached the inside socket"; diag "$(cat "$T/race")" ;;
 esac

@@ -12,6 +12,11 @@ layers() { crun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | "$PY" -c 'im
 HAVE=$(cd "$WS" && layers)
 has() { case " $HAVE " in *" $1 "*) return 0 ;; esac; return 1; }
 
+# started FILE: wait (up to 10 s) for a heartbeat file to be written.
+started() {
+	for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
 # beating FILE: 0 when FILE's heartbeat still changes.
 beating() {
 	local a b
@@ -27,8 +32,7 @@ hb() { echo "while :; do date +%s%N > '$1'; sleep 0.1; done"; }
 if has pid_namespace; then
 	# Control: unconfined, a setsid'd process does outlive the command.
 	(cd "$WS" && crun --sandbox off -- sh -c "setsid sh -c \"echo \\\$\\\$ > '$WS/ctlpid'; $(hb "$WS/hb0")\" & sleep 0.5")
-	sleep 0.3
-	beating "$WS/hb0"
+	started "$WS/hb0" && beating "$WS/hb0"
 	ok $? "control: --sandbox off, a setsid'd process outlives the run"
 	kill "$(cat "$WS/ctlpid")" 2>/dev/null
 	(cd "$WS" && crun -- sh -c "setsid sh -c \"$(hb "$WS/hb1")\" & nohup sh -c \"$(hb "$WS/hb2")\" >/dev/null 2>&1 & sleep 0.5")
@@ -72,7 +76,11 @@ import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 r = []
 r.append("ptrace " + ("attached" if libc.ptrace(16, 1, 0, 0) == 0 else os.strerror(ctypes.get_errno())))
-for f in os.listdir("/proc/1/fd"):
+try:
+    fds = os.listdir("/proc/1/fd")
+except OSError as e:
+    fds = []; r.append("fd " + e.strerror)
+for f in fds:
     try:
         os.close(os.open("/proc/1/fd/" + f, os.O_WRONLY)); r.append("fd opened")
     except OSError as e:
@@ -135,7 +143,7 @@ if has ipc_namespace && is_root && mkdir -p "$T/mq" && mount -t mqueue cordon-te
 	mqpeer=$!
 	for _ in $(seq 50); do [ -s "$T/mq-ready" ] && break; sleep 0.1; done
 	"$PY" "$TOP/tests/helpers/ipc.py" mq-send "$q" >/dev/null # the peer reports and takes it
-	out=$(cd "$WS" && crun -- sh -c "ls '$T/mq'; cat '$T/mq/$q' 2>&1 | head -c 60")
+	out=$(cd "$WS" && crun -- sh -c "ls '$T/mq'; cat '$T/mq/$q' 2>&1 | head -c 300")
 	case $out in *"No such file"*) ok 0 "the caller's queue is not in the run's mqueue mount" ;;
 	*) ok 1 "the caller's queue is not in the run's mqueue mount"; diag "$out" ;; esac
 	[ -e "$T/mq/$q" ]
