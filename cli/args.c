@@ -84,6 +84,7 @@ enum opt {
 	O_ENV,
 	O_KEEP_FD,
 	O_TEST_MAX_ABI,
+	O_ON_TAMPER,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
@@ -109,6 +110,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_ENV] = "env",
 	[O_KEEP_FD] = "keep-fd",
 	[O_TEST_MAX_ABI] = "test-max-abi",
+	[O_ON_TAMPER] = "on-tamper",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
 	[O_CLEAN_ENV] = "clean-env",
@@ -166,6 +168,10 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return push(&a->protect, &a->nprotect, v);
 	case O_STATE_DIR:
 		a->state_dir = v;
+		return 0;
+	case O_ON_TAMPER:
+		if (cordon_parse_on_tamper(v, &a->on_tamper) != 0)
+			return fail(a, "bad --on-tamper '%s' (want fail or neutralise)", v);
 		return 0;
 	case O_STATUS_FD:
 		if (cli_parse_uint(v, 1 << 30, &n) != 0)

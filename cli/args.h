@@ -28,6 +28,7 @@ struct cli_args {
 	size_t nprotect;
 	int no_default_protect;
 	const char *state_dir;
+	enum cordon_on_tamper on_tamper;
 	int status_fd; /* -1: none */
 	const char *status_file;
 	uint64_t timeout_ms; /* 0: none */

@@ -37,7 +37,10 @@ static const char usage_run[] =
 	"  --cache LIST            writable tool caches (default cargo,npm,pip,playwright)\n"
 	"  --no-caches             no tool cache is writable\n"
 	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
-	"  --no-default-protect    do not protect the workspace's .git/hooks, .git/config\n"
+	"  --no-default-protect    do not guard the workspace's git metadata (hooks,\n"
+	"                          config, commondir...: read-only, planted ones moved aside)\n"
+	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
+	"                          in required mode) or neutralise (moved aside, warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
 	"                          (default $XDG_STATE_HOME/cordon or ~/.local/state/cordon)\n"
 	"  --status-fd N           write JSON status events to fd N\n"
@@ -193,6 +196,20 @@ static void check(cordon *c, int r)
 		die("%s", cordon_last_error(c));
 }
 
+/* One line for what the run planted and cordon moved aside. */
+static void warn_tampered(const cordon *c)
+{
+	size_t n = cordon_tampered_count(c);
+	if (n == 0)
+		return;
+	const char *moved = cordon_tampered_moved(c, 0);
+	msg("cordon: warning: ",
+	    "the run left %zu git file%s that a later git command would run or read; "
+	    "moved aside: %s -> %s%s",
+	    n, n == 1 ? "" : "s", cordon_tampered_path(c, 0),
+	    moved[0] != '\0' ? moved : "(removed)", n > 1 ? " (all in the exit event)" : "");
+}
+
 static void configure(cordon *c, const struct cli_args *a)
 {
 	check(c, cordon_set_mode(c, a->mode));
@@ -206,6 +223,7 @@ static void configure(cordon *c, const struct cli_args *a)
 	for (size_t i = 0; i < a->nprotect; i++)
 		check(c, cordon_add_protect(c, a->protect[i]));
 	check(c, cordon_set_default_protect(c, !a->no_default_protect));
+	check(c, cordon_set_on_tamper(c, a->on_tamper));
 	if (a->state_dir != NULL)
 		check(c, cordon_set_state_dir(c, a->state_dir));
 	if (a->status_fd >= 0)
@@ -263,9 +281,13 @@ static int cmd_run(const struct cli_args *a)
 	child_pgid = 0;
 	if (r != 0)
 		msg("cordon: ", "%s", cordon_last_error(c));
-	cordon_end(c);
+	int e = cordon_end(c);
+	if (e == CORDON_ETAMPERED)
+		msg("cordon: ", "%s", cordon_last_error(c));
+	else
+		warn_tampered(c);
 	cordon_free(c);
-	return r != 0 ? EXIT_CORDON : res.exit_code;
+	return r != 0 || e == CORDON_ETAMPERED ? EXIT_CORDON : res.exit_code;
 }
 
 int main(int argc, char *argv[])

@@ -31,6 +31,7 @@
 #ifndef CORDON_H
 #define CORDON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -54,6 +55,7 @@ extern "C" {
 #define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
+#define CORDON_ETAMPERED (-9) /* the run planted git files (cordon_set_on_tamper) */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -123,8 +125,21 @@ CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
 /* A path inside a writable tree that must stay read-only. */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
-/* Protect the workspace's .git/hooks and .git/config (default on). */
+/* Guard the workspace's git metadata (default on): the files a later git
+ * command reads to decide what to run (config, hooks, commondir,
+ * config.worktree, info/attributes, ".git" files, of the repository, its
+ * worktrees and submodules) are read-only when they exist, and any that
+ * appear or change are neutralised when the run ends. Off: none of it. */
 CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
+/* What a run that planted such files ends with (cordon_end()): */
+enum cordon_on_tamper {
+	CORDON_TAMPER_DEFAULT = 0, /* FAIL in "required" mode, else NEUTRALISE */
+	CORDON_TAMPER_NEUTRALISE, /* moved aside, reported, cordon_end() succeeds */
+	CORDON_TAMPER_FAIL /* moved aside, reported, cordon_end() CORDON_ETAMPERED */
+};
+CORDON_EXPORT int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how);
+/* "fail" or "neutralise". */
+CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out);
 /* Directory for per-run temp dirs. Default
  * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon. */
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
@@ -189,6 +204,12 @@ CORDON_EXPORT int cordon_abi(const cordon *c);
 /* NULL-terminated lists of fixed identifiers. */
 CORDON_EXPORT const char *const *cordon_layers(const cordon *c);
 CORDON_EXPORT const char *const *cordon_gaps(const cordon *c);
+/* After cordon_end(): how many git files the run planted (neutralised),
+ * and each one's path and where it was moved ("" when removed); NULL
+ * past the end. Valid until the next cordon_begin() or cordon_free(). */
+CORDON_EXPORT size_t cordon_tampered_count(const cordon *c);
+CORDON_EXPORT const char *cordon_tampered_path(const cordon *c, size_t i);
+CORDON_EXPORT const char *cordon_tampered_moved(const cordon *c, size_t i);
 /* The run's temp dir, or NULL. */
 CORDON_EXPORT const char *cordon_tmpdir(const cordon *c);
 /* The start status event as one JSON line without newline; caller frees.

@@ -235,23 +235,45 @@ static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
 	return 0;
 }
 
+/* One cache location. It is resolved without following a symlink that
+ * lies in a writable tree (policy_resolve_untampered): a run with
+ * CARGO_HOME in its workspace could otherwise replace .cargo/registry
+ * with a link and have the next run grant whatever it names. A location
+ * inside a writable tree is writable already and gets no grant (nor a
+ * directory made for it) of its own. */
 static int resolve_one(cordon *c, const struct cache_loc *loc)
 {
 	struct policy *p = &c->pol;
 	struct cache_entry *e = NULL;
-	char real[CORDON_PATH_MAX];
+	char real[CORDON_PATH_MAX], again[CORDON_PATH_MAX];
 	struct stat st;
 	int r = push_entry(p, loc->tool, loc->path, CACHE_UNAVAILABLE, &e);
 	if (r != 0 || e == NULL)
 		return r;
 	e->is_dir = loc->is_dir;
-	if (lstat(loc->path, &st) != 0) {
-		if ((loc->is_dir ? mkdir_p(loc->path) : make_file(loc->path)) != 0)
+	int rr = policy_resolve_untampered(p, loc->path, real, sizeof(real));
+	if (rr == 0 && policy_inside_writable(p, real))
+		e->state = CACHE_INSIDE;
+	else if (rr == POLICY_REDIRECTED)
+		e->state = CACHE_REDIRECTED;
+	if (rr != 0 || e->state == CACHE_INSIDE) {
+		char *dup = rr == 0 || rr == POLICY_REDIRECTED ? strdup(real) : NULL;
+		if (dup != NULL) {
+			free(e->path);
+			e->path = dup;
+		}
+		return 0;
+	}
+	if (lstat(real, &st) != 0) {
+		if ((loc->is_dir ? mkdir_p(real) : make_file(real)) != 0)
 			return 0;
 		e->created = 1;
+		/* What was made is what was checked. */
+		if (policy_resolve_untampered(p, real, again, sizeof(again)) != 0 ||
+		    strcmp(again, real) != 0)
+			return 0;
 	}
-	if (realpath(loc->path, real) == NULL || stat(real, &st) != 0 ||
-	    (S_ISDIR(st.st_mode) ? 1 : 0) != loc->is_dir)
+	if (stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != loc->is_dir)
 		return 0;
 	char *dup = strdup(real);
 	if (dup == NULL)

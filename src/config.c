@@ -149,6 +149,31 @@ int cordon_set_caches(cordon *c, unsigned mask)
 	}
 
 FLAG_SETTER(cordon_set_default_protect, default_protect)
+
+int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (how != CORDON_TAMPER_DEFAULT && how != CORDON_TAMPER_NEUTRALISE &&
+	    how != CORDON_TAMPER_FAIL)
+		return cordon_fail(c, CORDON_EINVAL, "unknown on-tamper value %d", (int)how);
+	c->on_tamper = how;
+	return 0;
+}
+
+int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out)
+{
+	if (s == NULL || out == NULL)
+		return CORDON_EINVAL;
+	if (strcmp(s, "fail") == 0)
+		*out = CORDON_TAMPER_FAIL;
+	else if (strcmp(s, "neutralise") == 0 || strcmp(s, "neutralize") == 0)
+		*out = CORDON_TAMPER_NEUTRALISE;
+	else
+		return CORDON_EINVAL;
+	return 0;
+}
 FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)

@@ -40,8 +40,52 @@ cordon *cordon_new(void)
 	return c;
 }
 
+static void tampered_free(cordon *c)
+{
+	for (size_t i = 0; i < c->ntampered; i++) {
+		free(c->tampered[i].path);
+		free(c->tampered[i].moved);
+	}
+	free(c->tampered);
+	c->tampered = NULL;
+	c->ntampered = 0;
+}
+
+int tampered_add(cordon *c, const char *path, const char *moved)
+{
+	struct tamper *t = realloc(c->tampered, (c->ntampered + 1) * sizeof(*t));
+	if (t == NULL)
+		return CORDON_ENOMEM;
+	c->tampered = t;
+	t[c->ntampered].path = strdup(path);
+	t[c->ntampered].moved = strdup(moved);
+	if (t[c->ntampered].path == NULL || t[c->ntampered].moved == NULL) {
+		free(t[c->ntampered].path);
+		free(t[c->ntampered].moved);
+		return CORDON_ENOMEM;
+	}
+	c->ntampered++;
+	return 0;
+}
+
+size_t cordon_tampered_count(const cordon *c)
+{
+	return c != NULL ? c->ntampered : 0;
+}
+
+const char *cordon_tampered_path(const cordon *c, size_t i)
+{
+	return c != NULL && i < c->ntampered ? c->tampered[i].path : NULL;
+}
+
+const char *cordon_tampered_moved(const cordon *c, size_t i)
+{
+	return c != NULL && i < c->ntampered ? c->tampered[i].moved : NULL;
+}
+
 static void release_run(cordon *c)
 {
+	gitguard_free(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
 	env_free(c->envp);
@@ -58,6 +102,7 @@ void cordon_free(cordon *c)
 	if (c->stage == ST_BEGUN)
 		(void)cordon_end(c);
 	release_run(c);
+	tampered_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->state_dir_opt);
@@ -148,13 +193,30 @@ static int check_fds(cordon *c)
 		if (fcntl(c->keep_fds[i], F_GETFD) < 0)
 			return cordon_fail(c, CORDON_EINVAL, "--keep-fd %d is not open",
 					   c->keep_fds[i]);
-	if (c->status_file != NULL) {
+	return 0;
+}
+
+/* The status file, once the writable set is known: a symlink inside a
+ * writable tree (planted by an earlier run) is not followed, so the
+ * events cannot be appended to a file outside. */
+static int open_status_file(cordon *c)
+{
+	char real[CORDON_PATH_MAX];
+	if (c->status_file == NULL)
+		return 0;
+	int r = policy_resolve_untampered(&c->pol, c->status_file, real, sizeof(real));
+	if (r == POLICY_REDIRECTED)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing status file %s: it leads through a symlink inside a "
+				   "writable tree (%s), which a confined run may have planted",
+				   c->status_file, real);
+	if (r == 0)
 		c->status_file_fd = open(
-			c->status_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
-		if (c->status_file_fd < 0)
-			return cordon_fail_errno(c, CORDON_EINVAL, errno,
-						 "cannot open status file %s", c->status_file);
-	}
+			real, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
+			0600);
+	if (r != 0 || c->status_file_fd < 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot open status file %s",
+					 c->status_file);
 	return 0;
 }
 
@@ -223,10 +285,15 @@ static int begin(cordon *c)
 	/* The probe's trial runs while the policy is resolved and the run's
 	 * dir is made (a mkdir is a journal transaction on ext4). */
 	const struct backend *be = backend_for_platform();
+	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
+		return r;
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();
 	if (c->mode != CORDON_MODE_OFF) {
+		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
+		    (r = open_status_file(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = runtmp_create(c)) != 0) {
 			struct backend_probe reap; /* collect the trial: no zombie left */
 			be->probe(0, &reap);
@@ -316,6 +383,9 @@ int cordon_end(cordon *c)
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
 	runtmp_remove(c); /* before the exit event: "ended" means cleaned up */
+	/* Every process of the run has ended: what it left in git's files
+	 * is looked at now, before anyone runs git again. */
+	int tampered = gitguard_end(c);
 	pthread_mutex_lock(&c->lock);
 	int have = c->have_last;
 	struct cordon_result last = c->last;
@@ -327,6 +397,15 @@ int cordon_end(cordon *c)
 	}
 	release_run(c);
 	c->stage = ST_ENDED;
+	enum cordon_on_tamper how = c->on_tamper;
+	if (how == CORDON_TAMPER_DEFAULT)
+		how = c->mode == CORDON_MODE_REQUIRED ? CORDON_TAMPER_FAIL
+						      : CORDON_TAMPER_NEUTRALISE;
+	if (tampered > 0 && how == CORDON_TAMPER_FAIL)
+		return cordon_fail(c, CORDON_ETAMPERED,
+				   "the run left %d git file%s that a later git command would run "
+				   "or read (first: %s); moved aside",
+				   tampered, tampered == 1 ? "" : "s", c->tampered[0].path);
 	return 0;
 }
 

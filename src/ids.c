@@ -151,6 +151,10 @@ const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
 	[CACHE_CREATED] = { "created", "it was created for this run and is writable" },
 	[CACHE_REFUSED] = { "refused", "it is /, the home or an ancestor of it: not granted" },
 	[CACHE_UNAVAILABLE] = { "unavailable", "it could not be made: not granted" },
+	[CACHE_INSIDE] = { "inside", "it lies in a writable tree already: no grant of its own" },
+	[CACHE_REDIRECTED] = { "redirected",
+			       "a symlink inside a writable tree leads it elsewhere (a previous "
+			       "run may have planted it): not granted" },
 };
 
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&

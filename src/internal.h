@@ -127,6 +127,10 @@ void policy_free(struct policy *p);
 
 /* 1 when path (canonical) lies in the writable set. */
 int policy_inside_writable(const struct policy *p, const char *path);
+/* A protected path that is not the user's own (the git guard's). */
+int policy_add_protect(struct policy *p, const char *path);
+#define POLICY_REDIRECTED 1
+int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);
 
 /* ---- caches.c ---- */
 int caches_resolve(cordon *c);
@@ -242,6 +246,7 @@ struct cordon {
 	int *keep_fds;
 	size_t nkeep;
 	int max_abi;
+	enum cordon_on_tamper on_tamper;
 
 	/* the run */
 	enum stage stage;
@@ -255,6 +260,9 @@ struct cordon {
 	int tmp_lock_fd;
 	char **envp; /* child environment */
 	int status_file_fd;
+	struct gitguard *gitguard;
+	struct tamper *tampered;
+	size_t ntampered;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
@@ -264,6 +272,18 @@ struct cordon {
 	int have_last;
 	unsigned long id; /* unique per handle: tags its errors (error.c) */
 };
+
+/* ---- gitguard.c: git metadata a run must not plant (see there) ---- */
+struct gitguard;
+struct tamper {
+	char *path; /* what the run left */
+	char *moved; /* where it is now, "" when removed */
+};
+int gitguard_begin(cordon *c);
+/* After the run: the number of files neutralised (c->tampered). */
+int gitguard_end(cordon *c);
+void gitguard_free(cordon *c);
+int tampered_add(cordon *c, const char *path, const char *moved);
 
 struct cordon_proc {
 	cordon *c;

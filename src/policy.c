@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -142,18 +143,121 @@ void policy_free(struct policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* realpath + stat; what names the path in messages. */
+/* realpath, except that a symlink met on the way that lies in a
+ * writable tree of p is not followed: a previous run may have planted
+ * it to turn this path (a cache, an --allow-write or --protect path, the
+ * status file, the state dir) into another place. Symlinks elsewhere are
+ * followed (a ~/.cargo that links to another disk keeps working).
+ * Components past the first missing one are appended as they are (the
+ * caller may create them). in may be relative (to the cwd).
+ * 0: out holds the path; POLICY_REDIRECTED: out holds the symlink;
+ * -1: errno says why (ENAMETOOLONG, ELOOP, ...). */
+int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen)
+{
+	char rest[CORDON_PATH_MAX], cur[CORDON_PATH_MAX], link[CORDON_PATH_MAX];
+	size_t cl = 0; /* cur is "" for "/" */
+	int links = 0;
+
+	if (in[0] == '/') {
+		if (strlen(in) >= sizeof(rest))
+			return errno = ENAMETOOLONG, -1;
+		memcpy(rest, in, strlen(in) + 1);
+	} else {
+		char cwd[CORDON_PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) == NULL || path_join(rest, sizeof(rest), cwd, in) != 0)
+			return errno = ENAMETOOLONG, -1;
+	}
+	cur[0] = '\0';
+	char *r = rest;
+	int missing = 0;
+	while (*r != '\0') {
+		while (*r == '/')
+			r++;
+		if (*r == '\0')
+			break;
+		char *end = strchr(r, '/');
+		size_t n = end ? (size_t)(end - r) : strlen(r);
+		if ((n == 1 && r[0] == '.') || n == 0) {
+			r += n;
+			continue;
+		}
+		if (n == 2 && r[0] == '.' && r[1] == '.') {
+			char *slash = strrchr(cur, '/');
+			cl = slash ? (size_t)(slash - cur) : 0;
+			cur[cl] = '\0';
+			r += n;
+			continue;
+		}
+		if (cl + 1 + n >= sizeof(cur))
+			return errno = ENAMETOOLONG, -1;
+		cur[cl] = '/';
+		memcpy(cur + cl + 1, r, n);
+		cur[cl + 1 + n] = '\0';
+		r += n;
+		struct stat st;
+		if (missing || lstat(cur, &st) != 0) {
+			if (!missing && errno != ENOENT)
+				return -1;
+			missing = 1; /* the rest, lexically */
+			cl += 1 + n;
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			cl += 1 + n;
+			continue;
+		}
+		/* A symlink, in the directory cur[0..cl). */
+		cur[cl] = '\0';
+		if (policy_inside_writable(p, cl ? cur : "/")) {
+			cur[cl] = '/';
+			if (snprintf(out, outlen, "%s", cur) >= (int)outlen)
+				return errno = ENAMETOOLONG, -1;
+			return POLICY_REDIRECTED;
+		}
+		cur[cl] = '/';
+		if (++links > 40)
+			return errno = ELOOP, -1;
+		ssize_t k = readlink(cur, link, sizeof(link) - 1);
+		if (k < 0)
+			return -1;
+		link[k] = '\0';
+		cur[cl] = '\0';
+		/* The target, then what was left. */
+		char next[CORDON_PATH_MAX];
+		if (snprintf(next, sizeof(next), "%s/%s", link, r) >= (int)sizeof(next))
+			return errno = ENAMETOOLONG, -1;
+		if (link[0] == '/') {
+			cl = 0;
+			cur[0] = '\0';
+		}
+		memcpy(rest, next, strlen(next) + 1);
+		r = rest;
+	}
+	if (snprintf(out, outlen, "%s", cl ? cur : "/") >= (int)outlen)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/* realpath + stat, without following a symlink that lies in a tree
+ * already writable (policy_resolve_untampered); what names the path in
+ * messages. */
 static int canonical(cordon *c, const char *what, const char *in, char *out, int *is_dir)
 {
 	struct stat st;
-	if (realpath(in, out) == NULL) {
+	int r = policy_resolve_untampered(&c->pol, in, out, CORDON_PATH_MAX);
+	if (r == POLICY_REDIRECTED)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing %s %s: it leads through a symlink inside a writable "
+				   "tree (%s), which a confined run may have planted",
+				   what, in, out);
+	if (r != 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "%s: %s", what, in);
+	if (stat(out, &st) != 0) {
 		int e = errno;
 		if (e == ENOENT || e == ENOTDIR)
 			return cordon_fail(c, CORDON_EINVAL, "%s does not exist: %s", what, in);
 		return cordon_fail_errno(c, CORDON_EINVAL, e, "%s: %s", what, in);
 	}
-	if (stat(out, &st) != 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, errno, "%s: %s", what, in);
 	*is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
 	return 0;
 }
@@ -280,18 +384,17 @@ static int resolve(cordon *c)
 		if ((r = add_socket(c, p, c->allow_socket.v[i])) != 0)
 			return r;
 
-	/* .git/hooks and .git/config, when they exist at the start: a fresh
-	 * "git init" during the run must keep working. */
-	static const char *const defaults[] = { ".git/hooks", ".git/config" };
-	for (size_t i = 0; c->default_protect && i < 2; i++) {
-		/* A path too long for a system call does not exist either. */
-		if (path_join(buf, sizeof(buf), p->workspace, defaults[i]) != 0 ||
-		    realpath(buf, real) == NULL || !policy_inside_writable(p, real))
-			continue;
-		if ((r = add_protect(p, real, 0)) != 0)
-			return r;
-	}
 	return 0;
+}
+
+int policy_add_protect(struct policy *p, const char *path)
+{
+	char real[CORDON_PATH_MAX];
+	/* A link (hooks -> ../tools/hooks) protects what it names, when
+	 * that is writable at all. */
+	if (realpath(path, real) == NULL || !policy_inside_writable(p, real))
+		return 0;
+	return add_protect(p, real, 0);
 }
 
 int policy_resolve(cordon *c)

@@ -63,10 +63,26 @@ static void sweep(int runs_fd, const char *own)
 	closedir(d);
 }
 
+/* path (or fd, when >= 0) is a directory, not a symlink, owned by the
+ * effective user and not writable by group or others. */
+static int owned_dir(cordon *c, const char *path, int fd)
+{
+	struct stat st;
+	if ((fd >= 0 ? fstat(fd, &st) : lstat(path, &st)) != 0)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "state directory %s", path);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) != 0)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing the state directory: %s must be a directory (not a "
+				   "symlink) owned by uid %ld and not writable by group or others",
+				   path, (long)geteuid());
+	return 0;
+}
+
 int runtmp_create(cordon *c)
 {
 	char state[CORDON_PATH_MAX], real[CORDON_PATH_MAX], tmpl[CORDON_PATH_MAX];
 	struct stat a, b;
+	int r;
 
 	int sr = runtmp_state_dir(c, state, sizeof(state));
 	if (sr == -2)
@@ -76,9 +92,28 @@ int runtmp_create(cordon *c)
 				   CORDON_PATH_MAX - 1);
 	if (sr != 0)
 		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
-	if (mkdir_p(state) != 0 || realpath(state, real) == NULL)
+	/* The state dir is where runs' dirs are made and swept: a command
+	 * must not be able to move it (a symlink planted in a writable tree)
+	 * or write it (inside a writable tree, or writable by others). */
+	int rr = policy_resolve_untampered(&c->pol, state, real, sizeof(real));
+	if (rr == POLICY_REDIRECTED)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing the state directory %s: it leads through a symlink "
+				   "inside a writable tree (%s)",
+				   state, real);
+	if (rr != 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "state directory %s", state);
+	if (policy_inside_writable(&c->pol, real))
+		return cordon_fail(
+			c, CORDON_EREFUSED,
+			"refusing the state directory %s: it is inside a tree the command "
+			"may write (--state-dir elsewhere)",
+			state);
+	if (mkdir_p(real) != 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create state directory %s",
 					 state);
+	if ((r = owned_dir(c, real, -1)) != 0)
+		return r;
 	if (snprintf(tmpl, sizeof(tmpl), "%s/runs", real) >= (int)sizeof(tmpl))
 		return cordon_fail(c, CORDON_EINVAL, "state directory path too long");
 	if (mkdir(tmpl, 0700) != 0 && errno != EEXIST)
@@ -86,6 +121,10 @@ int runtmp_create(cordon *c)
 	int runs_fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (runs_fd < 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot open %s", tmpl);
+	if ((r = owned_dir(c, tmpl, runs_fd)) != 0) {
+		close(runs_fd);
+		return r;
+	}
 
 	for (int attempt = 0; attempt < 16; attempt++) {
 		if (snprintf(tmpl, sizeof(tmpl), "%s/runs/XXXXXX", real) >= (int)sizeof(tmpl) ||

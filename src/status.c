@@ -223,6 +223,22 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r)
 	jb_time(&b, &c->begun_real);
 	jb_key(&b, "ended_at");
 	jb_time(&b, &end_real);
+	jb_key(&b, "tampered");
+	jb_raw(&b, "[");
+	for (size_t i = 0; i < c->ntampered; i++) {
+		if (i > 0)
+			jb_raw(&b, ",");
+		jb_raw(&b, "{");
+		jb_key(&b, "path");
+		jb_str(&b, c->tampered[i].path);
+		jb_key(&b, "moved_to");
+		if (c->tampered[i].moved[0] != '\0')
+			jb_str(&b, c->tampered[i].moved);
+		else
+			jb_raw(&b, "null");
+		jb_raw(&b, "}");
+	}
+	jb_raw(&b, "]");
 	jb_raw(&b, "}");
 	return jb_finish(&b);
 }

@@ -181,8 +181,12 @@ is "$(json_field "$T/s.json" status '"mount_namespace" in e["layers"]')" false "
 is "$(json_field "$T/s.json" status '"metadata_outside_not_restricted" in e["gaps"] and "protected_paths_not_enforced" in e["gaps"]')" \
 	true "no namespaces: metadata and protection gaps reported"
 is "$(stat -c %a "$OUT/target")" 600 "no namespaces: the metadata gap is real (chmod went through)"
-[ -e "$WS/.git/hooks/x" ]
-ok $? "no namespaces: the protection gap is real"
+# The write went through during the run (the gap); the git guard moved
+# the changed hooks dir aside when it ended (auto: the run still succeeds).
+ls "$WS"/.git/hooks.cordon-tampered-*/x >/dev/null 2>&1 && [ ! -e "$WS/.git/hooks/x" ]
+ok $? "no namespaces: the protection gap is real, and the planted hook is moved aside at the end"
+is "$(json_field "$T/s.json" exit '[t["path"] for t in e["tampered"]]')" "[\"$WS/.git/hooks\"]" \
+	"no namespaces: the exit event lists what was moved aside"
 rm -f "$T/s.json"
 (cd "$WS" && "$DENY" nons -- "$CORDON" run --sandbox required --state-dir "$STATE" --status-file "$T/s.json" \
 	--protect "$WS/.git/config" -- sh -c 'echo ran > ran') >/dev/null 2>"$T/e"

@@ -75,6 +75,7 @@ static void error_convention(void)
 		{ "add_keep_fd(-2)", cordon_add_keep_fd(c, -2) },
 		{ "test_set_max_abi(-1)", cordon_test_set_max_abi(c, -1) },
 		{ "set_caches(0x100)", cordon_set_caches(c, 0x100) },
+		{ "set_on_tamper(7)", cordon_set_on_tamper(c, (enum cordon_on_tamper)7) },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		is_int(bad[i].r, CORDON_EINVAL, "%s returns CORDON_EINVAL", bad[i].name);
@@ -90,6 +91,7 @@ static void error_convention(void)
 		{ "add_allow_write", cordon_add_allow_write(c, outside) },
 		{ "set_caches", cordon_set_caches(c, CORDON_CACHE_NPM) },
 		{ "set_default_protect", cordon_set_default_protect(c, 0) },
+		{ "set_on_tamper", cordon_set_on_tamper(c, CORDON_TAMPER_FAIL) },
 		{ "set_state_dir", cordon_set_state_dir(c, state) },
 		{ "set_timeout_ms", cordon_set_timeout_ms(c, 5000) },
 		{ "set_clean_env", cordon_set_clean_env(c, 1) },
@@ -106,6 +108,15 @@ static void error_convention(void)
 	is_int(cordon_parse_mode("bogus", &m), CORDON_EINVAL, "parse_mode(bogus)");
 	is_int(cordon_parse_mode("off", &m), 0, "parse_mode(off)");
 	is_int(m, CORDON_MODE_OFF, "parse_mode(off) -> CORDON_MODE_OFF");
+	enum cordon_on_tamper how = CORDON_TAMPER_DEFAULT;
+	is_int(cordon_parse_on_tamper("bogus", &how), CORDON_EINVAL, "parse_on_tamper(bogus)");
+	is_int(cordon_parse_on_tamper("neutralise", &how), 0, "parse_on_tamper(neutralise)");
+	is_int(how, CORDON_TAMPER_NEUTRALISE, "... -> CORDON_TAMPER_NEUTRALISE");
+	is_int(cordon_parse_on_tamper("fail", &how), 0, "parse_on_tamper(fail)");
+	is_int(how, CORDON_TAMPER_FAIL, "... -> CORDON_TAMPER_FAIL");
+	is_int((int)cordon_tampered_count(c), 0, "tampered_count before a run: 0");
+	ok(cordon_tampered_path(c, 0) == NULL && cordon_tampered_moved(c, 0) == NULL,
+	   "tampered_path/moved past the end: NULL");
 	is_int(cordon_parse_caches("npm,bogus", &mask), CORDON_EINVAL, "parse_caches(bogus)");
 	is_int(cordon_parse_caches("npm,pip", &mask), 0, "parse_caches(npm,pip)");
 	is_int(mask, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "parse_caches mask");

@@ -152,6 +152,19 @@ static void test_value_options(void)
 	is_str(a.state_dir, "/s2", "--state-dir=V sets it");
 	cli_args_free(&a);
 
+	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --on-tamper");
+	is_int(a.on_tamper, CORDON_TAMPER_DEFAULT, "no --on-tamper: the mode's default");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--on-tamper", "neutralise", "--", "x")), 0,
+	       "--on-tamper neutralise");
+	is_int(a.on_tamper, CORDON_TAMPER_NEUTRALISE, "--on-tamper neutralise sets it");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--on-tamper=fail", "--", "x")), 0, "--on-tamper=fail");
+	is_int(a.on_tamper, CORDON_TAMPER_FAIL, "--on-tamper=fail sets it");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--on-tamper", "maybe", "--", "x")), -1, "--on-tamper maybe");
+	cli_args_free(&a);
+
 	is_int(parse(&a, ARGV("run", "--status-fd", "3", "--", "x")), 0, "--status-fd V");
 	is_int(a.status_fd, 3, "--status-fd 3");
 	cli_args_free(&a);

@@ -1,0 +1,452 @@
+/*
+ * Two of git's file formats, read just far enough for the git guard
+ * (gitguard.c): a config file's keys, judged against the keys git
+ * itself writes when it makes a repository, a clone, a submodule or a
+ * worktree; and the index's paths, for the directories git tracks.
+ * Pure: buffers in, answers out; unit-tested and fuzzed.
+ *
+ * Config syntax (git-config(1) "CONFIGURATION FILE"): "[section]",
+ * "[section \"subsection\"]", the older "[section.subsection]", then
+ * "name = value" or a bare "name" (true). Values may be quoted, hold
+ * escapes, and continue on the next line after a backslash; "#" and ";"
+ * start comments outside quotes. Anything this reader does not follow is
+ * judged unsafe: a planted file gains nothing from odd syntax.
+ */
+#include "gitfmt.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* ---- config ---- */
+
+struct key {
+	const char *section; /* lower case */
+	const char *name; /* lower case */
+	int sub; /* 1: a subsection (any), 0: none */
+	enum git_value check;
+};
+
+/* What git writes itself: init, clone, submodule init/update/add,
+ * worktree add, remote add, branch --set-upstream, config of identity.
+ * Nothing here names a program to run or a file to read. */
+static const struct key safe_keys[] = {
+	{ "core", "repositoryformatversion", 0, GV_ANY },
+	{ "core", "filemode", 0, GV_ANY },
+	{ "core", "bare", 0, GV_ANY },
+	{ "core", "logallrefupdates", 0, GV_ANY },
+	{ "core", "ignorecase", 0, GV_ANY },
+	{ "core", "precomposeunicode", 0, GV_ANY },
+	{ "core", "symlinks", 0, GV_ANY },
+	{ "core", "autocrlf", 0, GV_ANY },
+	{ "core", "eol", 0, GV_ANY },
+	{ "core", "sharedrepository", 0, GV_ANY },
+	{ "core", "worktree", 0, GV_WORKTREE },
+	{ "extensions", "objectformat", 0, GV_ANY },
+	{ "extensions", "refstorage", 0, GV_ANY },
+	{ "extensions", "worktreeconfig", 0, GV_ANY },
+	{ "extensions", "partialclone", 0, GV_ANY },
+	{ "remote", "url", 1, GV_URL },
+	{ "remote", "pushurl", 1, GV_URL },
+	{ "remote", "fetch", 1, GV_ANY },
+	{ "remote", "push", 1, GV_ANY },
+	{ "remote", "tagopt", 1, GV_ANY },
+	{ "remote", "mirror", 1, GV_ANY },
+	{ "remote", "promisor", 1, GV_ANY },
+	{ "remote", "partialclonefilter", 1, GV_ANY },
+	{ "branch", "remote", 1, GV_ANY },
+	{ "branch", "merge", 1, GV_ANY },
+	{ "branch", "rebase", 1, GV_ANY },
+	{ "branch", "pushremote", 1, GV_ANY },
+	{ "submodule", "url", 1, GV_URL },
+	{ "submodule", "active", 1, GV_ANY },
+	{ "submodule", "branch", 1, GV_ANY },
+	{ "submodule", "update", 1, GV_UPDATE },
+	{ "submodule", "active", 0, GV_ANY },
+	{ "user", "name", 0, GV_ANY },
+	{ "user", "email", 0, GV_ANY },
+	{ "init", "defaultbranch", 0, GV_ANY },
+	{ "pull", "rebase", 0, GV_ANY },
+	{ "gc", "auto", 0, GV_ANY },
+	{ "maintenance", "auto", 0, GV_ANY },
+};
+
+static int lower(int ch)
+{
+	return ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch;
+}
+
+static int is_alpha(int ch)
+{
+	ch = lower(ch);
+	return ch >= 'a' && ch <= 'z';
+}
+
+static int is_alnum(int ch)
+{
+	return is_alpha(ch) || (ch >= '0' && ch <= '9');
+}
+
+static int eq_lower(const char *a, size_t n, const char *b)
+{
+	size_t i = 0;
+	for (; i < n && b[i] != '\0'; i++)
+		if (lower((unsigned char)a[i]) != b[i])
+			return 0;
+	return i == n && b[i] == '\0';
+}
+
+static int value_ok(enum git_value check, const char *v, size_t n)
+{
+	switch (check) {
+	case GV_ANY:
+	case GV_WORKTREE: /* the caller checks where it leads */
+		return 1;
+	case GV_URL:
+		/* ext:: runs a command, fd:: talks to fds: never from a file
+		 * a run wrote. */
+		return !(n >= 5 && memcmp(v, "ext::", 5) == 0) &&
+		       !(n >= 4 && memcmp(v, "fd::", 4) == 0);
+	case GV_UPDATE:
+		return (n == 8 && memcmp(v, "checkout", 8) == 0) ||
+		       (n == 6 && memcmp(v, "rebase", 6) == 0) ||
+		       (n == 5 && memcmp(v, "merge", 5) == 0) ||
+		       (n == 4 && memcmp(v, "none", 4) == 0);
+	}
+	return 0;
+}
+
+/* The value at *p (after '='), unquoted and unescaped into out (at most
+ * outlen-1 bytes kept, *outn its length, -1 when it did not fit), up to
+ * the end of its line; continuations followed. 0, or -1 when malformed. */
+static int read_value(const char **p, const char *end, char *out, size_t outlen, long *outn)
+{
+	const char *s = *p;
+	int quoted = 0;
+	size_t k = 0, trail = 0; /* trail: length without unquoted trailing blanks */
+	int overflow = 0;
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	for (; s < end; s++) {
+		char ch = *s;
+		if (ch == '\n' && !quoted)
+			break;
+		if (ch == '\n' || ch == '\0')
+			return -1; /* newline inside quotes, NUL: not git's syntax */
+		if (!quoted && (ch == '#' || ch == ';')) {
+			while (s < end && *s != '\n')
+				s++;
+			break;
+		}
+		if (ch == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (ch == '\\') {
+			if (++s >= end)
+				return -1;
+			if (*s == '\n')
+				continue; /* continuation */
+			if (*s == 'n')
+				ch = '\n';
+			else if (*s == 't')
+				ch = '\t';
+			else if (*s == 'b')
+				ch = '\b';
+			else if (*s == '\\' || *s == '"')
+				ch = *s;
+			else
+				return -1;
+		} else if (!quoted && (ch == ' ' || ch == '\t')) {
+			if (k + 1 < outlen)
+				out[k] = ch;
+			else
+				overflow = 1;
+			k++;
+			continue;
+		}
+		if (k + 1 < outlen)
+			out[k] = ch;
+		else
+			overflow = 1;
+		k++;
+		trail = k;
+	}
+	if (quoted)
+		return -1;
+	*p = s;
+	if (trail < outlen)
+		out[trail] = '\0';
+	*outn = overflow ? -1 : (long)trail;
+	return 0;
+}
+
+/* Is key (section, has a subsection, name) with this value one git
+ * writes itself? */
+static int safe_entry(const char *sec, size_t secn, int has_sub, const char *name, size_t namen,
+		      const char *value, long vn, gitfmt_worktree_fn worktree_ok, void *wctx)
+{
+	for (size_t i = 0; i < sizeof(safe_keys) / sizeof(safe_keys[0]); i++) {
+		const struct key *k = &safe_keys[i];
+		if (!eq_lower(sec, secn, k->section) || !eq_lower(name, namen, k->name) ||
+		    k->sub != has_sub)
+			continue;
+		if (vn < 0 || !value_ok(k->check, value, (size_t)vn))
+			return 0;
+		if (k->check == GV_WORKTREE && (worktree_ok == NULL || !worktree_ok(wctx, value)))
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* "section.sub.name=value" (section and name in lower case) into out. */
+static int entry_text(char *out, size_t outlen, const char *sec, size_t secn, const char *sub,
+		      size_t subn, const char *name, size_t namen, const char *value, long vn)
+{
+	size_t need = secn + 1 + (subn ? subn + 1 : 0) + namen + 1 + (vn > 0 ? (size_t)vn : 0) + 1;
+	if (vn < 0 || need > outlen)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < secn; i++)
+		out[k++] = (char)lower((unsigned char)sec[i]);
+	out[k++] = '.';
+	if (subn) {
+		memcpy(out + k, sub, subn);
+		k += subn;
+		out[k++] = '.';
+	}
+	for (size_t i = 0; i < namen; i++)
+		out[k++] = (char)lower((unsigned char)name[i]);
+	out[k++] = '=';
+	memcpy(out + k, value, (size_t)vn);
+	k += (size_t)vn;
+	out[k] = '\0';
+	return 0;
+}
+
+int gitfmt_config_entries(const char *buf, size_t len, gitfmt_entry_fn each, void *ctx,
+			  gitfmt_worktree_fn worktree_ok, void *wctx)
+{
+	const char *p = buf, *end = buf + len;
+	const char *sec = NULL;
+	size_t secn = 0, subn = 0;
+	int has_sub = 0;
+	char value[4096], sub[1024], text[4096 + 1024 + 256];
+
+	while (p < end) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+			p++;
+		if (p >= end)
+			break;
+		if (*p == '#' || *p == ';') {
+			while (p < end && *p != '\n')
+				p++;
+			continue;
+		}
+		if (*p == '[') {
+			p++;
+			sec = p;
+			while (p < end && (is_alnum((unsigned char)*p) || *p == '-' || *p == '.'))
+				p++;
+			secn = (size_t)(p - sec);
+			if (secn == 0)
+				return GITFMT_UNSAFE;
+			subn = 0;
+			const char *dot = memchr(sec, '.', secn);
+			has_sub = dot != NULL;
+			if (dot != NULL) { /* [section.sub], the older form */
+				subn = secn - (size_t)(dot - sec) - 1;
+				if (subn == 0 || subn >= sizeof(sub))
+					return GITFMT_UNSAFE;
+				for (size_t i = 0; i < subn; i++)
+					sub[i] = (char)lower((unsigned char)dot[1 + i]);
+				secn = (size_t)(dot - sec);
+			}
+			if (p < end && (*p == ' ' || *p == '\t')) {
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				if (p >= end || *p != '"' || has_sub)
+					return GITFMT_UNSAFE;
+				for (p++; p < end && *p != '"'; p++) {
+					if (*p == '\n' || *p == '\0')
+						return GITFMT_UNSAFE;
+					if (*p == '\\' && ++p >= end)
+						return GITFMT_UNSAFE;
+					if (subn + 1 >= sizeof(sub))
+						return GITFMT_UNSAFE;
+					sub[subn++] = *p;
+				}
+				if (p >= end)
+					return GITFMT_UNSAFE;
+				p++;
+				has_sub = 1;
+			}
+			if (p >= end || *p != ']')
+				return GITFMT_UNSAFE;
+			p++;
+			continue; /* a key may follow on the same line */
+		}
+		/* name [= value] */
+		if (sec == NULL || !is_alpha((unsigned char)*p))
+			return GITFMT_UNSAFE;
+		const char *name = p;
+		while (p < end && (is_alnum((unsigned char)*p) || *p == '-'))
+			p++;
+		size_t namen = (size_t)(p - name);
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		long vn = 0;
+		value[0] = '\0';
+		if (p < end && *p == '=') {
+			p++;
+			if (read_value(&p, end, value, sizeof(value), &vn) != 0)
+				return GITFMT_UNSAFE;
+		} else if (p < end && *p != '\n' && *p != '#' && *p != ';') {
+			return GITFMT_UNSAFE;
+		} else {
+			while (p < end && *p != '\n')
+				p++;
+		}
+		int safe =
+			safe_entry(sec, secn, has_sub, name, namen, value, vn, worktree_ok, wctx);
+		if (entry_text(text, sizeof(text), sec, secn, sub, subn, name, namen, value, vn) !=
+		    0)
+			return GITFMT_UNSAFE;
+		int r = each(ctx, text, safe);
+		if (r != 0)
+			return r;
+	}
+	return GITFMT_SAFE;
+}
+
+static int only_safe(void *ctx, const char *entry, int safe)
+{
+	(void)ctx;
+	(void)entry;
+	return safe ? 0 : GITFMT_UNSAFE;
+}
+
+int gitfmt_config_check(const char *buf, size_t len, gitfmt_worktree_fn worktree_ok, void *ctx)
+{
+	return gitfmt_config_entries(buf, len, only_safe, NULL, worktree_ok, ctx);
+}
+
+/* ---- index ---- */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A path git itself would put in an index: relative, no empty, "." or
+ * ".." component (a sparse index's directory entry ends with "/"). */
+static int verified(const char *p, size_t n)
+{
+	if (n == 0 || p[0] == '/')
+		return 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && p[j] != '/')
+			j++;
+		size_t k = j - i;
+		if (k == 0 || (k == 1 && p[i] == '.') || (k == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return 0;
+		i = j + 1;
+		if (j + 1 == n)
+			break; /* the trailing "/" of a directory entry */
+	}
+	return 1;
+}
+
+int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitfmt_dir_fn each,
+		      void *ctx)
+{
+	char path[4096], prev[4096];
+	size_t prevn = 0;
+	if (len < 12 || memcmp(buf, "DIRC", 4) != 0 || (hashlen != 20 && hashlen != 32))
+		return -1;
+	uint32_t version = be32(buf + 4), count = be32(buf + 8);
+	if (version < 2 || version > 4)
+		return -1;
+	size_t off = 12;
+	size_t fixed = 40 + hashlen + 2;
+	prev[0] = '\0';
+	for (uint32_t i = 0; i < count; i++) {
+		size_t start = off;
+		if (len - off < fixed)
+			return -1;
+		uint32_t mode = be32(buf + off + 24);
+		unsigned flags = (unsigned)buf[off + 40 + hashlen] << 8 | buf[off + 41 + hashlen];
+		off += fixed;
+		if ((flags & 0x4000) != 0) {
+			if (version < 3 || len - off < 2)
+				return -1;
+			off += 2;
+		}
+		size_t n;
+		if (version == 4) {
+			/* strip a varint's worth from the previous path */
+			size_t strip = 0;
+			unsigned char ch;
+			int guard = 0;
+			do {
+				if (off >= len || ++guard > 9)
+					return -1;
+				ch = buf[off++];
+				strip = (strip << 7) | (ch & 0x7f);
+				if (ch & 0x80)
+					strip++;
+			} while (ch & 0x80);
+			if (strip > prevn)
+				return -1;
+			const unsigned char *nul = memchr(buf + off, '\0', len - off);
+			if (nul == NULL)
+				return -1;
+			size_t add = (size_t)(nul - (buf + off));
+			n = prevn - strip + add;
+			if (n >= sizeof(path))
+				return -1;
+			memcpy(path, prev, prevn - strip);
+			memcpy(path + prevn - strip, buf + off, add);
+			off += add + 1;
+		} else {
+			const unsigned char *nul = memchr(buf + off, '\0', len - off);
+			if (nul == NULL)
+				return -1;
+			n = (size_t)(nul - (buf + off));
+			if (n >= sizeof(path))
+				return -1;
+			memcpy(path, buf + off, n);
+			/* entries are padded with 1-8 NULs to a multiple of 8 */
+			size_t total = (off - start) + n + 1;
+			total = (total + 7) & ~(size_t)7;
+			if (total > len - start)
+				return -1;
+			off = start + total;
+		}
+		path[n] = '\0';
+		if (!verified(path, n))
+			return -1;
+		/* The directories of this path that the previous one did not
+		 * have (the index is sorted: a directory's entries are
+		 * together). A submodule (gitlink) is a tracked path whose
+		 * own directory is not walked. */
+		(void)mode;
+		size_t common = 0;
+		for (size_t j = 0; j < n && j < prevn && path[j] == prev[j]; j++)
+			if (path[j] == '/')
+				common = j + 1;
+		for (size_t j = common; j < n; j++) {
+			if (path[j] != '/')
+				continue;
+			path[j] = '\0';
+			int r = each(ctx, path);
+			path[j] = '/';
+			if (r != 0)
+				return r;
+		}
+		memcpy(prev, path, n + 1);
+		prevn = n;
+	}
+	return 0;
+}

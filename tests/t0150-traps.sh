@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Traps: what a confined run leaves must not run or write outside later.
+# Each attack has two steps: the run that plants, then the later step (a
+# plain, unconfined git command, or a second cordon run); the outside
+# ($OUT) must be unchanged after both. Controls show each attack works
+# without cordon's guard (--sandbox off).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+DENY=$HELPERS/seccomp-deny
+# newrepo: a fresh workspace holding a git repository with one commit.
+newrepo() {
+	chmod -R u+rwx "$WS" 2>/dev/null
+	rm -rf "$WS" "$OUT" "$T/s.json"
+	mkdir -p "$WS/src" "$OUT"
+	(cd "$WS" && git init -q && echo a >src/a && git add src/a && git commit -q -m init)
+}
+# A git config that runs a command on "git status": the fsmonitor hook.
+EVILCFG="[core]
+	repositoryformatversion = 0
+	fsmonitor = \"touch $OUT/pwned; false\""
+pwned() { [ -e "$OUT/pwned" ]; }
+# srun: crun with a fresh status file, for the checks of its events.
+srun() {
+	rm -f "$T/s.json"
+	crun --status-file "$T/s.json" "$@"
+}
+tampered() { json_field "$T/s.json" exit '" ".join(t["path"] for t in e["tampered"])'; }
+
+tool_ok git || skip_all "git: $TOOL_WHY"
+
+# ---- .git/commondir: git reads config and hooks from where it points --------
+plant_commondir='mkdir -p evil/hooks evil/refs evil/objects && cp .git/HEAD evil/ &&
+	printf "%s\n" "$EVILCFG" > evil/config && echo "$PWD/evil" > .git/commondir'
+newrepo
+(cd "$WS" && EVILCFG=$EVILCFG crun --sandbox off -- sh -c "$plant_commondir")
+(cd "$WS" && git status >/dev/null 2>&1)
+pwned
+ok $? "control (--sandbox off): a planted .git/commondir makes a later git status run a command"
+
+newrepo
+(cd "$WS" && EVILCFG=$EVILCFG srun -- sh -c "$plant_commondir") 2>"$T/err"
+rc=$?
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "confined (auto): the later git status runs nothing"
+is "$rc" 0 "auto: the command's status is kept"
+is "$(tampered)" "$WS/.git/commondir" "the exit event lists the planted commondir"
+[ ! -e "$WS/.git/commondir" ] && [ "$(cat "$WS"/.git/commondir.cordon-tampered-*)" = "$WS/evil" ]
+ok $? "it is moved aside under a name git never reads"
+is "$(grep -c '^cordon: warning: the run left 1 git file' "$T/err")" 1 "one warning line on stderr"
+
+newrepo
+(cd "$WS" && EVILCFG=$EVILCFG crun --sandbox required -- sh -c "$plant_commondir") >/dev/null 2>"$T/err"
+is "$?:$(grep -c '^cordon: ' "$T/err")" "125:1" "required: the run fails (exit 125, one cordon: line)"
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "required: the later git status runs nothing"
+newrepo
+(cd "$WS" && EVILCFG=$EVILCFG crun --sandbox required --on-tamper neutralise -- sh -c "$plant_commondir") >/dev/null 2>&1
+is "$?" 0 "required --on-tamper neutralise: moved aside, the command's status kept"
+(cd "$WS" && crun --on-tamper bogus -- true) 2>"$T/err"
+is "$?:$(cat "$T/err")" "125:cordon: bad --on-tamper 'bogus' (want fail or neutralise)" "a bad --on-tamper value"
+
+# A hook planted through commondir: the later git commit must not run it.
+newrepo
+(cd "$WS" && crun -- sh -c 'mkdir -p evil/hooks evil/refs evil/objects && cp .git/HEAD .git/config evil/ &&
+	printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > evil/hooks/pre-commit && chmod +x evil/hooks/pre-commit &&
+	echo "$PWD/evil" > .git/commondir' sh "$OUT") 2>/dev/null
+(cd "$WS" && git commit -q --allow-empty -m later >/dev/null 2>&1)
+! pwned
+ok $? "a pre-commit hook planted through commondir does not run on a later commit"
+
+# ---- config.worktree, with extensions.worktreeConfig set by the user -----------
+newrepo
+(cd "$WS" && git config extensions.worktreeConfig true)
+(cd "$WS" && EVILCFG=$EVILCFG srun -- sh -c 'printf "%s\n" "$EVILCFG" > .git/config.worktree') 2>/dev/null
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "config.worktree: a later git status runs nothing"
+is "$(tampered)" "$WS/.git/config.worktree" "... it is listed as tampered"
+
+# ---- a worktree's own config.worktree and commondir ---------------------------------
+newrepo
+(cd "$WS" && git config extensions.worktreeConfig true && git worktree add -q "$T/wt" 2>/dev/null)
+(cd "$WS" && EVILCFG=$EVILCFG srun -- sh -c 'printf "%s\n" "$EVILCFG" > .git/worktrees/wt/config.worktree') 2>/dev/null
+(cd "$T/wt" && git status >/dev/null 2>&1)
+! pwned
+ok $? "worktrees/wt/config.worktree: git status in that worktree runs nothing"
+is "$(tampered)" "$WS/.git/worktrees/wt/config.worktree" "... it is listed as tampered"
+
+# ---- info/attributes turning on a filter the user defined -----------------------------
+newrepo
+(cd "$WS" && git config filter.demo.clean "touch $OUT/pwned; cat")
+(cd "$WS" && srun -- sh -c 'echo "* filter=demo" > .git/info/attributes; echo b > src/b') 2>/dev/null
+(cd "$WS" && git add -A >/dev/null 2>&1)
+! pwned
+ok $? "info/attributes: a later git add runs no filter"
+is "$(tampered)" "$WS/.git/info/attributes" "... it is listed as tampered"
+
+# ---- a ".git" planted in a directory with tracked files ------------------------------------
+plant_nested='cd src && git init -q && git config core.fsmonitor "touch $1/pwned; false"'
+newrepo
+(cd "$WS" && crun --sandbox off -- sh -c "$plant_nested" sh "$OUT")
+[ -z "$(cd "$WS" && git status --porcelain)" ]
+ok $? "control: git status at the top does not show a repository planted in src/"
+(cd "$WS/src" && git status >/dev/null 2>&1)
+pwned
+ok $? "control (--sandbox off): git status inside src/ then runs its command"
+newrepo
+(cd "$WS" && srun -- sh -c "$plant_nested" sh "$OUT") 2>/dev/null
+(cd "$WS/src" && git status >/dev/null 2>&1)
+! pwned
+ok $? "confined: the planted src/.git is moved aside, git status in src/ runs nothing"
+is "$(tampered)" "$WS/src/.git" "... it is listed as tampered"
+
+# ---- submodules: the module's config and hooks -----------------------------------------------
+newrepo
+mkdir -p "$T/up" && (cd "$T/up" && git init -q && echo u >u && git add u && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up" sub >/dev/null 2>&1 &&
+	git commit -q -m sub); then
+	subcfg=$(cat "$WS/.git/modules/sub/config")
+	for how in all nons; do
+		wrap=()
+		[ "$how" = nons ] && wrap=("$DENY" nons --)
+		(cd "$WS" && EVILCFG=$EVILCFG "${wrap[@]}" "$CORDON" run --state-dir "$STATE" -- sh -c \
+			'git config --file .git/modules/sub/config core.fsmonitor "touch $1/pwned; false"; printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > .git/modules/sub/hooks/pre-commit; chmod +x .git/modules/sub/hooks/pre-commit' sh "$OUT") >/dev/null 2>&1
+		(cd "$WS/sub" && git status >/dev/null 2>&1 && git commit -q --allow-empty -m x >/dev/null 2>&1)
+		! pwned
+		ok $? "submodule config and hooks ($how): later git status and commit in it run nothing"
+		is "$(cat "$WS/.git/modules/sub/config")" "$subcfg" "submodule config ($how): as it was"
+	done
+	# Ordinary use: update a submodule to another commit inside the run.
+	(cd "$T/up" && echo v >v && git add v && git commit -q -m v)
+	(cd "$WS" && srun -- sh -c \
+		'cd sub && git -c protocol.file.allow=always fetch -q origin 2>&1 && git checkout -q FETCH_HEAD && cd .. && git add sub && git commit -q -m bump && git submodule update -q 2>&1 && echo done') >"$T/o" 2>&1
+	is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "git submodule update inside the run works, nothing tampered"
+else
+	skip "git submodule add from a local path does not work here"
+fi
+
+# ---- ordinary git use inside the run: nothing flagged -----------------------------------------
+newrepo
+git init -q --bare "$T/remote.git" && (cd "$WS" && git push -q "$T/remote.git" HEAD:main 2>/dev/null)
+(cd "$WS" && srun -- sh -c '
+	set -e
+	base=$(git symbolic-ref --short HEAD)
+	git checkout -q -b feature
+	echo b > src/b && git add src/b && git commit -q -m b
+	echo c > src/c && git stash -q -u && git stash pop -q && rm src/c
+	git checkout -q "$base"
+	echo d > src/d && git add src/d && git commit -q -m d
+	git checkout -q feature && git rebase -q "$base"
+	git fetch -q "$1" main
+	git worktree add -q wt-inside
+	echo ok' sh "$T/remote.git") >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered)" "ok:" "checkout, commit, stash, rebase, fetch, worktree add: work, nothing tampered"
+rm -rf "$WS" && mkdir -p "$WS"
+(cd "$WS" && srun -- sh -c 'git init -q && echo x > f && git add f && git commit -q -m x && git log --oneline | wc -l') >"$T/o" 2>&1
+is "$(cat "$T/o"):$(tampered)" "1:" "git init + commit in a workspace without .git: works, nothing tampered"
+rm -rf "$WS" && mkdir -p "$WS"
+(cd "$WS" && EVILCFG=$EVILCFG srun -- sh -c 'git init -q && printf "%s\n" "$EVILCFG" >> .git/config') 2>/dev/null
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "a fresh .git whose config runs a command: a later git status runs nothing"
+is "$(tampered)" "$WS/.git/config" "... its config is listed as tampered"
+
+# ---- cache symlinks ----------------------------------------------------------------------------
+rm -rf "$WS" "$OUT" && mkdir -p "$WS" "$OUT/dir"
+export CARGO_HOME="$WS/.cargo"
+(cd "$WS" && srun -- sh -c 'mkdir -p .cargo && rm -rf .cargo/registry && ln -s "$1" .cargo/registry' sh "$OUT/dir")
+(cd "$WS" && srun -- sh -c 'echo evil > .cargo/registry/planted' 2>/dev/null)
+[ ! -e "$OUT/dir/planted" ]
+ok $? "CARGO_HOME in the workspace, registry replaced by a symlink: the next run cannot write through it"
+is "$(json_field "$T/s.json" status '[c["state"] for c in e["caches"] if c["path"].endswith("registry")]')" '["redirected"]' \
+	"... the cache is reported redirected, not granted"
+is "$(json_field "$T/s.json" status '[w for w in e["writable"] if w.startswith("'"$OUT"'")]')" "[]" \
+	"... nothing outside is writable"
+rm -rf "$WS/.cargo"
+(cd "$WS" && srun -- true)
+is "$(json_field "$T/s.json" status '[c["state"] for c in e["caches"] if c["name"] == "cargo"]')" '["inside", "inside", "inside"]' \
+	"a cache inside the workspace gets no grant of its own"
+# A legitimately symlinked cargo home outside every writable tree still works.
+mkdir -p "$T/disk/cargo/registry" && ln -s "$T/disk/cargo" "$HOME/.cargo-link"
+export CARGO_HOME="$HOME/.cargo-link"
+(cd "$WS" && srun -- sh -c 'echo ok > "$CARGO_HOME/registry/x"')
+is "$(cat "$T/disk/cargo/registry/x" 2>/dev/null)" ok "a symlinked CARGO_HOME outside the workspace keeps working"
+unset CARGO_HOME
+
+# ---- status file and state dir --------------------------------------------------------------------
+rm -rf "$OUT" && mkdir -p "$OUT" && echo keep >"$OUT/target"
+(cd "$WS" && crun --status-file "$WS/status.jsonl" -- sh -c 'rm status.jsonl && ln -s "$1" status.jsonl' sh "$OUT/target")
+(cd "$WS" && crun --status-file "$WS/status.jsonl" -- true) 2>"$T/err"
+is "$?:$(cat "$OUT/target")" "125:keep" "a status file replaced by a symlink: refused, the outside file unchanged"
+is "$(grep -c '^cordon: refusing status file' "$T/err")" 1 "... with one line saying why"
+rm -f "$WS/status.jsonl"
+(cd "$WS" && crun --status-file "$WS/status.jsonl" -- true && crun --status-file "$WS/status.jsonl" -- true)
+is "$(grep -c bash_sandbox_exit "$WS/status.jsonl")" 2 "a plain status file in the workspace keeps working"
+mkdir -p "$OUT/state/runs/older" && echo keep >"$OUT/state/runs/older/f"
+(cd "$WS" && "$CORDON" run --state-dir "$WS/.cordon-state" -- true) 2>"$T/err"
+is "$?:$(grep -c 'inside a tree the command may write' "$T/err")" "125:1" "a state dir inside the workspace is refused"
+ln -s "$OUT/state" "$T/state-link-in-ws" && mv "$T/state-link-in-ws" "$WS/sl"
+(cd "$WS" && "$CORDON" run --state-dir "$WS/sl" -- true) 2>/dev/null
+is "$?:$(cat "$OUT/state/runs/older/f")" "125:keep" "a state dir symlinked from the workspace: refused, nothing swept outside"
+mkdir -p "$T/gw" && chmod 0777 "$T/gw"
+(cd "$WS" && "$CORDON" run --state-dir "$T/gw" -- true) 2>"$T/err"
+is "$?:$(grep -c 'not writable by group or others' "$T/err")" "125:1" "a world-writable state dir is refused"
+
+# ---- --allow-write, --protect, --allow-socket through a planted symlink ------------------------
+mkdir -p "$OUT/dir" "$WS/real"
+ln -sfn "$OUT/dir" "$WS/out"
+(cd "$WS" && crun --allow-write "$WS/out" -- sh -c 'echo x > out/planted') 2>"$T/err"
+is "$?:$(ls "$OUT/dir")" "125:" "--allow-write through a symlink planted in the workspace: refused"
+ln -sfn "$WS/real" "$WS/frozen"
+(cd "$WS" && crun --protect "$WS/frozen" -- true) 2>"$T/err"
+is "$?:$(grep -c 'leads through a symlink inside a writable tree' "$T/err")" "125:1" \
+	"--protect through a symlink planted in the workspace: refused"
+
+done_testing
