@@ -324,6 +324,33 @@ static int resolve(cordon *c)
 	return 0;
 }
 
+/* Every cache location of the tools cordon knows, present or not: a
+ * command of some run may write there, so cordon follows no symlink in
+ * them when it resolves its own paths (policy.untrusted). */
+int caches_untrusted(cordon *c)
+{
+	struct cache_loc locs[CACHE_LOC_MAX];
+	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	unsigned too_long = 0;
+	if (c->nhomes == 0)
+		return 0;
+	const char *h = getenv("HOME");
+	if (path_join(home, sizeof(home), h != NULL && h[0] == '/' ? h : c->homes[0], "") != 0)
+		return 0;
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	size_t n = caches_locate(CORDON_CACHE_DEFAULT, caches_env_lookup, environ, home,
+				 cwd[0] ? cwd : NULL, locs, &too_long);
+	for (size_t i = 0; i < n; i++) {
+		if (policy_add_untrusted(&c->pol, locs[i].path) != 0)
+			return CORDON_ENOMEM;
+		if (policy_resolve_untampered(&c->pol, locs[i].path, real, sizeof(real)) == 0 &&
+		    strcmp(real, locs[i].path) != 0 && policy_add_untrusted(&c->pol, real) != 0)
+			return CORDON_ENOMEM;
+	}
+	return 0;
+}
+
 int caches_resolve(cordon *c)
 {
 	int r = resolve(c);

@@ -51,5 +51,7 @@ const char *const *caches_tool_programs(unsigned bit);
  * the writable set. 0, or CORDON_ENOMEM.
  */
 int caches_resolve(cordon *c);
+/* Adds every tool cache location to c->pol.untrusted. 0 or CORDON_ENOMEM. */
+int caches_untrusted(cordon *c);
 
 #endif

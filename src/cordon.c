@@ -401,11 +401,17 @@ int cordon_end(cordon *c)
 	if (how == CORDON_TAMPER_DEFAULT)
 		how = c->mode == CORDON_MODE_REQUIRED ? CORDON_TAMPER_FAIL
 						      : CORDON_TAMPER_NEUTRALISE;
-	if (tampered > 0 && how == CORDON_TAMPER_FAIL)
+	/* What could not be moved aside is still there: never a success. */
+	int unmoved = 0;
+	for (size_t i = 0; i < c->ntampered; i++)
+		unmoved |= c->tampered[i].moved[0] == '\0';
+	if (tampered > 0 && (how == CORDON_TAMPER_FAIL || unmoved))
 		return cordon_fail(c, CORDON_ETAMPERED,
 				   "the run left %d git file%s that a later git command would run "
-				   "or read (first: %s); moved aside",
-				   tampered, tampered == 1 ? "" : "s", c->tampered[0].path);
+				   "or read (first: %s); %s",
+				   tampered, tampered == 1 ? "" : "s", c->tampered[0].path,
+				   unmoved ? "NOT all could be moved aside: see the exit event"
+					   : "moved aside");
 	return 0;
 }
 

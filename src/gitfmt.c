@@ -39,7 +39,6 @@ static const struct key safe_keys[] = {
 	{ "core", "symlinks", 0, GV_ANY },
 	{ "core", "autocrlf", 0, GV_ANY },
 	{ "core", "eol", 0, GV_ANY },
-	{ "core", "sharedrepository", 0, GV_ANY },
 	{ "core", "worktree", 0, GV_WORKTREE },
 	{ "extensions", "objectformat", 0, GV_ANY },
 	{ "extensions", "refstorage", 0, GV_ANY },
@@ -128,6 +127,8 @@ static int read_value(const char **p, const char *end, char *out, size_t outlen,
 		s++;
 	for (; s < end; s++) {
 		char ch = *s;
+		if (ch == '\r' && s + 1 < end && s[1] == '\n' && !quoted)
+			continue; /* git drops a CR before the LF */
 		if (ch == '\n' && !quoted)
 			break;
 		if (ch == '\n' || ch == '\0')
@@ -447,6 +448,16 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 		}
 		memcpy(prev, path, n + 1);
 		prevn = n;
+	}
+	/* Extensions up to the trailing hash: a split index ("link") keeps
+	 * entries in another file, which this reader does not follow. */
+	while (len - off >= 8 + hashlen) {
+		uint32_t size = be32(buf + off + 4);
+		if (memcmp(buf + off, "link", 4) == 0)
+			return GITFMT_INDEX_PARTIAL;
+		if (size > len - off - 8 - hashlen)
+			return -1;
+		off += 8 + size;
 	}
 	return 0;
 }

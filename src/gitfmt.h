@@ -36,7 +36,9 @@ int gitfmt_config_check(const char *buf, size_t len, gitfmt_worktree_fn worktree
 typedef int (*gitfmt_dir_fn)(void *ctx, const char *dir);
 
 /* Walk an index file (versions 2-4; hashlen 20 for SHA-1, 32 for
- * SHA-256). 0, the callback's stop value, or -1 when malformed. */
+ * SHA-256). 0, the callback's stop value, GITFMT_INDEX_PARTIAL for a
+ * split index (its entries live in another file), or -1 when malformed. */
+#define GITFMT_INDEX_PARTIAL (-2)
 int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitfmt_dir_fn each,
 		      void *ctx);
 

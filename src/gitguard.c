@@ -28,7 +28,7 @@
  * Everything here runs in cordon's own process, before the command
  * starts and after every process of the run has ended.
  */
-#include "internal.h"
+#include "gitguard.h"
 #include "gitfmt.h"
 #include "path.h"
 
@@ -42,17 +42,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__APPLE__)
-#define CTIME(st) ((st).st_ctimespec)
-#define MTIME(st) ((st).st_mtimespec)
-#else
-#define CTIME(st) ((st).st_ctim)
-#define MTIME(st) ((st).st_mtim)
-#endif
-
 #define SNAP_MAX (1u << 20) /* content kept to put back, per file */
 #define FILE_MAX (4u << 20) /* a larger config or index is not read */
 #define DEPTH_MAX 8 /* submodules inside submodules */
+#define GITDIRS_MAX 1024 /* git dirs in one workspace */
+#define STEPS_MAX 100000L /* files and dirs looked at, per walk */
 
 enum kind { K_CONFIG, K_COMMONDIR, K_HOOKS, K_ATTRIBUTES, K_GITFILE };
 
@@ -62,16 +56,17 @@ struct item {
 	char *common; /* K_COMMONDIR: the common dir it must name */
 	int existed;
 	struct stat st;
-	unsigned long long digest; /* K_HOOKS: the entries */
-	char *content; /* files that existed, to put back */
+	int prefix; /* K_GITFILE: common names a dir it must lie below */
+	char *content; /* files that existed, to put back; K_HOOKS: listing */
 	size_t len;
 };
 
 struct gitguard {
 	struct item *v;
 	size_t n, cap;
-	struct timespec start;
+	struct nested_start nested;
 	int begun; /* 0: the end has nothing to compare against */
+	int over; /* a walk gave up: too many git dirs or files */
 };
 
 /* ---- small helpers ---- */
@@ -107,38 +102,102 @@ static char *slurp(const char *path, size_t max, size_t *len)
 	return buf;
 }
 
-/* A directory's entries, as one number: names, inodes, sizes, times. */
-static unsigned long long dir_digest(const char *path)
+/* 1 when path is normalised, lies in a writable tree, and no directory
+ * on the way down to it inside a writable tree is a symlink. The guard
+ * runs unconfined on names the command chose: it touches nothing else.
+ * (Its last component may be a symlink: lstat, rename and O_NOFOLLOW
+ * opens do not follow it.) */
+static int clean(const struct policy *pol, const char *path)
 {
-	unsigned long long h = 1469598103934665603ULL;
-	DIR *d = opendir(path);
-	if (d == NULL)
+	char norm[CORDON_PATH_MAX];
+	if (path[0] != '/' || path_normalize(NULL, path, norm, sizeof(norm)) != 0 ||
+	    strcmp(norm, path) != 0 || !policy_inside_writable(pol, path))
 		return 0;
-	struct dirent *e;
-	int fd = dirfd(d);
-	while ((e = readdir(d)) != NULL) {
+	for (char *s = norm + 1; (s = strchr(s, '/')) != NULL; s++) {
 		struct stat st;
-		unsigned long long x = 0;
+		*s = '\0';
+		int bad = policy_inside_writable(pol, norm) && lstat(norm, &st) == 0 &&
+			  !S_ISDIR(st.st_mode);
+		*s = '/';
+		if (bad)
+			return 0;
+	}
+	return 1;
+}
+
+/* A directory opened without following a symlink at its name. */
+static DIR *open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (d == NULL)
+		close(fd);
+	return d;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's entries as text, one line each: name, inode, size,
+ * mode, times; sorted. NULL when it cannot be read. */
+static char *dir_listing(const char *path, size_t *len)
+{
+	DIR *d = open_dir(path);
+	if (d == NULL)
+		return NULL;
+	char **lines = NULL, *out = NULL;
+	size_t n = 0, total = 1;
+	int ok = 1;
+	struct dirent *e;
+	while (ok && (e = readdir(d)) != NULL) {
+		struct stat st;
+		char line[512];
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue; /* ".." changes with every commit */
-		for (const char *s = e->d_name; *s; s++)
-			x = (x ^ (unsigned char)*s) * 1099511628211ULL;
-		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			x ^= (unsigned long long)st.st_ino * 31 +
-			     (unsigned long long)st.st_size * 17 +
-			     (unsigned long long)MTIME(st).tv_nsec +
-			     (unsigned long long)st.st_mode +
-			     (unsigned long long)CTIME(st).tv_sec * 7;
-		h += x * 0x9e3779b97f4a7c15ULL; /* order of entries does not count */
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			memset(&st, 0, sizeof(st));
+		int k = snprintf(line, sizeof(line), "%s %llu %lld %o %lld.%ld %lld.%ld\n",
+				 e->d_name, (unsigned long long)st.st_ino, (long long)st.st_size,
+				 (unsigned)st.st_mode, (long long)MTIME(st).tv_sec,
+				 (long)MTIME(st).tv_nsec, (long long)CTIME(st).tv_sec,
+				 (long)CTIME(st).tv_nsec);
+		char **v = realloc(lines, (n + 1) * sizeof(*v));
+		ok = k > 0 && v != NULL;
+		if (v != NULL)
+			lines = v;
+		if (ok && (lines[n] = strdup(line)) != NULL)
+			total += strlen(lines[n++]);
+		else
+			ok = 0;
 	}
 	closedir(d);
-	return h;
+	if (ok && n < 100000) {
+		qsort(lines, n, sizeof(*lines), by_name);
+		if ((out = malloc(total)) != NULL) {
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++) {
+				size_t m = strlen(lines[i]);
+				memcpy(out + k, lines[i], m);
+				k += m;
+			}
+			out[k] = '\0';
+			*len = k;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return out;
 }
 
 /* A hooks dir git made itself: only *.sample files. */
 static int only_samples(const char *path)
 {
-	DIR *d = opendir(path);
+	DIR *d = open_dir(path);
 	if (d == NULL)
 		return 0;
 	struct dirent *e;
@@ -180,14 +239,32 @@ struct walk {
 	int (*protect)(void *ctx, const char *path);
 	void *ctx;
 	int err; /* out of memory */
+	long steps; /* left before the walk gives up (over) */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} seen[GITDIRS_MAX]; /* git dirs walked: each once */
+	size_t nseen;
 };
 
+static int step(struct walk *w)
+{
+	if (w->steps <= 0) {
+		w->g->over = 1;
+		return 0;
+	}
+	w->steps--;
+	return !w->err;
+}
+
 /* Watch path when it lies in a writable tree (elsewhere the command
- * cannot write it at all). */
-static void watch(struct walk *w, const char *path, enum kind kind, const char *common, int protect)
+ * cannot write it at all) and is clean(). expected: what a K_COMMONDIR
+ * or K_GITFILE must name (prefix: a dir below it). */
+static void watch(struct walk *w, const char *path, enum kind kind, const char *expected,
+		  int prefix, int protect)
 {
 	struct gitguard *g = w->g;
-	if (w->err || !policy_inside_writable(w->pol, path) || find(g, path) != NULL)
+	if (!step(w) || !clean(w->pol, path) || find(g, path) != NULL)
 		return;
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
@@ -202,8 +279,9 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 	struct item *it = &g->v[g->n];
 	memset(it, 0, sizeof(*it));
 	it->kind = kind;
+	it->prefix = prefix;
 	if ((it->path = strdup(path)) == NULL ||
-	    (common != NULL && (it->common = strdup(common)) == NULL)) {
+	    (expected != NULL && (it->common = strdup(expected)) == NULL)) {
 		item_free(it);
 		w->err = 1;
 		return;
@@ -213,7 +291,7 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 		return; /* new at the end, or absent at the start */
 	it->existed = 1;
 	if (kind == K_HOOKS)
-		it->digest = dir_digest(path);
+		it->content = dir_listing(path, &it->len);
 	else if (S_ISREG(it->st.st_mode))
 		it->content = slurp(path, SNAP_MAX, &it->len);
 	if (protect && w->protect != NULL && w->protect(w->ctx, path) != 0)
@@ -223,13 +301,14 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 /* A git dir and what hangs from it: its worktrees' dirs and its
  * submodules' git dirs (which are git dirs of their own). */
 static void gitdir(struct walk *w, const char *g, int depth, int module);
+static void repository_at(struct walk *w, const char *top, int depth);
 
 static void modules(struct walk *w, const char *dir, int depth)
 {
 	char sub[CORDON_PATH_MAX], head[CORDON_PATH_MAX];
-	if (depth > DEPTH_MAX)
+	if (depth > DEPTH_MAX || !step(w))
 		return;
-	DIR *d = opendir(dir);
+	DIR *d = open_dir(dir);
 	if (d == NULL)
 		return;
 	struct dirent *e;
@@ -248,6 +327,35 @@ static void modules(struct walk *w, const char *dir, int depth)
 	closedir(d);
 }
 
+/* The target of path's text (a gitdir line, a commondir), resolved
+ * against dir, lexically normalised into out. 0 or -1. */
+static int resolve_text(const char *dir, const char *text, char *out)
+{
+	char p[CORDON_PATH_MAX];
+	if (text[0] == '\0' || strpbrk(text, "\r\t") != NULL)
+		return -1;
+	if (text[0] == '/')
+		return path_normalize(NULL, text, out, CORDON_PATH_MAX);
+	return join(p, dir, text) == 0 ? path_normalize(NULL, p, out, CORDON_PATH_MAX) : -1;
+}
+
+/* The gitdir line of a ".git" file, resolved against its directory. */
+static int gitfile_target(const char *file, char *out)
+{
+	size_t len = 0;
+	char *s = slurp(file, 4096, &len);
+	char dir[CORDON_PATH_MAX];
+	int r = -1;
+	if (s != NULL && strncmp(s, "gitdir: ", 8) == 0) {
+		char up[CORDON_PATH_MAX];
+		s[strcspn(s, "\n")] = '\0';
+		if (join(up, file, "..") == 0 && path_normalize(NULL, up, dir, sizeof(dir)) == 0)
+			r = resolve_text(dir, s + 8, out);
+	}
+	free(s);
+	return r;
+}
+
 static void gitdir(struct walk *w, const char *g, int depth, int module)
 {
 	static const struct {
@@ -260,111 +368,117 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 		{ "hooks", K_HOOKS },
 		{ "info/attributes", K_ATTRIBUTES },
 	};
-	char p[CORDON_PATH_MAX], wt[CORDON_PATH_MAX];
+	char p[CORDON_PATH_MAX], wt[CORDON_PATH_MAX], f[CORDON_PATH_MAX];
+	struct stat st;
+	if (!step(w) || !clean(w->pol, g) || lstat(g, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i].dev == st.st_dev && w->seen[i].ino == st.st_ino)
+			return;
+	if (w->nseen == GITDIRS_MAX) {
+		w->g->over = 1;
+		return;
+	}
+	w->seen[w->nseen].dev = st.st_dev;
+	w->seen[w->nseen++].ino = st.st_ino;
 	/* A main git dir has no commondir: none may appear. A submodule's
 	 * config is not made read-only: "git submodule update" writes
 	 * core.worktree into it; the end checks what it gained. */
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (join(p, g, files[i].name) == 0)
-			watch(w, p, files[i].kind, NULL, !(module && files[i].kind == K_CONFIG));
+			watch(w, p, files[i].kind, NULL, 0, !(module && files[i].kind == K_CONFIG));
 	/* Worktrees: their config.worktree, their commondir (which must
 	 * name this dir), and the ".git" file of their working tree. */
-	if (join(p, g, "worktrees") == 0) {
-		DIR *d = opendir(p);
-		struct dirent *e;
-		while (d != NULL && (e = readdir(d)) != NULL) {
-			if (e->d_name[0] == '.' || join(wt, p, e->d_name) != 0)
-				continue;
-			char f[CORDON_PATH_MAX];
-			if (join(f, wt, "config") == 0)
-				watch(w, f, K_CONFIG, NULL, 1);
-			if (join(f, wt, "config.worktree") == 0)
-				watch(w, f, K_CONFIG, NULL, 1);
-			if (join(f, wt, "hooks") == 0)
-				watch(w, f, K_HOOKS, NULL, 1);
-			if (join(f, wt, "commondir") == 0)
-				watch(w, f, K_COMMONDIR, g, 1);
-			size_t len = 0;
-			char *back = join(f, wt, "gitdir") == 0 ? slurp(f, 4096, &len) : NULL;
-			if (back != NULL) {
-				back[strcspn(back, "\n")] = '\0';
-				/* the worktree's ".git" file must name this dir */
-				if (back[0] == '/')
-					watch(w, back, K_GITFILE, wt, 1);
-				free(back);
-			}
+	DIR *d = join(p, g, "worktrees") == 0 ? open_dir(p) : NULL;
+	struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || join(wt, p, e->d_name) != 0 || !clean(w->pol, wt) ||
+		    lstat(wt, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		static const char *const names[] = { "config", "config.worktree", "hooks",
+						     "commondir" };
+		static const enum kind kinds[] = { K_CONFIG, K_CONFIG, K_HOOKS, K_COMMONDIR };
+		for (size_t i = 0; i < 4; i++)
+			if (join(f, wt, names[i]) == 0)
+				watch(w, f, kinds[i], kinds[i] == K_COMMONDIR ? g : NULL, 0, 1);
+		size_t len = 0;
+		char *back = join(f, wt, "gitdir") == 0 ? slurp(f, 4096, &len) : NULL;
+		char target[CORDON_PATH_MAX];
+		if (back != NULL) {
+			back[strcspn(back, "\n")] = '\0';
+			/* the worktree's ".git" file, which must name this dir */
+			if (back[0] == '/' && resolve_text("/", back, target) == 0 &&
+			    strcmp(target, back) == 0)
+				watch(w, back, K_GITFILE, wt, 0, 1);
+			free(back);
 		}
-		if (d != NULL)
-			closedir(d);
 	}
+	if (d != NULL)
+		closedir(d);
 	if (join(p, g, "modules") == 0)
 		modules(w, p, depth);
-	(void)module;
 }
 
-/* The gitdir line of a ".git" file, resolved against its directory. */
-static int gitfile_target(const char *file, char *out)
+struct submodules {
+	struct walk *w;
+	const char *top;
+	const char *gitdir;
+	int depth;
+};
+
+/* "submodule.NAME.path=PATH" of .gitmodules: its checkout's ".git" file
+ * (naming a dir under the git dir's modules/), and what is inside. */
+static int submodule_path(void *ctx, const char *entry, int safe)
 {
-	size_t len = 0;
-	char *s = slurp(file, 4096, &len);
-	int r = -1;
-	if (s != NULL && strncmp(s, "gitdir: ", 8) == 0) {
-		s[strcspn(s, "\r\n")] = '\0';
-		char dir[CORDON_PATH_MAX];
-		if (join(dir, file, "..") == 0 &&
-		    path_normalize(NULL, s[8] == '/' ? s + 8 : dir, out, CORDON_PATH_MAX) == 0) {
-			if (s[8] != '/') {
-				char rel[CORDON_PATH_MAX];
-				r = join(rel, dir, s + 8) == 0
-					    ? path_normalize(NULL, rel, out, CORDON_PATH_MAX)
-					    : -1;
-			} else {
-				r = 0;
-			}
-		}
-	}
-	free(s);
-	return r;
+	struct submodules *s = ctx;
+	char sub[CORDON_PATH_MAX], norm[CORDON_PATH_MAX], f[CORDON_PATH_MAX], mods[CORDON_PATH_MAX];
+	(void)safe;
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : 0;
+	if (eq == NULL || n < 15 || strncmp(entry, "submodule.", 10) != 0 ||
+	    strncmp(eq - 5, ".path", 5) != 0 || eq[1] == '/' || eq[1] == '\0' ||
+	    join(sub, s->top, eq + 1) != 0 || path_normalize(NULL, sub, norm, sizeof(norm)) != 0 ||
+	    !path_within(s->top, norm) || strcmp(s->top, norm) == 0 || !clean(s->w->pol, norm))
+		return 0;
+	if (join(f, norm, ".git") == 0 && s->gitdir != NULL &&
+	    join(mods, s->gitdir, "modules") == 0)
+		watch(s->w, f, K_GITFILE, mods, 1, 1);
+	repository_at(s->w, norm, s->depth + 1);
+	return s->w->err || s->w->g->over ? 1 : 0;
 }
 
 /* The workspace's repository: its ".git" (a dir, or a file naming one),
  * the submodules' ".git" files named in .gitmodules, and the git dirs. */
-static void repository(struct walk *w, const char *top, int depth)
+static void repository_at(struct walk *w, const char *top, int depth)
 {
-	char dotgit[CORDON_PATH_MAX], g[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	char dotgit[CORDON_PATH_MAX], g[CORDON_PATH_MAX];
+	const char *gd = NULL;
 	struct stat st;
-	if (depth > DEPTH_MAX || join(dotgit, top, ".git") != 0 || lstat(dotgit, &st) != 0)
+	if (depth > DEPTH_MAX || !step(w) || join(dotgit, top, ".git") != 0 ||
+	    lstat(dotgit, &st) != 0)
 		return;
 	if (S_ISDIR(st.st_mode)) {
 		gitdir(w, dotgit, depth, depth > 0);
+		gd = dotgit;
 	} else if (S_ISREG(st.st_mode)) {
-		watch(w, dotgit, K_GITFILE, NULL, 1);
-		if (gitfile_target(dotgit, g) == 0 && realpath(g, real) != NULL)
-			gitdir(w, real, depth, depth > 0);
+		/* The workspace's own ".git" file must keep naming what it
+		 * named at the start (a submodule's is watched by its
+		 * parent, with the dir it must name). */
+		if (depth == 0 && gitfile_target(dotgit, g) == 0)
+			watch(w, dotgit, K_GITFILE, w->at_start ? g : NULL, 0, 1);
+		if (gitfile_target(dotgit, g) == 0) {
+			gitdir(w, g, depth, depth > 0);
+			gd = g;
+		}
 	}
-	/* Submodules checked out below top: "path = X" of .gitmodules. */
 	char gm[CORDON_PATH_MAX];
 	size_t len = 0;
-	char *text = join(gm, top, ".gitmodules") == 0 ? slurp(gm, FILE_MAX, &len) : NULL;
-	for (char *line = text; line != NULL && *line != '\0';) {
-		char *nl = strchr(line, '\n');
-		if (nl != NULL)
-			*nl = '\0';
-		char *s = line + strspn(line, " \t");
-		if (strncmp(s, "path", 4) == 0) {
-			s += 4 + strspn(s + 4, " \t");
-			if (*s == '=') {
-				s++;
-				s += strspn(s, " \t");
-				s[strcspn(s, "\r")] = '\0';
-				char sub[CORDON_PATH_MAX], norm[CORDON_PATH_MAX];
-				if (s[0] != '\0' && s[0] != '/' && join(sub, top, s) == 0 &&
-				    path_normalize(NULL, sub, norm, sizeof(norm)) == 0 &&
-				    path_within(top, norm) && strcmp(top, norm) != 0)
-					repository(w, norm, depth + 1);
-			}
-		}
-		line = nl != NULL ? nl + 1 : NULL;
+	char *text = join(gm, top, ".gitmodules") == 0 && clean(w->pol, gm)
+			     ? slurp(gm, FILE_MAX, &len)
+			     : NULL;
+	if (text != NULL) {
+		struct submodules s = { w, top, gd, depth };
+		(void)gitfmt_config_entries(text, len, submodule_path, &s, NULL, NULL);
 	}
 	free(text);
 }
@@ -379,14 +493,31 @@ static int protect_cb(void *ctx, const char *path)
 int gitguard_begin(cordon *c)
 {
 	struct gitguard *g = calloc(1, sizeof(*g));
-	if (g == NULL)
+	struct walk *w = calloc(1, sizeof(*w));
+	if (g == NULL || w == NULL) {
+		free(g);
+		free(w);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	}
 	c->gitguard = g;
-	clock_gettime(CLOCK_REALTIME, &g->start);
-	struct walk w = { g, &c->pol, 1, protect_cb, &c->pol, 0 };
-	repository(&w, c->pol.workspace, 0);
-	if (w.err)
+	gitnested_begin(c, &g->nested);
+	*w = (struct walk){ .g = g,
+			    .pol = &c->pol,
+			    .at_start = 1,
+			    .protect = protect_cb,
+			    .ctx = &c->pol,
+			    .steps = STEPS_MAX };
+	repository_at(w, c->pol.workspace, 0);
+	int err = w->err;
+	free(w);
+	if (err)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	if (g->over)
+		return cordon_fail(
+			c, CORDON_EREFUSED,
+			"the workspace's git metadata is too large to guard (over %d git "
+			"dirs or %ld entries); --no-default-protect runs without the guard",
+			GITDIRS_MAX, STEPS_MAX);
 	g->begun = 1;
 	return 0;
 }
@@ -425,16 +556,27 @@ static int known_entry(void *ctx, const char *entry, int safe)
 	return GITFMT_UNSAFE;
 }
 
-/* core.worktree, relative to its git dir: inside a writable tree. */
+/* core.worktree, relative to its git dir: a directory in a writable
+ * tree, reached without a symlink planted in one. */
 static int worktree_ok(void *ctx, const char *value)
 {
 	const struct wt_ctx *w = ctx;
-	char p[CORDON_PATH_MAX], norm[CORDON_PATH_MAX];
-	if (value[0] == '/')
-		return path_normalize(NULL, value, norm, sizeof(norm)) == 0 &&
-		       policy_inside_writable(w->pol, norm);
-	return join(p, w->gitdir, value) == 0 && path_normalize(NULL, p, norm, sizeof(norm)) == 0 &&
-	       policy_inside_writable(w->pol, norm);
+	char norm[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	for (const char *s = value; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return resolve_text(w->gitdir, value, norm) == 0 &&
+	       policy_resolve_untampered(w->pol, norm, real, sizeof(real)) == 0 &&
+	       policy_inside_writable(w->pol, real);
+}
+
+/* path's text names exactly want (or a dir below it, with prefix). */
+static int names(const struct policy *pol, const char *target, const char *want, int prefix)
+{
+	struct stat st;
+	return clean(pol, target) && lstat(target, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       (prefix ? path_within(want, target) && strcmp(want, target) != 0
+		       : strcmp(want, target) == 0);
 }
 
 /* Would git have written this file itself? */
@@ -442,21 +584,19 @@ static int acceptable(const struct policy *pol, const struct item *it)
 {
 	struct stat st;
 	size_t len = 0;
+	char up[CORDON_PATH_MAX], dir[CORDON_PATH_MAX], target[CORDON_PATH_MAX];
 	if (lstat(it->path, &st) != 0)
 		return 1; /* gone: nothing left to read */
+	if (join(up, it->path, "..") != 0 || path_normalize(NULL, up, dir, sizeof(dir)) != 0)
+		return 0;
 	switch (it->kind) {
 	case K_CONFIG: {
 		/* Every entry one git writes itself, or one the file had at
 		 * the start (a submodule's config keeps the user's own). */
 		char *text = S_ISREG(st.st_mode) ? slurp(it->path, FILE_MAX, &len) : NULL;
-		char dir[CORDON_PATH_MAX], gd[CORDON_PATH_MAX];
-		int ok = 0;
-		if (text != NULL && join(dir, it->path, "..") == 0 &&
-		    path_normalize(NULL, dir, gd, sizeof(gd)) == 0) {
-			struct wt_ctx w = { pol, gd, it };
-			ok = gitfmt_config_entries(text, len, known_entry, &w, worktree_ok, &w) ==
-			     GITFMT_SAFE;
-		}
+		struct wt_ctx w = { pol, dir, it };
+		int ok = text != NULL && gitfmt_config_entries(text, len, known_entry, &w,
+							       worktree_ok, &w) == GITFMT_SAFE;
 		free(text);
 		return ok;
 	}
@@ -464,30 +604,23 @@ static int acceptable(const struct policy *pol, const struct item *it)
 		/* Only a worktree's, naming its own common dir. */
 		char *text = it->common != NULL && S_ISREG(st.st_mode) ? slurp(it->path, 4096, &len)
 								       : NULL;
-		char p[CORDON_PATH_MAX], dir[CORDON_PATH_MAX], a[CORDON_PATH_MAX],
-			b[CORDON_PATH_MAX];
 		int ok = 0;
 		if (text != NULL) {
 			text[strcspn(text, "\n")] = '\0';
-			ok = join(dir, it->path, "..") == 0 &&
-			     (text[0] == '/' ? snprintf(p, sizeof(p), "%s", text) < (int)sizeof(p)
-					     : join(p, dir, text) == 0) &&
-			     path_normalize(NULL, p, dir, sizeof(dir)) == 0 &&
-			     realpath(dir, a) != NULL && realpath(it->common, b) != NULL &&
-			     strcmp(a, b) == 0;
+			ok = resolve_text(dir, text, target) == 0 &&
+			     names(pol, target, it->common, 0);
 		}
 		free(text);
 		return ok;
 	}
 	case K_HOOKS:
 		return S_ISDIR(st.st_mode) && only_samples(it->path);
-	case K_GITFILE: {
-		/* A worktree's, naming the worktree's own git dir. */
-		char target[CORDON_PATH_MAX], a[CORDON_PATH_MAX], b[CORDON_PATH_MAX];
-		return it->common != NULL && gitfile_target(it->path, target) == 0 &&
-		       realpath(target, a) != NULL && realpath(it->common, b) != NULL &&
-		       strcmp(a, b) == 0;
-	}
+	case K_GITFILE:
+		/* A worktree's, naming the worktree's own git dir; a
+		 * submodule checkout's, naming a dir under modules/. */
+		return it->common != NULL && S_ISREG(st.st_mode) &&
+		       gitfile_target(it->path, target) == 0 &&
+		       names(pol, target, it->common, it->prefix);
 	case K_ATTRIBUTES:
 		return 0;
 	}
@@ -501,8 +634,14 @@ static int changed(const struct item *it)
 		return 0;
 	if (!it->existed)
 		return 1;
-	if (it->kind == K_HOOKS)
-		return !S_ISDIR(st.st_mode) || dir_digest(it->path) != it->digest;
+	if (it->kind == K_HOOKS) {
+		size_t len = 0;
+		char *now = S_ISDIR(st.st_mode) ? dir_listing(it->path, &len) : NULL;
+		int same = now != NULL && it->content != NULL && len == it->len &&
+			   memcmp(now, it->content, len) == 0;
+		free(now);
+		return !same;
+	}
 	return st.st_ino != it->st.st_ino || st.st_dev != it->st.st_dev ||
 	       st.st_mode != it->st.st_mode || st.st_size != it->st.st_size ||
 	       MTIME(st).tv_sec != MTIME(it->st).tv_sec ||
@@ -512,40 +651,25 @@ static int changed(const struct item *it)
 }
 
 /* Move path aside (same directory, a name git never reads) and record
- * it; put back the content it had at the start when there was one. */
-static int neutralise(cordon *c, const char *path, const struct item *it)
+ * it; put back the content it had at the start when there was one. A
+ * path that is not clean() any more, or cannot be renamed, is recorded
+ * as not moved: the run then fails (cordon_end). */
+static int put_aside(cordon *c, const char *path, const struct item *it)
 {
 	char aside[CORDON_PATH_MAX];
 	int n = snprintf(aside, sizeof(aside), "%s.cordon-tampered-%.8s", path, c->run_id);
-	int moved = n > 0 && n < (int)sizeof(aside) && rename(path, aside) == 0;
-	if (!moved) {
-		/* Cannot be moved (a name too long, ...): removed. */
-		char dir[CORDON_PATH_MAX];
-		const char *slash = strrchr(path, '/');
-		size_t k = slash != NULL ? (size_t)(slash - path) : 0;
-		if (slash == NULL || k >= sizeof(dir))
-			return -1;
-		memcpy(dir, path, k);
-		dir[k] = '\0';
-		int dfd = open(k ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			return -1;
-		int r = remove_tree_at(dfd, slash + 1);
-		close(dfd);
-		if (r != 0)
-			return -1;
-		aside[0] = '\0';
-	}
-	if (it != NULL && it->existed && it->content != NULL) {
+	if (n <= 0 || n >= (int)sizeof(aside) || !clean(&c->pol, path) || rename(path, aside) != 0)
+		return tampered_add(c, path, "");
+	if (it != NULL && it->existed && it->content != NULL && it->kind != K_HOOKS) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			      it->st.st_mode & 0777);
 		if (fd >= 0) {
 			size_t off = 0;
 			while (off < it->len) {
-				ssize_t w = write(fd, it->content + off, it->len - off);
-				if (w <= 0)
+				ssize_t wr = write(fd, it->content + off, it->len - off);
+				if (wr <= 0)
 					break;
-				off += (size_t)w;
+				off += (size_t)wr;
 			}
 			close(fd);
 		}
@@ -553,60 +677,24 @@ static int neutralise(cordon *c, const char *path, const struct item *it)
 	return tampered_add(c, path, aside);
 }
 
-/* ---- nested ".git" in tracked directories ---- */
-
-struct nested {
-	cordon *c;
-	const char *top;
-	long long since_ns;
-	int err;
-};
-
-static int nested_dir(void *ctx, const char *dir)
+int gitguard_put_aside(cordon *c, const char *path)
 {
-	struct nested *n = ctx;
-	char d[CORDON_PATH_MAX], p[CORDON_PATH_MAX];
-	struct stat st;
-	if (dir[0] == '\0' || join(d, n->top, dir) != 0 || strcmp(d, n->top) == 0 ||
-	    !policy_inside_writable(&n->c->pol, d) || join(p, d, ".git") != 0 || lstat(p, &st) != 0)
-		return 0;
-	long long t = (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec;
-	if (t >= n->since_ns && neutralise(n->c, p, NULL) != 0)
-		n->err = 1;
-	return 0;
+	return put_aside(c, path, NULL);
 }
 
-static void nested(cordon *c, const struct gitguard *g)
+int gitguard_clean(const struct policy *pol, const char *path)
 {
-	/* The repository holding the workspace: the nearest ".git" above. */
-	char top[CORDON_PATH_MAX], dotgit[CORDON_PATH_MAX], gd[CORDON_PATH_MAX],
-		idx[CORDON_PATH_MAX];
-	struct stat st;
-	if (snprintf(top, sizeof(top), "%s", c->pol.workspace) >= (int)sizeof(top))
-		return;
-	for (;;) {
-		if (join(dotgit, top, ".git") == 0 && lstat(dotgit, &st) == 0)
-			break;
-		char *slash = strrchr(top, '/');
-		if (slash == NULL || slash == top)
-			return;
-		*slash = '\0';
-	}
-	if (S_ISDIR(st.st_mode))
-		snprintf(gd, sizeof(gd), "%s", dotgit);
-	else if (gitfile_target(dotgit, gd) != 0)
-		return;
-	size_t len = 0;
-	char *buf = join(idx, gd, "index") == 0 ? slurp(idx, 256u << 20, &len) : NULL;
-	if (buf == NULL)
-		return;
-	/* A clock step of the file system's coarse clock: 50 ms of slack. */
-	struct nested n = {
-		c, top, (long long)g->start.tv_sec * 1000000000LL + g->start.tv_nsec - 50000000LL, 0
-	};
-	if (gitfmt_index_dirs((unsigned char *)buf, len, 20, nested_dir, &n) < 0)
-		(void)gitfmt_index_dirs((unsigned char *)buf, len, 32, nested_dir, &n);
-	free(buf);
+	return clean(pol, path);
+}
+
+char *gitguard_slurp(const char *path, size_t max, size_t *len)
+{
+	return slurp(path, max, len);
+}
+
+int gitguard_gitfile_target(const char *file, char *out)
+{
+	return gitfile_target(file, out);
 }
 
 int gitguard_end(cordon *c)
@@ -617,14 +705,22 @@ int gitguard_end(cordon *c)
 	g->begun = 0;
 	/* What exists now: the start's list, plus git dirs made in the run
 	 * (a submodule cloned, a worktree added, a "git init"). */
-	struct walk w = { g, &c->pol, 0, NULL, NULL, 0 };
-	repository(&w, c->pol.workspace, 0);
+	struct walk *w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
+		return (int)c->ntampered;
+	}
+	*w = (struct walk){ .g = g, .pol = &c->pol, .steps = STEPS_MAX };
+	repository_at(w, c->pol.workspace, 0);
+	free(w);
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = &g->v[i];
 		if (changed(it) && !acceptable(&c->pol, it))
-			(void)neutralise(c, it->path, it);
+			(void)put_aside(c, it->path, it);
 	}
-	nested(c, g);
+	if (g->over) /* what was not looked at cannot be called safe */
+		(void)tampered_add(c, c->pol.workspace, "");
+	gitnested_end(c, &g->nested);
 	return (int)c->ntampered;
 }
 

@@ -111,6 +111,11 @@ struct policy {
 	size_t nprot;
 	char **sockets; /* --allow-socket: canonical sockets or directories */
 	size_t nsockets;
+	/* Trees some run's command may write although this run does not
+	 * grant them (the tool caches' locations): paths cordon resolves
+	 * for itself do not follow symlinks in them either. */
+	char **untrusted;
+	size_t nuntrusted;
 };
 
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
@@ -129,6 +134,9 @@ void policy_free(struct policy *p);
 int policy_inside_writable(const struct policy *p, const char *path);
 /* A protected path that is not the user's own (the git guard's). */
 int policy_add_protect(struct policy *p, const char *path);
+/* Writable here, or in some run (policy.untrusted). */
+int policy_inside_untrusted(const struct policy *p, const char *path);
+int policy_add_untrusted(struct policy *p, const char *path);
 #define POLICY_REDIRECTED 1
 int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);
 

@@ -4,6 +4,7 @@
  * Everything is canonicalised (realpath) and validated here, in the
  * parent, before anything runs. The tool caches are in caches.c.
  */
+#include "caches.h"
 #include "internal.h"
 #include "path.h"
 
@@ -140,6 +141,9 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nsockets; i++)
 		free(p->sockets[i]);
 	free(p->sockets);
+	for (size_t i = 0; i < p->nuntrusted; i++)
+		free(p->untrusted[i]);
+	free(p->untrusted);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -208,7 +212,7 @@ int policy_resolve_untampered(const struct policy *p, const char *in, char *out,
 		}
 		/* A symlink, in the directory cur[0..cl). */
 		cur[cl] = '\0';
-		if (policy_inside_writable(p, cl ? cur : "/")) {
+		if (policy_inside_untrusted(p, cl ? cur : "/")) {
 			cur[cl] = '/';
 			if (snprintf(out, outlen, "%s", cur) >= (int)outlen)
 				return errno = ENAMETOOLONG, -1;
@@ -369,6 +373,23 @@ static int resolve(cordon *c)
 			return r;
 	}
 
+	/* Each path was checked against the trees before it: check them all
+	 * again against the whole set (a tree named later may hold a
+	 * symlink an earlier path goes through), caches' locations too. */
+	if ((r = caches_untrusted(c)) != 0)
+		return r;
+	if ((r = canonical(c, "workspace", ws, real, &is_dir)) != 0 ||
+	    strcmp(real, p->workspace) != 0)
+		return r != 0 ? r
+			      : cordon_fail(
+					c, CORDON_EREFUSED,
+					"refusing workspace %s: it changed while it was resolved",
+					ws);
+	for (size_t i = 0; i < c->allow_write.n; i++)
+		if ((r = canonical(c, "--allow-write path", c->allow_write.v[i], real, &is_dir)) !=
+		    0)
+			return r;
+
 	for (size_t i = 0; i < c->protect.n; i++) {
 		if ((r = canonical(c, "--protect path", c->protect.v[i], real, &is_dir)) != 0)
 			return r;
@@ -384,6 +405,28 @@ static int resolve(cordon *c)
 		if ((r = add_socket(c, p, c->allow_socket.v[i])) != 0)
 			return r;
 
+	return 0;
+}
+
+int policy_inside_untrusted(const struct policy *p, const char *path)
+{
+	if (policy_inside_writable(p, path))
+		return 1;
+	for (size_t i = 0; i < p->nuntrusted; i++)
+		if (path_within(p->untrusted[i], path))
+			return 1;
+	return 0;
+}
+
+int policy_add_untrusted(struct policy *p, const char *path)
+{
+	char **v = realloc(p->untrusted, (p->nuntrusted + 1) * sizeof(*v));
+	if (v == NULL)
+		return CORDON_ENOMEM;
+	p->untrusted = v;
+	if ((v[p->nuntrusted] = strdup(path)) == NULL)
+		return CORDON_ENOMEM;
+	p->nuntrusted++;
 	return 0;
 }
 

@@ -103,7 +103,7 @@ int runtmp_create(cordon *c)
 				   state, real);
 	if (rr != 0)
 		return cordon_fail_errno(c, CORDON_EINVAL, errno, "state directory %s", state);
-	if (policy_inside_writable(&c->pol, real))
+	if (policy_inside_untrusted(&c->pol, real))
 		return cordon_fail(
 			c, CORDON_EREFUSED,
 			"refusing the state directory %s: it is inside a tree the command "

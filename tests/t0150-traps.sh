@@ -166,6 +166,80 @@ rm -rf "$WS" && mkdir -p "$WS"
 ok $? "a fresh .git whose config runs a command: a later git status runs nothing"
 is "$(tampered)" "$WS/.git/config" "... its config is listed as tampered"
 
+# ---- an attacker's review: the guard itself must not be turned against the user ----
+# (it runs unconfined, on names the command chose)
+newrepo
+echo v >"$OUT/victimfile"
+(cd "$WS" && crun -- sh -c 'mkdir -p .git/worktrees/x && echo "$1/../outside/victimfile" > .git/worktrees/x/gitdir' sh "$WS") 2>/dev/null
+is "$(cat "$OUT/victimfile" 2>/dev/null):$(ls "$OUT")" "v:victimfile" "a worktree gitdir naming ../outside: nothing outside is moved"
+newrepo
+mkdir -p "$OUT/victimdir/sub" && echo p >"$OUT/victimdir/sub/f"
+long=$("$PY" -c "import sys; w=sys.argv[1]; t='/../outside/victimdir'; print(w + '/.' * ((4080 - len(w) - len(t)) // 2) + t, end='')" "$WS")
+(cd "$WS" && crun -- sh -c 'mkdir -p .git/worktrees/y && printf %s "$1" > .git/worktrees/y/gitdir' sh "$long") 2>/dev/null
+is "$(cat "$OUT/victimdir/sub/f" 2>/dev/null)" p "a gitdir too long to move aside: nothing outside is removed"
+newrepo
+echo '# user' >"$HOME/.bashrc"
+(cd "$WS" && crun -- sh -c 'mkdir -p .git/worktrees/x lurk && printf "gitdir: %s/.git/worktrees/x\necho pwned > %s/pwned\n" "$1" "$2" > lurk/.bashrc && ln -s lurk link && echo "$1/link/.bashrc" > .git/worktrees/x/gitdir' sh "$WS" "$OUT") 2>/dev/null
+(cd "$WS" && crun -- sh -c 'ln -sfn "$1" link' sh "$HOME") 2>/dev/null
+is "$(cat "$HOME/.bashrc")" "# user" "a worktree gitdir through a symlink swapped between runs: ~/.bashrc untouched"
+newrepo
+printf '#!/bin/sh\ntrue\n' >"$WS/.git/hooks/pre-commit" && chmod +x "$WS/.git/hooks/pre-commit"
+(cd "$WS" && crun -- sh -c 'ln -s . a && printf "[submodule \"a\"]\n\tpath = a\n" > .gitmodules') 2>/dev/null
+[ -x "$WS/.git/hooks/pre-commit" ] && [ -f "$WS/.git/config" ]
+ok $? "a .gitmodules path through a symlink to the top: the user's hooks and config stay"
+newrepo
+(cd "$WS" && crun -- sh -c 'ln -s . a; for i in $(seq 60); do printf "[submodule \"s$i\"]\n\tpath = a\n"; done > .gitmodules; cd src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null &
+gp=$!
+for _ in $(seq 300); do kill -0 "$gp" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$gp" 2>/dev/null; then
+	kill -9 "$gp"
+	ok 1 "sixty .gitmodules paths through a symlink loop: the end check finishes"
+else
+	ok 0 "sixty .gitmodules paths through a symlink loop: the end check finishes"
+fi
+wait "$gp" 2>/dev/null
+(cd "$WS/src" && git status >/dev/null 2>&1)
+! pwned
+ok $? "... and the repository planted in src/ is still moved aside"
+
+# The index cannot be made to hide a planted .git: split, or a symlink.
+for how in split symlink; do
+	newrepo
+	case $how in
+	split) blind='git update-index --split-index' ;;
+	symlink) blind='mv .git/index .git/index.real && ln -s index.real .git/index' ;;
+	esac
+	(cd "$WS" && srun -- sh -c "$blind; cd src && git init -q && git config core.fsmonitor \"touch $OUT/pwned; false\"") 2>/dev/null
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	! pwned
+	ok $? "index made unreadable ($how): the planted src/.git is still moved aside"
+done
+
+# A comment after a .gitmodules path does not hide the submodule.
+newrepo
+mkdir -p "$T/up2" && (cd "$T/up2" && git init -q && git commit -q --allow-empty -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up2" sub/x >/dev/null 2>&1 && git commit -q -m sub &&
+	git submodule deinit -q -f sub/x >/dev/null 2>&1); then
+	(cd "$WS" && srun -- sh -c 'git init -q --separate-git-dir .git/evil sub/y && rm -rf sub/x && mv sub/y sub/x && printf "[core]\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> .git/evil/config && sed -i "s|path = sub/x|path = sub/x  # vendored|" .gitmodules' sh "$OUT") 2>/dev/null
+	(cd "$WS" && git status >/dev/null 2>&1; cd sub/x 2>/dev/null && git status >/dev/null 2>&1)
+	! pwned
+	ok $? "a .gitmodules path with a trailing comment: the planted submodule .git is caught"
+else
+	skip "git submodule add/deinit from a local path does not work here"
+fi
+
+# core.worktree of a submodule through a symlink, or with a CR.
+newrepo
+mkdir -p "$T/up3" && (cd "$T/up3" && git init -q && git commit -q --allow-empty -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up3" sub >/dev/null 2>&1 && git commit -q -m sub); then
+	(cd "$WS" && srun -- sh -c 'ln -s "$1" .git/modules/wt; git config -f .git/modules/sub/config core.worktree ../wt' sh "$HOME") 2>/dev/null
+	is "$(git -C "$WS/sub" rev-parse --show-toplevel 2>/dev/null)" "$WS/sub" "core.worktree through a symlink to ~: put back"
+	(cd "$WS" && srun -- sh -c 'printf "[core]\n\tworktree = %s/..\r\n" "$1" >> .git/modules/sub/config' sh "$WS") 2>/dev/null
+	is "$(git -C "$WS/sub" rev-parse --show-toplevel 2>/dev/null)" "$WS/sub" "core.worktree with a CR: put back"
+else
+	skip "git submodule add from a local path does not work here"
+fi
+
 # ---- cache symlinks ----------------------------------------------------------------------------
 rm -rf "$WS" "$OUT" && mkdir -p "$WS" "$OUT/dir"
 export CARGO_HOME="$WS/.cargo"
@@ -212,6 +286,15 @@ mkdir -p "$OUT/dir" "$WS/real"
 ln -sfn "$OUT/dir" "$WS/out"
 (cd "$WS" && crun --allow-write "$WS/out" -- sh -c 'echo x > out/planted') 2>"$T/err"
 is "$?:$(ls "$OUT/dir")" "125:" "--allow-write through a symlink planted in the workspace: refused"
+# A later --allow-write naming the tree that holds the symlink.
+mkdir -p "$T/shared" && ln -sfn "$OUT/dir" "$T/shared/out"
+(cd "$WS" && crun --allow-write "$T/shared/out" --allow-write "$T/shared" -- sh -c 'echo x > "$1/planted"' sh "$T/shared/out") 2>/dev/null
+is "$?:$(ls "$OUT/dir")" "125:" "--allow-write through a symlink in a tree named after it: refused"
+# A status file through a symlink in a tool cache (some run's command may write there).
+mkdir -p "$HOME/.npm" && ln -sfn "$OUT/target" "$HOME/.npm/status.log"
+(cd "$WS" && crun --status-file "$HOME/.npm/status.log" -- true) 2>/dev/null
+is "$?:$(cat "$OUT/target")" "125:keep" "a status file through a symlink in a cache dir: refused"
+rm -f "$HOME/.npm/status.log"
 ln -sfn "$WS/real" "$WS/frozen"
 (cd "$WS" && crun --protect "$WS/frozen" -- true) 2>"$T/err"
 is "$?:$(grep -c 'leads through a symlink inside a writable tree' "$T/err")" "125:1" \

@@ -56,6 +56,12 @@ static void test_config(void)
 	};
 	for (size_t i = 0; i < sizeof(unsafe) / sizeof(unsafe[0]); i++)
 		is_int(check(unsafe[i]), GITFMT_UNSAFE, "config: unsafe %zu", i);
+	/* git drops a CR before the LF: so does the reader (a core.worktree
+	 * value ending in CR would name another directory for git). */
+	is_int(check("[core]\r\n\tworktree = ../../../sub\r\n"), GITFMT_SAFE,
+	       "config: CRLF lines read as git reads them");
+	is_int(check("[core]\n\tworktree = \"../../../sub\r\"\n"), GITFMT_UNSAFE,
+	       "config: a quoted CR stays in the value");
 	/* A continuation hides nothing: the next line is part of the value. */
 	is_int(check("[user]\n\tname = a \\\n fsmonitor = x\n"), GITFMT_SAFE,
 	       "config: a continued value stays a value");
@@ -163,6 +169,16 @@ static void test_index(void)
 			free(copy);
 		}
 		is_int(bad, 0, "index v%d: truncated copies are handled", v);
+	}
+	/* A split index: its entries live in another file. */
+	{
+		size_t len = make_index(buf, 2, paths, 5);
+		memcpy(buf + len, "link", 4);
+		memset(buf + len + 4, 0, 4 + 20 + 20);
+		buf[len + 7] = 20; /* the extension's size: a shared index id */
+		struct seen t = { .n = 0 };
+		is_int(gitfmt_index_dirs(buf, len + 8 + 20 + 20, 20, record, &t),
+		       GITFMT_INDEX_PARTIAL, "index: a split index is reported partial");
 	}
 	memcpy(buf, "DIRX", 4);
 	struct seen s = { .n = 0 };
