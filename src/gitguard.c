@@ -176,7 +176,8 @@ static char *dir_listing(const char *path, size_t *len)
 	}
 	closedir(d);
 	if (ok && n < 100000) {
-		qsort(lines, n, sizeof(*lines), by_name);
+		if (n > 0)
+			qsort(lines, n, sizeof(*lines), by_name);
 		if ((out = malloc(total)) != NULL) {
 			size_t k = 0;
 			for (size_t i = 0; i < n; i++) {
