@@ -146,12 +146,15 @@ static const char profile_sockets[] =
 struct clause {
 	const char *name, *head, *mid, *tail;
 };
-enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT, C_SOCK_ROOT, C_SOCK_FILE, C_SOCKET };
+enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT, C_ABSENT, C_SOCK_ROOT, C_SOCK_FILE, C_SOCKET };
 static const struct clause clauses[] = {
 	[C_ROOT] = { "ROOT", "(allow file-write* file-link (subpath ", NULL, "))\n" },
 	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
 	[C_PROTECT] = { "PROTECT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
 	[C_PARENT] = { "PROTECT_PARENT", "(deny file-write-unlink (literal ", NULL, "))\n" },
+	/* A name the git guard watches that does not exist yet: it cannot
+	 * be made (or linked, or renamed into place). */
+	[C_ABSENT] = { "ABSENT", "(deny file-write* file-link (literal ", NULL, "))\n" },
 	[C_SOCK_ROOT] = { "ROOT", "(allow network-outbound (remote unix-socket (subpath ", NULL,
 			  ")))\n" },
 	[C_SOCK_FILE] = { "FILE", "(allow network-outbound (remote unix-socket (path-literal ",
@@ -192,6 +195,7 @@ char *seatbelt_profile(const struct sb_shape *s)
 	jb_raw(&b, profile_devices);
 	add_clauses(&b, &clauses[C_PROTECT], s->protects);
 	add_clauses(&b, &clauses[C_PARENT], s->parents);
+	add_clauses(&b, &clauses[C_ABSENT], s->absents);
 	jb_raw(&b, profile_setugid);
 	jb_raw(&b, profile_processes);
 	jb_raw(&b, profile_sockets);
@@ -290,6 +294,8 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 	strv_free(&parents);
 	for (size_t i = 0; r == 0 && i < p->nsockets; i++)
 		r = push_param(&params, clauses[C_SOCKET].name, s.sockets++, p->sockets[i]);
+	for (size_t i = 0; r == 0 && i < p->nabsent; i++)
+		r = push_param(&params, clauses[C_ABSENT].name, s.absents++, p->absent[i]);
 
 	char *profile = r == 0 ? seatbelt_profile(&s) : NULL;
 	if (profile == NULL || strv_push(out, exec_path) != 0 || strv_push(out, "-p") != 0 ||
@@ -473,6 +479,27 @@ static int canonical(cordon *c, const char *path, char **out)
 	return 0;
 }
 
+/* A path that may not exist: its nearest existing ancestor canonical,
+ * the rest as it is (macOS: /tmp is /private/tmp). */
+static int canonical_absent(cordon *c, const char *path, char **out)
+{
+	char head[CORDON_PATH_MAX], real[CORDON_PATH_MAX], full[CORDON_PATH_MAX];
+	if (snprintf(head, sizeof(head), "%s", path) >= (int)sizeof(head))
+		return cordon_fail(c, CORDON_EINVAL, "path too long: %s", path);
+	while (realpath(head, real) == NULL) {
+		char *slash = strrchr(head, '/');
+		if (slash == NULL || slash == head)
+			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", path);
+		*slash = '\0';
+	}
+	const char *rest = path + strlen(head);
+	if (snprintf(full, sizeof(full), "%s%s", real, rest) >= (int)sizeof(full))
+		return cordon_fail(c, CORDON_EINVAL, "path too long: %s", path);
+	if ((*out = strdup(full)) == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
+}
+
 static void free_copy(struct policy *q)
 {
 	for (size_t i = 0; i < q->nw; i++)
@@ -481,9 +508,12 @@ static void free_copy(struct policy *q)
 		free(q->prot[i].path);
 	for (size_t i = 0; i < q->nsockets; i++)
 		free(q->sockets[i]);
+	for (size_t i = 0; i < q->nabsent; i++)
+		free(q->absent[i]);
 	free(q->w);
 	free(q->prot);
 	free(q->sockets);
+	free(q->absent);
 }
 
 static int sb_prepare(cordon *c, const struct policy *p, const struct decision *dec,
@@ -499,7 +529,8 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 	q.w = calloc(p->nw + 1, sizeof(*q.w));
 	q.prot = calloc(p->nprot + 1, sizeof(*q.prot));
 	q.sockets = calloc(p->nsockets + 1, sizeof(*q.sockets));
-	if (q.w == NULL || q.prot == NULL || q.sockets == NULL) {
+	q.absent = calloc(p->nabsent + 1, sizeof(*q.absent));
+	if (q.w == NULL || q.prot == NULL || q.sockets == NULL || q.absent == NULL) {
 		free_copy(&q);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
@@ -518,6 +549,10 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 	for (size_t i = 0; r == 0 && i < p->nsockets; i++) {
 		q.nsockets++;
 		r = canonical(c, p->sockets[i], &q.sockets[i]);
+	}
+	for (size_t i = 0; r == 0 && i < p->nabsent; i++) {
+		q.nabsent++;
+		r = canonical_absent(c, p->absent[i], &q.absent[i]);
 	}
 	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, NULL) != 0)
 		r = cordon_fail(c, CORDON_ENOMEM, "out of memory");

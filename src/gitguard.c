@@ -288,8 +288,21 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 		return;
 	}
 	g->n++;
-	if (!w->at_start || lstat(path, &it->st) != 0)
-		return; /* new at the end, or absent at the start */
+	if (!w->at_start)
+		return; /* new at the end */
+	if (lstat(path, &it->st) != 0) {
+		/* Absent at the start. Where git never makes it in a run
+		 * (commondir of a main git dir, config.worktree, info/
+		 * attributes), a backend that can refuse its creation by
+		 * name (Seatbelt) does. */
+		size_t n = strlen(path);
+		if (w->protect != NULL &&
+		    (kind == K_ATTRIBUTES || (kind == K_COMMONDIR && expected == NULL) ||
+		     (n > 16 && strcmp(path + n - 16, "/config.worktree") == 0)) &&
+		    policy_add_absent((struct policy *)w->ctx, path) != 0)
+			w->err = 1;
+		return;
+	}
 	it->existed = 1;
 	if (kind == K_HOOKS)
 		it->content = dir_listing(path, &it->len);

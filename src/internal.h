@@ -116,6 +116,11 @@ struct policy {
 	 * for itself do not follow symlinks in them either. */
 	char **untrusted;
 	size_t nuntrusted;
+	/* Names that do not exist at the start and must not be made (the
+	 * git guard's; only a backend that can refuse a creation by name,
+	 * Seatbelt, uses them). */
+	char **absent;
+	size_t nabsent;
 };
 
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
@@ -137,6 +142,7 @@ int policy_add_protect(struct policy *p, const char *path);
 /* Writable here, or in some run (policy.untrusted). */
 int policy_inside_untrusted(const struct policy *p, const char *path);
 int policy_add_untrusted(struct policy *p, const char *path);
+int policy_add_absent(struct policy *p, const char *path);
 #define POLICY_REDIRECTED 1
 int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);
 

@@ -144,6 +144,9 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nuntrusted; i++)
 		free(p->untrusted[i]);
 	free(p->untrusted);
+	for (size_t i = 0; i < p->nabsent; i++)
+		free(p->absent[i]);
+	free(p->absent);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -418,16 +421,26 @@ int policy_inside_untrusted(const struct policy *p, const char *path)
 	return 0;
 }
 
+static int push_path(char ***v, size_t *n, const char *path)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return CORDON_ENOMEM;
+	*v = nv;
+	if ((nv[*n] = strdup(path)) == NULL)
+		return CORDON_ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 int policy_add_untrusted(struct policy *p, const char *path)
 {
-	char **v = realloc(p->untrusted, (p->nuntrusted + 1) * sizeof(*v));
-	if (v == NULL)
-		return CORDON_ENOMEM;
-	p->untrusted = v;
-	if ((v[p->nuntrusted] = strdup(path)) == NULL)
-		return CORDON_ENOMEM;
-	p->nuntrusted++;
-	return 0;
+	return push_path(&p->untrusted, &p->nuntrusted, path);
+}
+
+int policy_add_absent(struct policy *p, const char *path)
+{
+	return push_path(&p->absent, &p->nabsent, path);
 }
 
 int policy_add_protect(struct policy *p, const char *path)

@@ -80,7 +80,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -95,6 +95,7 @@ static void profile_text(void)
 		"(deny file-write* file-link (literal (param \"PROTECT_0\")) "
 		"(subpath (param \"PROTECT_0\")))\n"
 		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n"
+		"(deny file-write* file-link (literal (param \"ABSENT_0\")))\n"
 		"(deny file-write-setugid)\n"
 		"(deny signal)\n"
 		"(allow signal (target same-sandbox))\n"
@@ -110,7 +111,7 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -125,7 +126,8 @@ static void profile_text(void)
 		   strstr(got, "(param \"FILE_2\")") && !strstr(got, "FILE_3") &&
 		   strstr(got, "(param \"PROTECT_1\")") && !strstr(got, "PROTECT_2") &&
 		   strstr(got, "(param \"PROTECT_PARENT_3\")") && !strstr(got, "PARENT_4") &&
-		   strstr(got, "(param \"SOCKET_4\")") && !strstr(got, "SOCKET_5"),
+		   strstr(got, "(param \"SOCKET_4\")") && !strstr(got, "SOCKET_5") &&
+		   strstr(got, "(param \"ABSENT_1\")") && !strstr(got, "ABSENT_2"),
 	   "one clause per entry, numbered from 0");
 	is_int(count(got, "(remote unix-socket (subpath (param \"ROOT_"), 12,
 	       "each writable directory opens its Unix sockets");
@@ -234,6 +236,8 @@ static void paths_only_as_parameters(void)
 		}
 		make_policy(&p[v], w[v], NNASTY + 1, prot[v], 2);
 		add_sockets(&p[v], sock[v], NSOCKETS);
+		if (policy_add_absent(&p[v], "/plain/.git/commondir") != 0)
+			abort();
 		is_int(build(&p[v], &argv[v], &shape[v]), 0, "variant %d builds", v);
 	}
 	ok(argv[0].n == argv[1].n && argv[0].n > 3, "same shape, same number of arguments");
@@ -267,6 +271,8 @@ static void paths_only_as_parameters(void)
 	ok(all_found && param_value(&argv[0], key) == NULL,
 	   "each --allow-socket path is the exact -D value of its SOCKET_ parameter, in order");
 	is_str(param_value(&argv[0], "FILE_0"), files[0], "a file is a FILE_ parameter");
+	is_str(param_value(&argv[0], "ABSENT_0"), "/plain/.git/commondir",
+	       "a name the git guard forbids is an ABSENT_ parameter");
 	is_str(param_value(&argv[0], "PROTECT_1"), prots[0][1], "protected paths are parameters");
 	is_str(param_value(&argv[0], "PROTECT_PARENT_1"), dirs[0][1],
 	       "... and so are their parents (nearest first: .git, then the tree)");
