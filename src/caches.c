@@ -290,16 +290,14 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 	return 0;
 }
 
-static int resolve(cordon *c)
+/* The run's cache locations for the tools in mask; 0 when there is no
+ * home (the default caches then have no location). */
+static size_t locate(const cordon *c, unsigned mask, struct cache_loc locs[CACHE_LOC_MAX],
+		     unsigned *too_long)
 {
-	struct cache_loc locs[CACHE_LOC_MAX];
 	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX];
-	unsigned too_long = 0;
-	struct cache_entry *e;
-	int r;
-
-	if (c->nhomes == 0 || c->caches == 0)
-		return 0; /* no home: the default caches have no location */
+	if (c->nhomes == 0 || mask == 0)
+		return 0;
 	/* $HOME as given (homes_load checked its length), else the
 	 * password database's home. */
 	const char *h = getenv("HOME");
@@ -307,8 +305,20 @@ static int resolve(cordon *c)
 		return 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0'; /* relative variables then name no location */
-	size_t n = caches_locate(c->caches, caches_env_lookup, environ, home, cwd[0] ? cwd : NULL,
-				 locs, &too_long);
+	return caches_locate(mask, caches_env_lookup, environ, home, cwd[0] ? cwd : NULL, locs,
+			     too_long);
+}
+
+static int resolve(cordon *c)
+{
+	struct cache_loc locs[CACHE_LOC_MAX];
+	unsigned too_long = 0;
+	struct cache_entry *e;
+	int r;
+
+	size_t n = locate(c, c->caches, locs, &too_long);
+	if (n == 0 && too_long == 0)
+		return 0;
 	for (unsigned bit = 1; bit <= CORDON_CACHE_DEFAULT; bit <<= 1) {
 		if (!(c->caches & bit))
 			continue;
@@ -330,17 +340,9 @@ static int resolve(cordon *c)
 int caches_untrusted(cordon *c)
 {
 	struct cache_loc locs[CACHE_LOC_MAX];
-	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	char real[CORDON_PATH_MAX];
 	unsigned too_long = 0;
-	if (c->nhomes == 0)
-		return 0;
-	const char *h = getenv("HOME");
-	if (path_join(home, sizeof(home), h != NULL && h[0] == '/' ? h : c->homes[0], "") != 0)
-		return 0;
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		cwd[0] = '\0';
-	size_t n = caches_locate(CORDON_CACHE_DEFAULT, caches_env_lookup, environ, home,
-				 cwd[0] ? cwd : NULL, locs, &too_long);
+	size_t n = locate(c, CORDON_CACHE_DEFAULT, locs, &too_long);
 	for (size_t i = 0; i < n; i++) {
 		if (policy_add_untrusted(&c->pol, locs[i].path) != 0)
 			return CORDON_ENOMEM;
