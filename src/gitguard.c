@@ -71,13 +71,8 @@ struct gitguard {
 
 /* ---- small helpers ---- */
 
-static int join(char *out, const char *a, const char *b)
-{
-	return path_join(out, CORDON_PATH_MAX, a, b);
-}
-
 /* A whole file of at most max bytes, NUL-terminated; NULL otherwise. */
-static char *slurp(const char *path, size_t max, size_t *len)
+char *gitguard_slurp(const char *path, size_t max, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -107,7 +102,7 @@ static char *slurp(const char *path, size_t max, size_t *len)
  * runs unconfined on names the command chose: it touches nothing else.
  * (Its last component may be a symlink: lstat, rename and O_NOFOLLOW
  * opens do not follow it.) */
-static int clean(const struct policy *pol, const char *path)
+int gitguard_clean(const struct policy *pol, const char *path)
 {
 	char norm[CORDON_PATH_MAX];
 	if (path[0] != '/' || path_normalize(NULL, path, norm, sizeof(norm)) != 0 ||
@@ -259,13 +254,13 @@ static int step(struct walk *w)
 }
 
 /* Watch path when it lies in a writable tree (elsewhere the command
- * cannot write it at all) and is clean(). expected: what a K_COMMONDIR
+ * cannot write it at all) and is gitguard_clean(). expected: what a K_COMMONDIR
  * or K_GITFILE must name (prefix: a dir below it). */
 static void watch(struct walk *w, const char *path, enum kind kind, const char *expected,
 		  int prefix, int protect)
 {
 	struct gitguard *g = w->g;
-	if (!step(w) || !clean(w->pol, path) || find(g, path) != NULL)
+	if (!step(w) || !gitguard_clean(w->pol, path) || find(g, path) != NULL)
 		return;
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
@@ -307,7 +302,7 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 	if (kind == K_HOOKS)
 		it->content = dir_listing(path, &it->len);
 	else if (S_ISREG(it->st.st_mode))
-		it->content = slurp(path, SNAP_MAX, &it->len);
+		it->content = gitguard_slurp(path, SNAP_MAX, &it->len);
 	if (protect && w->protect != NULL && w->protect(w->ctx, path) != 0)
 		w->err = 1;
 }
@@ -328,12 +323,12 @@ static void modules(struct walk *w, const char *dir, int depth)
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
-		if (e->d_name[0] == '.' || join(sub, dir, e->d_name) != 0 || lstat(sub, &st) != 0 ||
-		    !S_ISDIR(st.st_mode))
+		if (e->d_name[0] == '.' || gg_join(sub, dir, e->d_name) != 0 ||
+		    lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		/* A submodule's name may hold "/": a dir without HEAD is a
 		 * step of such a name. */
-		if (join(head, sub, "HEAD") == 0 && lstat(head, &st) == 0)
+		if (gg_join(head, sub, "HEAD") == 0 && lstat(head, &st) == 0)
 			gitdir(w, sub, depth + 1, 1);
 		else
 			modules(w, sub, depth + 1);
@@ -350,20 +345,20 @@ static int resolve_text(const char *dir, const char *text, char *out)
 		return -1;
 	if (text[0] == '/')
 		return path_normalize(NULL, text, out, CORDON_PATH_MAX);
-	return join(p, dir, text) == 0 ? path_normalize(NULL, p, out, CORDON_PATH_MAX) : -1;
+	return gg_join(p, dir, text) == 0 ? path_normalize(NULL, p, out, CORDON_PATH_MAX) : -1;
 }
 
 /* The gitdir line of a ".git" file, resolved against its directory. */
-static int gitfile_target(const char *file, char *out)
+int gitguard_gitfile_target(const char *file, char *out)
 {
 	size_t len = 0;
-	char *s = slurp(file, 4096, &len);
+	char *s = gitguard_slurp(file, 4096, &len);
 	char dir[CORDON_PATH_MAX];
 	int r = -1;
 	if (s != NULL && strncmp(s, "gitdir: ", 8) == 0) {
 		char up[CORDON_PATH_MAX];
 		s[strcspn(s, "\n")] = '\0';
-		if (join(up, file, "..") == 0 && path_normalize(NULL, up, dir, sizeof(dir)) == 0)
+		if (gg_join(up, file, "..") == 0 && path_normalize(NULL, up, dir, sizeof(dir)) == 0)
 			r = resolve_text(dir, s + 8, out);
 	}
 	free(s);
@@ -384,7 +379,7 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 	};
 	char p[CORDON_PATH_MAX], wt[CORDON_PATH_MAX], f[CORDON_PATH_MAX];
 	struct stat st;
-	if (!step(w) || !clean(w->pol, g) || lstat(g, &st) != 0 || !S_ISDIR(st.st_mode))
+	if (!step(w) || !gitguard_clean(w->pol, g) || lstat(g, &st) != 0 || !S_ISDIR(st.st_mode))
 		return;
 	for (size_t i = 0; i < w->nseen; i++)
 		if (w->seen[i].dev == st.st_dev && w->seen[i].ino == st.st_ino)
@@ -399,24 +394,24 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 	 * config is not made read-only: "git submodule update" writes
 	 * core.worktree into it; the end checks what it gained. */
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (join(p, g, files[i].name) == 0)
+		if (gg_join(p, g, files[i].name) == 0)
 			watch(w, p, files[i].kind, NULL, 0, !(module && files[i].kind == K_CONFIG));
 	/* Worktrees: their config.worktree, their commondir (which must
 	 * name this dir), and the ".git" file of their working tree. */
-	DIR *d = join(p, g, "worktrees") == 0 ? open_dir(p) : NULL;
+	DIR *d = gg_join(p, g, "worktrees") == 0 ? open_dir(p) : NULL;
 	struct dirent *e;
 	while (d != NULL && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || join(wt, p, e->d_name) != 0 || !clean(w->pol, wt) ||
-		    lstat(wt, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (e->d_name[0] == '.' || gg_join(wt, p, e->d_name) != 0 ||
+		    !gitguard_clean(w->pol, wt) || lstat(wt, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		static const char *const names[] = { "config", "config.worktree", "hooks",
 						     "commondir" };
 		static const enum kind kinds[] = { K_CONFIG, K_CONFIG, K_HOOKS, K_COMMONDIR };
 		for (size_t i = 0; i < 4; i++)
-			if (join(f, wt, names[i]) == 0)
+			if (gg_join(f, wt, names[i]) == 0)
 				watch(w, f, kinds[i], kinds[i] == K_COMMONDIR ? g : NULL, 0, 1);
 		size_t len = 0;
-		char *back = join(f, wt, "gitdir") == 0 ? slurp(f, 4096, &len) : NULL;
+		char *back = gg_join(f, wt, "gitdir") == 0 ? gitguard_slurp(f, 4096, &len) : NULL;
 		char target[CORDON_PATH_MAX];
 		if (back != NULL) {
 			back[strcspn(back, "\n")] = '\0';
@@ -429,7 +424,7 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 	}
 	if (d != NULL)
 		closedir(d);
-	if (join(p, g, "modules") == 0)
+	if (gg_join(p, g, "modules") == 0)
 		modules(w, p, depth);
 }
 
@@ -451,11 +446,12 @@ static int submodule_path(void *ctx, const char *entry, int safe)
 	size_t n = eq ? (size_t)(eq - entry) : 0;
 	if (eq == NULL || n < 15 || strncmp(entry, "submodule.", 10) != 0 ||
 	    strncmp(eq - 5, ".path", 5) != 0 || eq[1] == '/' || eq[1] == '\0' ||
-	    join(sub, s->top, eq + 1) != 0 || path_normalize(NULL, sub, norm, sizeof(norm)) != 0 ||
-	    !path_within(s->top, norm) || strcmp(s->top, norm) == 0 || !clean(s->w->pol, norm))
+	    gg_join(sub, s->top, eq + 1) != 0 ||
+	    path_normalize(NULL, sub, norm, sizeof(norm)) != 0 || !path_within(s->top, norm) ||
+	    strcmp(s->top, norm) == 0 || !gitguard_clean(s->w->pol, norm))
 		return 0;
-	if (join(f, norm, ".git") == 0 && s->gitdir != NULL &&
-	    join(mods, s->gitdir, "modules") == 0)
+	if (gg_join(f, norm, ".git") == 0 && s->gitdir != NULL &&
+	    gg_join(mods, s->gitdir, "modules") == 0)
 		watch(s->w, f, K_GITFILE, mods, 1, 1);
 	repository_at(s->w, norm, s->depth + 1);
 	return s->w->err || s->w->g->over ? 1 : 0;
@@ -468,7 +464,7 @@ static void repository_at(struct walk *w, const char *top, int depth)
 	char dotgit[CORDON_PATH_MAX], g[CORDON_PATH_MAX];
 	const char *gd = NULL;
 	struct stat st;
-	if (depth > DEPTH_MAX || !step(w) || join(dotgit, top, ".git") != 0 ||
+	if (depth > DEPTH_MAX || !step(w) || gg_join(dotgit, top, ".git") != 0 ||
 	    lstat(dotgit, &st) != 0)
 		return;
 	if (S_ISDIR(st.st_mode)) {
@@ -478,17 +474,17 @@ static void repository_at(struct walk *w, const char *top, int depth)
 		/* The workspace's own ".git" file must keep naming what it
 		 * named at the start (a submodule's is watched by its
 		 * parent, with the dir it must name). */
-		if (depth == 0 && gitfile_target(dotgit, g) == 0)
+		if (depth == 0 && gitguard_gitfile_target(dotgit, g) == 0)
 			watch(w, dotgit, K_GITFILE, w->at_start ? g : NULL, 0, 1);
-		if (gitfile_target(dotgit, g) == 0) {
+		if (gitguard_gitfile_target(dotgit, g) == 0) {
 			gitdir(w, g, depth, depth > 0);
 			gd = g;
 		}
 	}
 	char gm[CORDON_PATH_MAX];
 	size_t len = 0;
-	char *text = join(gm, top, ".gitmodules") == 0 && clean(w->pol, gm)
-			     ? slurp(gm, FILE_MAX, &len)
+	char *text = gg_join(gm, top, ".gitmodules") == 0 && gitguard_clean(w->pol, gm)
+			     ? gitguard_slurp(gm, FILE_MAX, &len)
 			     : NULL;
 	if (text != NULL) {
 		struct submodules s = { w, top, gd, depth };
@@ -588,7 +584,7 @@ static int worktree_ok(void *ctx, const char *value)
 static int names(const struct policy *pol, const char *target, const char *want, int prefix)
 {
 	struct stat st;
-	return clean(pol, target) && lstat(target, &st) == 0 && S_ISDIR(st.st_mode) &&
+	return gitguard_clean(pol, target) && lstat(target, &st) == 0 && S_ISDIR(st.st_mode) &&
 	       (prefix ? path_within(want, target) && strcmp(want, target) != 0
 		       : strcmp(want, target) == 0);
 }
@@ -601,13 +597,13 @@ static int acceptable(const struct policy *pol, const struct item *it)
 	char up[CORDON_PATH_MAX], dir[CORDON_PATH_MAX], target[CORDON_PATH_MAX];
 	if (lstat(it->path, &st) != 0)
 		return 1; /* gone: nothing left to read */
-	if (join(up, it->path, "..") != 0 || path_normalize(NULL, up, dir, sizeof(dir)) != 0)
+	if (gg_join(up, it->path, "..") != 0 || path_normalize(NULL, up, dir, sizeof(dir)) != 0)
 		return 0;
 	switch (it->kind) {
 	case K_CONFIG: {
 		/* Every entry one git writes itself, or one the file had at
 		 * the start (a submodule's config keeps the user's own). */
-		char *text = S_ISREG(st.st_mode) ? slurp(it->path, FILE_MAX, &len) : NULL;
+		char *text = S_ISREG(st.st_mode) ? gitguard_slurp(it->path, FILE_MAX, &len) : NULL;
 		struct wt_ctx w = { pol, dir, it };
 		int ok = text != NULL && gitfmt_config_entries(text, len, known_entry, &w,
 							       worktree_ok, &w) == GITFMT_SAFE;
@@ -616,8 +612,9 @@ static int acceptable(const struct policy *pol, const struct item *it)
 	}
 	case K_COMMONDIR: {
 		/* Only a worktree's, naming its own common dir. */
-		char *text = it->common != NULL && S_ISREG(st.st_mode) ? slurp(it->path, 4096, &len)
-								       : NULL;
+		char *text = it->common != NULL && S_ISREG(st.st_mode)
+				     ? gitguard_slurp(it->path, 4096, &len)
+				     : NULL;
 		int ok = 0;
 		if (text != NULL) {
 			text[strcspn(text, "\n")] = '\0';
@@ -633,7 +630,7 @@ static int acceptable(const struct policy *pol, const struct item *it)
 		/* A worktree's, naming the worktree's own git dir; a
 		 * submodule checkout's, naming a dir under modules/. */
 		return it->common != NULL && S_ISREG(st.st_mode) &&
-		       gitfile_target(it->path, target) == 0 &&
+		       gitguard_gitfile_target(it->path, target) == 0 &&
 		       names(pol, target, it->common, it->prefix);
 	case K_ATTRIBUTES:
 		return 0;
@@ -666,13 +663,14 @@ static int changed(const struct item *it)
 
 /* Move path aside (same directory, a name git never reads) and record
  * it; put back the content it had at the start when there was one. A
- * path that is not clean() any more, or cannot be renamed, is recorded
+ * path that is not gitguard_clean() any more, or cannot be renamed, is recorded
  * as not moved: the run then fails (cordon_end). */
 static int put_aside(cordon *c, const char *path, const struct item *it)
 {
 	char aside[CORDON_PATH_MAX];
 	int n = snprintf(aside, sizeof(aside), "%s.cordon-tampered-%.8s", path, c->run_id);
-	if (n <= 0 || n >= (int)sizeof(aside) || !clean(&c->pol, path) || rename(path, aside) != 0)
+	if (n <= 0 || n >= (int)sizeof(aside) || !gitguard_clean(&c->pol, path) ||
+	    rename(path, aside) != 0)
 		return tampered_add(c, path, "");
 	if (it != NULL && it->existed && it->content != NULL && it->kind != K_HOOKS) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -694,21 +692,6 @@ static int put_aside(cordon *c, const char *path, const struct item *it)
 int gitguard_put_aside(cordon *c, const char *path)
 {
 	return put_aside(c, path, NULL);
-}
-
-int gitguard_clean(const struct policy *pol, const char *path)
-{
-	return clean(pol, path);
-}
-
-char *gitguard_slurp(const char *path, size_t max, size_t *len)
-{
-	return slurp(path, max, len);
-}
-
-int gitguard_gitfile_target(const char *file, char *out)
-{
-	return gitfile_target(file, out);
 }
 
 int gitguard_end(cordon *c)

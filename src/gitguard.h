@@ -6,6 +6,7 @@
 #define CORDON_GITGUARD_H
 
 #include "internal.h"
+#include "path.h"
 
 #include <sys/stat.h>
 
@@ -31,9 +32,20 @@ void gitnested_begin(const cordon *c, struct nested_start *s);
 void gitnested_end(cordon *c, const struct nested_start *s);
 
 /* Shared helpers of gitguard.c. */
+/* 1 when path is normalised, lies in a writable tree, and no directory
+ * on the way down to it inside a writable tree is a symlink. */
 int gitguard_clean(const struct policy *pol, const char *path);
+/* A whole regular file (not followed through a symlink) of at most max
+ * bytes, NUL-terminated; NULL otherwise. */
 char *gitguard_slurp(const char *path, size_t max, size_t *len);
+/* The gitdir line of a ".git" file, resolved against its directory. */
 int gitguard_gitfile_target(const char *file, char *out);
+
+/* out = a "/" b in CORDON_PATH_MAX bytes: 0, or -1 when it does not fit. */
+static inline int gg_join(char *out, const char *a, const char *b)
+{
+	return path_join(out, CORDON_PATH_MAX, a, b);
+}
 /* Move path aside (recorded in c->tampered). */
 int gitguard_put_aside(cordon *c, const char *path);
 

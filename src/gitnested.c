@@ -29,11 +29,6 @@
 #define INDEX_MAX (256u << 20)
 #define WALK_MAX 1000000L /* entries the fallback walk looks at */
 
-static int join(char *out, const char *a, const char *b)
-{
-	return path_join(out, CORDON_PATH_MAX, a, b);
-}
-
 void gitnested_begin(const cordon *c, struct nested_start *s)
 {
 	char dotgit[CORDON_PATH_MAX], gd[CORDON_PATH_MAX];
@@ -47,7 +42,7 @@ void gitnested_begin(const cordon *c, struct nested_start *s)
 	if (snprintf(top, sizeof(top), "%s", c->pol.workspace) >= (int)sizeof(top))
 		return;
 	for (;;) {
-		if (join(dotgit, top, ".git") == 0 && lstat(dotgit, &st) == 0)
+		if (gg_join(dotgit, top, ".git") == 0 && lstat(dotgit, &st) == 0)
 			break;
 		char *slash = strrchr(top, '/');
 		if (slash == NULL || slash == top)
@@ -59,7 +54,7 @@ void gitnested_begin(const cordon *c, struct nested_start *s)
 	else if (!S_ISREG(st.st_mode) || gitguard_gitfile_target(dotgit, gd) != 0)
 		return;
 	memcpy(s->top, top, strlen(top) + 1);
-	if (join(s->index, gd, "index") != 0)
+	if (gg_join(s->index, gd, "index") != 0)
 		s->index[0] = '\0';
 }
 
@@ -76,7 +71,7 @@ static void check(struct nested *n, const char *dir)
 	char p[CORDON_PATH_MAX];
 	struct stat st;
 	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-	    gitguard_clean(&n->c->pol, dir) && join(p, dir, ".git") == 0 && lstat(p, &st) == 0 &&
+	    gitguard_clean(&n->c->pol, dir) && gg_join(p, dir, ".git") == 0 && lstat(p, &st) == 0 &&
 	    (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec >= n->since_ns)
 		(void)gitguard_put_aside(n->c, p);
 }
@@ -85,7 +80,7 @@ static int index_dir(void *ctx, const char *dir)
 {
 	struct nested *n = ctx;
 	char d[CORDON_PATH_MAX];
-	if (dir[0] != '\0' && join(d, n->top, dir) == 0 && policy_inside_writable(&n->c->pol, d))
+	if (dir[0] != '\0' && gg_join(d, n->top, dir) == 0 && policy_inside_writable(&n->c->pol, d))
 		check(n, d);
 	return 0;
 }
@@ -119,7 +114,7 @@ static int walk(struct nested *n, const char *dir, int depth)
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode) || join(sub, dir, e->d_name) != 0)
+		    !S_ISDIR(st.st_mode) || gg_join(sub, dir, e->d_name) != 0)
 			continue;
 		r = walk(n, sub, depth + 1);
 	}
@@ -146,7 +141,7 @@ void gitnested_end(cordon *c, const struct nested_start *s)
 		whole = r < 0;
 	} else {
 		/* No repository at the start: one made in the run. */
-		whole = join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0;
+		whole = gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0;
 	}
 	if (whole && walk(&n, c->pol.workspace, 0) != 0)
 		(void)tampered_add(c, c->pol.workspace, "");
