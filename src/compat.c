@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +115,22 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 	return pid;
 }
 #endif
+
+/* ---- /proc ---- */
+
+const char *proc_field(const char *path, const char *key, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	const char *p = strstr(buf, key);
+	return p != NULL ? p + strlen(key) : NULL;
+}
 
 /* ---- waiting for a child with a deadline ---- */
 

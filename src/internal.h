@@ -66,6 +66,9 @@ int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 /* A pidfd for pid (close-on-exec), or -1 where there are none. */
 int pidfd_of(pid_t pid);
 long long monotonic_ms(void);
+/* The text right after key (e.g. "\nTgid:") in a small file read in one
+ * read() into buf (a /proc status file), or NULL. Async-signal-safe. */
+const char *proc_field(const char *path, const char *key, char *buf, size_t size);
 /* Sleep until the child of pidfd (when >= 0) may have changed state, at
  * most ms milliseconds (10 without a pidfd). */
 void child_nap(int pidfd, long long ms);

@@ -186,18 +186,9 @@ static int caught_signals(uint64_t *mask)
 {
 #if defined(__linux__)
 	char buf[2048];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nSigCgt:");
+	const char *p = proc_field("/proc/self/status", "\nSigCgt:", buf, sizeof(buf));
 	if (p == NULL)
 		return -1;
-	p += 9;
 	while (*p == ' ' || *p == '\t')
 		p++;
 	uint64_t m = 0;

@@ -507,16 +507,8 @@ static pid_t tgid_of(pid_t tid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	const char *l = strstr(buf, "\nTgid:");
-	return l != NULL ? (pid_t)strtol(l + 6, NULL, 10) : -1;
+	const char *l = proc_field(path, "\nTgid:", buf, sizeof(buf));
+	return l != NULL ? (pid_t)strtol(l, NULL, 10) : -1;
 }
 
 static int task_open(struct task *t, pid_t tid)
