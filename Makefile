@@ -182,7 +182,7 @@ replay: $(REPLAY_BIN)
 	  $$t fuzz/corpus/$$n/* || exit 1; done
 
 shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
-	tests/run-shell-tests
+	CORDON_BUILD=$(B) tests/run-shell-tests
 
 # The indirect-write corpus (tests/corpus/*/expectations.toml) in every
 # situation, as the current user and, when that is root, as nobody.
