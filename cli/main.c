@@ -243,6 +243,19 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }
 
+/* In auto mode, a run without confinement says so on stderr. 1 when it
+ * did. */
+static int warn_unconfined(cordon *c, const struct cli_args *a)
+{
+	if (a->mode != CORDON_MODE_AUTO || cordon_applied(c))
+		return 0;
+	msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
+	    cordon_reason_text(cordon_reason(c)), cordon_reason(c),
+	    cordon_reason_detail(c) ? ": " : "",
+	    cordon_reason_detail(c) ? cordon_reason_detail(c) : "");
+	return 1;
+}
+
 static int cmd_run(const struct cli_args *a)
 {
 	struct cordon_result res;
@@ -256,13 +269,13 @@ static int cmd_run(const struct cli_args *a)
 	int r = cordon_begin(c);
 	if (r != 0)
 		die("%s", cordon_last_error(c));
-	if (a->mode == CORDON_MODE_AUTO && !cordon_applied(c))
-		msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
-		    cordon_reason_text(cordon_reason(c)), cordon_reason(c),
-		    cordon_reason_detail(c) ? ": " : "",
-		    cordon_reason_detail(c) ? cordon_reason_detail(c) : "");
+	int warned = warn_unconfined(c, a);
 
 	r = cordon_spawn(c, (const char *const *)a->command, &p);
+	/* The first command's child may have met a refusal the begin could
+	 * only assume away (the start event says so too). */
+	if (!warned)
+		(void)warn_unconfined(c, a);
 	if (r != 0) {
 		/* Not found (127), not executable (126), or confinement could
 		 * not be applied in the child (125: the command never ran). */

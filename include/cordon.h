@@ -170,11 +170,23 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
 CORDON_EXPORT int cordon_test_set_max_abi(cordon *c, int abi);
 
 /* --- the run --- */
-/* Only probes: fills the decision getters below, no temp dir, no event. */
+/* Only probes: fills the decision getters below, no temp dir, no event.
+ * It tries every layer in a throw-away child (once per process), so what
+ * it finds is known, not assumed, for every later run of the process. */
 CORDON_EXPORT int cordon_probe(cordon *c);
+/* Decides, makes the temp dir and prepares the layers. What no child of
+ * this process has applied yet is assumed to work: the first spawn's
+ * child applies every layer before exec and is the trial. The start event
+ * is written here when the decision is already known, else by that first
+ * spawn (or by cordon_end() when nothing was spawned). */
 CORDON_EXPORT int cordon_begin(cordon *c);
 /* argv[0] is looked up in the command's PATH after confinement. On success
- * *out is a process to pass to cordon_wait(). */
+ * *out is a process to pass to cordon_wait(). The first spawn of a run
+ * whose decision is not yet known settles it: if its child meets a
+ * refusal, every layer is tried (a throw-away child) and the command is
+ * started again under what works; it runs once. In "required" mode that
+ * may refuse the run here: CORDON_EUNAVAILABLE, both events written, the
+ * run ended. Spawns from other threads wait until the decision is known. */
 CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
 /* Process id of the command; it leads its own process group. */
 CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
@@ -189,7 +201,8 @@ CORDON_EXPORT int cordon_last_result(cordon *c, struct cordon_result *out);
 /* begin + spawn + wait + end. */
 CORDON_EXPORT int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res);
 
-/* --- the decision, valid after cordon_probe() or cordon_begin() --- */
+/* --- the decision, valid after cordon_probe() or cordon_begin(); final
+ * once the run's first spawn returned (or the start event is written) --- */
 CORDON_EXPORT int cordon_applied(const cordon *c);
 CORDON_EXPORT const char *cordon_backend_name(const cordon *c);
 /* NULL when applied; else a fixed identifier. */

@@ -1,13 +1,16 @@
 /*
  * Linux backend: Landlock and the layers around it, as one ordered table.
  *
- * Each layer is probed once per process (all in one throw-away child,
- * linux-probe.c), prepared in the parent once per run, and applied in
- * each command's child in the table's order, the last steps before exec.
- * A layer the probe found unavailable is left out and its gaps reported;
- * without an essential one there is no confinement at all. A layer the
- * probe allowed but the child then fails to apply stops the child: the
- * command never runs with less than the status event says.
+ * Each layer is prepared in the parent once per run and applied in each
+ * command's child in the table's order, the last steps before exec. A
+ * layer nobody has tried in this process is assumed to work: the run's
+ * first child is its trial (cordon.c: first_spawn). When a child fails
+ * to apply one, every layer is tried in one throw-away child
+ * (linux-probe.c, at most once per process; cordon probe always does);
+ * a layer found unavailable is left out and its gaps reported; without
+ * an essential one there is no confinement at all. A child that fails
+ * to apply a layer never runs the command: it never runs with less than
+ * the status event says.
  *
  * The order matters: the mount layer needs CAP_SYS_ADMIN (in its new
  * user namespace, or as root), so it comes before no_new_privs and the
@@ -113,22 +116,34 @@ static int trial_main(void *arg)
 	_exit(0);
 }
 
-/* The kernel's answer, asked once per process. */
+/* What this process knows of the kernel. A layer is known once a child
+ * applied it before exec (confirm) or the trial child tried it (settle);
+ * until then it is assumed to work. */
 static struct {
+	pthread_mutex_t lock;
 	int kernel_abi; /* > 0, or -errno of the version query */
-	int ran; /* the trial child ran to its end in time */
-	int res[NLAYERS];
-} probed;
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+	unsigned known; /* bit i: layers[i]'s answer is in res[i] */
+	int res[NLAYERS]; /* 0, or errno; -1: the trial child did not end */
+} probed = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { 0 } };
+static pthread_once_t query_once = PTHREAD_ONCE_INIT;
+static pthread_once_t settle_once = PTHREAD_ONCE_INIT;
 
-static void start(void)
+static void query(void)
 {
 	int saved = errno;
 	probed.kernel_abi = landlock_query_abi();
+	errno = saved;
+}
+
+/* The trial child, run and waited for here. */
+static void settle_now(void)
+{
+	struct trial_io io;
+	const struct trial_io *got = NULL;
+	int saved = errno;
+	(void)pthread_once(&query_once, query);
 	/* ABI 1 is not used (see ll_probe): nothing to try. */
 	if (probed.kernel_abi >= 2) {
-		struct trial_io io;
 		memset(&io, 0, sizeof(io));
 		int abi = probed.kernel_abi < LL_ABI_KNOWN ? probed.kernel_abi : LL_ABI_KNOWN;
 		mountns_identity(&io.in.userns, io.in.uid_map, io.in.gid_map,
@@ -142,39 +157,55 @@ static void start(void)
 		for (size_t i = 0; i < NLAYERS; i++)
 			io.res[i] = -1;
 		probe_trial_start(trial_main, &io, sizeof(io));
+		got = probe_trial_collect();
 	}
+	pthread_mutex_lock(&probed.lock);
+	for (size_t i = 0; i < NLAYERS; i++) {
+		if (layers[i].trial == NULL || (probed.known & (1u << i)))
+			continue; /* a child applied it: it works, whatever came now */
+		probed.res[i] = got != NULL ? got->res[i] : -1;
+		probed.known |= 1u << i;
+	}
+	pthread_mutex_unlock(&probed.lock);
 	errno = saved;
 }
 
-static void collect(void)
+static void ll_settle(void)
 {
-	(void)pthread_once(&start_once, start); /* when nobody started it early */
-	const struct trial_io *io = probe_trial_collect();
-	probed.ran = io != NULL;
+	(void)pthread_once(&settle_once, settle_now);
+}
+
+static void ll_confirm(unsigned applied)
+{
+	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++)
-		probed.res[i] = io != NULL ? io->res[i] : -1;
+		if (layers[i].trial != NULL && (applied & (1u << layers[i].id)) &&
+		    !(probed.known & (1u << i))) {
+			probed.res[i] = 0;
+			probed.known |= 1u << i;
+		}
+	pthread_mutex_unlock(&probed.lock);
 }
 
-static void ll_probe_start(void)
+/* Whether layers[i] works: known to, or assumed (unsure). The namespaces
+ * that need the mount layer's work only with it. Called with the lock. */
+static int layer_ok(size_t i, unsigned *unsure)
 {
-	(void)pthread_once(&start_once, start);
-}
-
-/* A layer is available when its trial passed and, for the namespaces
- * that need it, the mount layer's did. */
-static int layer_ok(size_t i)
-{
-	if (layers[i].trial != NULL && probed.res[i] != 0)
-		return 0;
+	if (layers[i].trial != NULL) {
+		if (!(probed.known & (1u << i)))
+			*unsure |= 1u << layers[i].id;
+		else if (probed.res[i] != 0)
+			return 0;
+	}
 	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS ||
 	    layers[i].id == LAYER_DEVPTS)
-		return layer_ok(0); /* layers[0] is the mount layer */
+		return layer_ok(0, unsure); /* layers[0] is the mount layer */
 	return 1;
 }
 
 static void ll_probe(int max_abi, struct backend_probe *out)
 {
-	(void)pthread_once(&probe_once, collect);
+	(void)pthread_once(&query_once, query);
 	memset(out, 0, sizeof(*out));
 	out->kernel_abi = probed.kernel_abi > 0 ? probed.kernel_abi : 0;
 	if (probed.kernel_abi <= 0) {
@@ -199,20 +230,34 @@ static void ll_probe(int max_abi, struct backend_probe *out)
 		out->reason = REASON_LANDLOCK_ABI_TOO_OLD;
 		return;
 	}
+	unsigned unsure = 0;
+	int blocked = 0;
+	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++)
-		if (layers[i].essential && (!probed.ran || !layer_ok(i))) {
-			out->reason = REASON_LANDLOCK_BLOCKED;
-			return;
-		}
+		blocked |= layers[i].essential && !layer_ok(i, &unsure);
+	pthread_mutex_unlock(&probed.lock);
+	if (blocked) {
+		out->reason = REASON_LANDLOCK_BLOCKED;
+		return;
+	}
 	out->available = 1;
 }
 
 static void ll_coverage(int abi, struct coverage *out)
 {
 	int mount_layer = 0;
+	unsigned ok = 0, unsure = 0;
 	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++) {
-		if (!layer_ok(i)) {
+		unsigned u = 0;
+		if (layer_ok(i, &u))
+			ok |= 1u << i;
+		unsure |= u;
+	}
+	pthread_mutex_unlock(&probed.lock);
+	for (size_t i = 0; i < NLAYERS; i++) {
+		if (!(ok & (1u << i))) {
 			out->gaps |= layers[i].gaps_without;
 			continue;
 		}
@@ -223,6 +268,7 @@ static void ll_coverage(int abi, struct coverage *out)
 		if (layers[i].id == LAYER_UNIX_SUPERVISOR && abi >= 9)
 			continue;
 		out->layers |= 1u << layers[i].id;
+		out->unsure |= unsure & (1u << layers[i].id);
 		mount_layer |= layers[i].id == LAYER_MOUNTNS;
 		/* What the seccomp layer's rule groups hold, named apart. */
 		if (layers[i].id == LAYER_SECCOMP)
@@ -479,9 +525,10 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 
 const struct backend cordon_backend_landlock = {
 	.id = BACKEND_LANDLOCK,
-	.probe_start = ll_probe_start,
 	.probe = ll_probe,
 	.coverage = ll_coverage,
+	.settle = ll_settle,
+	.confirm = ll_confirm,
 	.prepare = ll_prepare,
 };
 

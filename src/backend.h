@@ -29,16 +29,23 @@ struct backend_probe {
 
 struct backend {
 	enum backend_id id; /* its name is cordon_backend_ids[id] */
-	/* Optional: start the probe's slow part early, so that it overlaps
-	 * the parent's own preparation; probe() then only collects it. */
-	void (*probe_start)(void);
-	/* Decide availability. The expensive part runs at most once per
-	 * process; max_abi (tests only, 0 = none) caps the version used.
-	 * Never walks the file system; every trial has a timeout. */
+	/* Decide availability from what is known in this process; max_abi
+	 * (tests only, 0 = none) caps the version used. Never walks the file
+	 * system. A layer nobody has tried yet is assumed to work: the run's
+	 * first child applies every layer before it execs, so it is the trial
+	 * (coverage() marks such layers "unsure"). */
 	void (*probe)(int max_abi, struct backend_probe *out);
-	/* Layers applied and gaps left at this version, and whether
-	 * protected paths are enforced. */
+	/* Layers applied and gaps left at this version, whether protected
+	 * paths are enforced, and which of the layers are still unsure. */
 	void (*coverage)(int abi, struct coverage *out);
+	/* Optional: make every layer sure by trying them all in a throw-away
+	 * child (at most once per process; every trial has a timeout).
+	 * cordon probe does, and so does a run whose first child met a
+	 * refusal: what it finds is the decision from then on. */
+	void (*settle)(void);
+	/* Optional: a child of a run applied these layers (a bit set of enum
+	 * layer_id) and went on to exec: they work here. */
+	void (*confirm)(unsigned layers);
 	/* Parent, before any child: everything that can fail. Reads the
 	 * policy and the decision, never changes them. 0, or a CORDON_E*
 	 * code with the message set. */

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +116,40 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 	return pid;
 }
 #endif
+
+/* ---- closing fds ---- */
+
+static int close_range_compat(unsigned first, unsigned last)
+{
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, first, last, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+#endif
+	struct rlimit rl;
+	unsigned max = 65536;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max)
+		max = (unsigned)rl.rlim_cur;
+	for (unsigned fd = first; fd <= last && fd < max; fd++)
+		(void)close((int)fd);
+	return 0;
+}
+
+/* Close every fd above 2 that is not in the sorted keep list. */
+int close_fds_except(const int *keep, size_t nkeep)
+{
+	unsigned next = 3;
+	for (size_t i = 0; i < nkeep; i++) {
+		unsigned k = (unsigned)keep[i];
+		if (k < next)
+			continue;
+		if (k > next && close_range_compat(next, k - 1) != 0)
+			return -1;
+		next = k + 1;
+	}
+	return close_range_compat(next, ~0U);
+}
 
 /* ---- /proc ---- */
 

@@ -37,6 +37,11 @@ cordon *cordon_new(void)
 		free(c);
 		return NULL;
 	}
+	if (pthread_mutex_init(&c->spawn_lock, NULL) != 0) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -112,6 +117,7 @@ void cordon_free(cordon *c)
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->envspec);
+	pthread_mutex_destroy(&c->spawn_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -133,9 +139,8 @@ static void decision_finish(struct decision *d)
 	d->gap_list[k] = NULL;
 }
 
-static void decide(cordon *c)
+static void decide_into(const cordon *c, struct decision *d)
 {
-	struct decision *d = &c->dec;
 	struct backend_probe pr;
 
 	memset(d, 0, sizeof(*d));
@@ -168,11 +173,34 @@ static void decide(cordon *c)
 	decision_finish(d);
 }
 
+static void decide(cordon *c)
+{
+	decide_into(c, &c->dec);
+}
+
+/* Whether what the process knows now would change this run's decision
+ * (another run, or the trial, may have learnt of a refusal since). */
+static int decision_changed(cordon *c)
+{
+	struct decision now;
+	decide_into(c, &now);
+	if (now.applied == c->dec.applied && now.cov.layers == c->dec.cov.layers) {
+		c->dec.cov.unsure = now.cov.unsure;
+		return 0;
+	}
+	return 1;
+}
+
 int cordon_probe(cordon *c)
 {
 	int r = configurable(c);
 	if (r != 0)
 		return r;
+	/* The probe tries every layer (a throw-away child), so its answer
+	 * is known, not assumed. */
+	const struct backend *be = backend_for_platform();
+	if (c->mode != CORDON_MODE_OFF && be->settle != NULL)
+		be->settle();
 	decide(c);
 	c->stage = ST_PROBED;
 	return 0;
@@ -256,6 +284,7 @@ static void emit_start(cordon *c)
 	char *json = status_start_json(c);
 	status_emit(c, json);
 	free(json);
+	c->start_written = 1;
 }
 
 static void emit_refusal(cordon *c, enum reason_id cause)
@@ -276,30 +305,12 @@ static void emit_refusal(cordon *c, enum reason_id cause)
 	c->stage = ST_ENDED;
 }
 
-static int begin(cordon *c)
+/* The decision, and the plan the backend prepares from it. 0, or a
+ * CORDON_E* code; CORDON_EUNAVAILABLE when required mode refused (its
+ * events are written; the run has ended). */
+static int plan(cordon *c)
 {
 	int r;
-	if ((r = check_fds(c)) != 0)
-		return r;
-	status_run_begins(c);
-	/* The probe's trial runs while the policy is resolved and the run's
-	 * dir is made (a mkdir is a journal transaction on ext4). */
-	const struct backend *be = backend_for_platform();
-	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
-		return r;
-	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
-		be->probe_start();
-	if (c->mode != CORDON_MODE_OFF) {
-		tampered_free(c);
-		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 ||
-		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
-		    (r = runtmp_create(c)) != 0) {
-			struct backend_probe reap; /* collect the trial: no zombie left */
-			be->probe(0, &reap);
-			return r;
-		}
-	}
 	decide(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		enum reason_id cause = c->dec.cause;
@@ -310,8 +321,11 @@ static int begin(cordon *c)
 				   c->dec.detail ? "; " : "", c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
-		if (c->dec.applied && (r = caches_resolve(c)) != 0)
-			return r;
+		if (c->dec.applied && !c->caches_resolved) {
+			if ((r = caches_resolve(c)) != 0)
+				return r;
+			c->caches_resolved = 1;
+		}
 		if (policy_add_writable(&c->pol, c->rundir, 1, W_TMPDIR) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
@@ -322,14 +336,62 @@ static int begin(cordon *c)
 	}
 	enum reason_id refuse = policy_coverage(c);
 	if (refuse != REASON_NONE) {
+		runtmp_remove(c);
 		emit_refusal(c, refuse);
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s", cordon_reason_ids[refuse].text);
 	}
+	return 0;
+}
+
+/* Plan again, what was prepared released first. */
+static int replan(cordon *c)
+{
+	launch_release(&c->launch);
+	return plan(c);
+}
+
+/* Plan again once every layer is known: after a refusal met on a layer
+ * that was only assumed to work. */
+static int plan_settled(cordon *c)
+{
+	const struct backend *be = c->dec.backend;
+	if (be->settle != NULL)
+		be->settle();
+	return replan(c);
+}
+
+static int begin(cordon *c)
+{
+	int r;
+	if ((r = check_fds(c)) != 0)
+		return r;
+	status_run_begins(c);
+	c->start_written = 0;
+	c->caches_resolved = 0;
+	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
+		return r;
+	if (c->mode != CORDON_MODE_OFF) {
+		tampered_free(c);
+		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
+		    (r = open_status_file(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
+		    (r = runtmp_create(c)) != 0)
+			return r;
+	}
+	r = plan(c);
+	/* What failed to prepare may be a layer only assumed to work. */
+	if (r != 0 && r != CORDON_EUNAVAILABLE && c->dec.cov.unsure != 0)
+		r = plan_settled(c);
+	if (r != 0)
+		return r;
 	c->envp = env_build((const char *const *)environ, c->clean_env,
 			    (const char *const *)c->envspec.v, c->envspec.n, c->rundir);
 	if (c->envp == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	emit_start(c);
+	/* With a layer still unsure, the first spawn's child settles it and
+	 * the start event waits for its report. */
+	if (c->dec.cov.unsure == 0)
+		emit_start(c);
 	c->stage = ST_BEGUN;
 	return 0;
 }
@@ -351,6 +413,53 @@ int cordon_begin(cordon *c)
 	return r;
 }
 
+/* The run's first spawn while a layer is only assumed to work: its child
+ * is the trial. It applies every layer before exec and says so (the
+ * error pipe's end); on a refusal the layers are all tried (settle) and
+ * the command started again under the decision that holds. The command
+ * has not run when a child fails before exec, so it never runs twice. */
+static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	const struct backend *be = c->dec.backend;
+	int r = 0;
+	/* Another run of this process may have learnt more meanwhile. */
+	if (c->dec.cov.unsure != 0 && decision_changed(c))
+		r = replan(c);
+	if (r == 0 && c->dec.cov.unsure == 0) {
+		emit_start(c);
+		return spawn_command(c, argv, out);
+	}
+	if (r != 0)
+		return r;
+	r = spawn_command(c, argv, out);
+	if (r == 0 || r == CORDON_EEXEC) {
+		/* Every layer was applied: the command (or its exec) ran. */
+		if (be->confirm != NULL)
+			be->confirm(c->dec.cov.layers);
+		c->dec.cov.unsure = 0;
+		emit_start(c);
+		return r;
+	}
+	if (r == CORDON_ENOMEM || be->settle == NULL)
+		return r; /* the next spawn tries again */
+	be->settle();
+	if (!decision_changed(c)) {
+		emit_start(c); /* every layer works: the failure stands */
+		return r;
+	}
+	pthread_mutex_lock(&c->lock);
+	c->have_last = 0; /* that child ran nothing */
+	pthread_mutex_unlock(&c->lock);
+	int e = plan_settled(c);
+	if (e != 0) {
+		if (c->stage == ST_ENDED)
+			release_run(c); /* refused: the events are written */
+		return e;
+	}
+	emit_start(c);
+	return spawn_command(c, argv, out);
+}
+
 int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 {
 	if (c == NULL)
@@ -361,7 +470,18 @@ int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
 	if (argv == NULL || argv[0] == NULL)
 		return cordon_fail(c, CORDON_EINVAL, "empty command");
-	return spawn_command(c, argv, out);
+	pthread_mutex_lock(&c->spawn_lock);
+	int r = 0, settled = c->start_written;
+	if (c->stage != ST_BEGUN) /* another thread's first spawn was refused */
+		r = cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
+				"confinement unavailable: the run was refused");
+	else if (!settled)
+		r = first_spawn(c, argv, out);
+	pthread_mutex_unlock(&c->spawn_lock);
+	/* Once the decision is final, spawns run side by side. */
+	if (r == 0 && settled)
+		return spawn_command(c, argv, out);
+	return r;
 }
 
 long cordon_proc_pid(const cordon_proc *p)
@@ -382,6 +502,17 @@ int cordon_end(cordon *c)
 		return CORDON_EINVAL;
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
+	pthread_mutex_lock(&c->spawn_lock);
+	if (!c->start_written) {
+		/* No child settled the decision: the trial does, so the start
+		 * event says what holds here. Nothing ran under it. */
+		if (c->dec.backend->settle != NULL)
+			c->dec.backend->settle();
+		decide(c);
+		(void)policy_coverage(c);
+		emit_start(c);
+	}
+	pthread_mutex_unlock(&c->spawn_lock);
 	runtmp_remove(c); /* before the exit event: "ended" means cleaned up */
 	/* Every process of the run has ended: what it left in git's files
 	 * is looked at now, before anyone runs git again. */

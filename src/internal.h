@@ -63,6 +63,9 @@ int random_bytes(void *buf, size_t n);
 pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
 /* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
 int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
+/* Close every fd above 2 that is not in keep (sorted ascending). 0 or -1.
+ * Async-signal-safe. */
+int close_fds_except(const int *keep, size_t nkeep);
 /* A pidfd for pid (close-on-exec), or -1 where there are none. */
 int pidfd_of(pid_t pid);
 long long monotonic_ms(void);
@@ -169,6 +172,8 @@ struct coverage {
 	unsigned layers; /* bit set of enum layer_id */
 	unsigned gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
+	unsigned unsure; /* layers assumed to work: no child has applied
+			    them yet in this process (bit set of enum layer_id) */
 };
 
 struct backend;
@@ -238,7 +243,7 @@ struct launch {
 	 * the stop signal, or 'X' and the wait status, as ints at offset 4).
 	 * Returns only on failure, with an errno value. */
 	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
-		    size_t cmd_stack_size, int statusfd);
+		    size_t cmd_stack_size, int statusfd, int errfd);
 	/* The backend's own release of state (parent). */
 	void (*release)(void *state);
 };
@@ -283,6 +288,13 @@ struct cordon {
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
+
+	int caches_resolved;
+	/* The start event is out: the decision is final for this run. Until
+	 * then the first spawn holds spawn_lock, and a spawn from another
+	 * thread waits for its child's report. */
+	int start_written;
+	pthread_mutex_t spawn_lock;
 
 	pthread_mutex_t lock; /* guards last, have_last */
 	struct cordon_result last;

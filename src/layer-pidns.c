@@ -280,18 +280,6 @@ int ipcns_apply(const struct linux_plan *plan)
 	return 0;
 }
 
-/* Close every fd above 2 but a and b. 0 or errno. */
-static int close_all_but(int a, int b)
-{
-	int lo = a < b ? a : b, hi = a < b ? b : a;
-	if ((lo > 3 && syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U) != 0) ||
-	    (hi > lo + 1 &&
-	     syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U) != 0) ||
-	    syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U) != 0)
-		return errno;
-	return 0;
-}
-
 /* n as decimal into buf (room for 24 bytes), without libc's formatting
  * (this runs in a child sharing the caller's memory). */
 static char *decimal(long n, char *buf)
@@ -307,38 +295,71 @@ static char *decimal(long n, char *buf)
 	return buf;
 }
 
-/* Process 2, before the command: a Landlock domain of its own inside
- * process 1's. */
+/* Process 2, before the command: it waits for process 1 to have exec'd
+ * the init program (the end of the go pipe: its write end is process 1's
+ * alone, close-on-exec), then takes a Landlock domain of its own inside
+ * process 1's. If that exec fails, process 1 kills it while it waits:
+ * the command runs only under its reaper, and a run whose first child is
+ * its trial never runs the command twice.
+ *
+ * It shares the runner thread's memory and thread pointer (so errno)
+ * until its exec, while that thread goes on after process 1's exec. The
+ * runner thread only takes locks and waits on a condition then, which
+ * leaves errno alone. */
 struct nested {
 	int (*cmd)(void *);
 	void *arg;
 	int abi;
+	int go, go_w; /* the go pipe */
 };
 
 static int nested_main(void *v)
 {
-	const struct nested *n = v;
-	if (landlock_nest(n->abi) != 0)
+	const struct nested n = *(const struct nested *)v;
+	char byte;
+	ssize_t got;
+	(void)close(n.go_w);
+	do
+		got = read(n.go, &byte, 1);
+	while (got < 0 && errno == EINTR);
+	(void)close(n.go);
+	if (got != 0 || landlock_nest(n.abi) != 0)
 		_exit(125); /* never the command beside its reaper's domain */
-	return n->cmd(n->arg);
+	return n.cmd(n.arg);
+}
+
+static void sort_fds(int *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
 }
 
 int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
-		      size_t cmd_stack_size, int statusfd)
+		      size_t cmd_stack_size, int statusfd, int errfd)
 {
 	const struct linux_plan *plan = state;
 	char pidbuf[24], fdbuf[24];
-	/* On this stack: the command shares it until it has exec'd. */
-	struct nested n = { cmd, cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2 };
+	int go[2];
+	if (pipe2(go, O_CLOEXEC) != 0)
+		return errno;
+	/* On this stack until the command has copied it. */
+	struct nested n = { cmd, cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2,
+			    go[0], go[1] };
 
 	/* The command: process 2, sharing memory until it execs. */
-	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 1);
-	if (pid < 0)
-		return errno;
-	/* Its exec is done (or it failed and said so on the error pipe).
-	 * From here this process is the run's reaper: the parent death
+	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 0);
+	int e = pid < 0 ? errno : 0;
+	(void)close(go[0]);
+	if (pid < 0) {
+		(void)close(go[1]);
+		return e;
+	}
+	/* From here this process is the run's reaper: the parent death
 	 * signal (kept across exec) ends the namespace with cordon. */
-	int e = 0;
 	struct pollfd gone = { statusfd, POLLOUT, 0 };
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		e = errno;
@@ -350,15 +371,18 @@ int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void
 	if (e == 0 && fcntl(statusfd, F_SETFD, 0) != 0)
 		e = errno;
 	/* The init program holds nothing of the command's but stdio (which
-	 * it closes) and the status fd. */
-	if (e == 0)
-		e = close_all_but(statusfd, plan->init_fd);
+	 * it closes) and the status fd; the error pipe and the go pipe are
+	 * close-on-exec, open until the exec succeeds. */
+	int keep[] = { statusfd, plan->init_fd, errfd, go[1] };
+	sort_fds(keep, sizeof(keep) / sizeof(keep[0]));
+	if (e == 0 && close_fds_except(keep, sizeof(keep) / sizeof(keep[0])) != 0)
+		e = errno;
 	if (e == 0) {
 		char *const argv[] = { (char *)"cordon-init", decimal(pid, pidbuf),
 				       decimal(statusfd, fdbuf), NULL };
 		e = exec_init(plan->init_fd, argv);
 	}
-	(void)kill(pid, SIGKILL); /* never a command without its reaper */
+	(void)kill(pid, SIGKILL); /* it is still waiting: the command never ran */
 	return e;
 }
 

@@ -113,10 +113,11 @@ int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		  struct linux_plan *plan);
 int pidns_apply(const struct linux_plan *plan);
 /* In process 1, after every layer: start cmd(cmd_arg) as its child on
- * cmd_stack, then exec the init program with statusfd. Returns only on
- * failure (errno). */
+ * cmd_stack, exec the init program with statusfd, and only then let the
+ * command go on. Returns only on failure (errno; the command never ran),
+ * with errfd (the spawn's error pipe) still open to report it. */
 int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
-		      size_t cmd_stack_size, int statusfd);
+		      size_t cmd_stack_size, int statusfd, int errfd);
 int ipcns_trial(const struct linux_trial *t);
 int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		  struct linux_plan *plan);

@@ -1,13 +1,12 @@
 /*
  * The probe's throw-away child (Linux). Whether a layer can be applied
- * is learned by applying it, once per process, in a child that then
- * exits: a kernel may answer Landlock's version query yet refuse the
- * restriction (a container's seccomp filter returning EPERM), refuse
- * user namespaces, or refuse a seccomp filter.
- *
- * The child runs while the caller prepares the run (it is started at the
- * top of cordon_begin and collected when the decision is needed): on two
- * cores the caller's own work hides the child's. What the child needs is
+ * is learned by applying it: a kernel may answer Landlock's version query
+ * yet refuse the restriction (a container's seccomp filter returning
+ * EPERM), refuse user namespaces, or refuse a seccomp filter. A run
+ * learns it from its own first child, which applies every layer before
+ * exec (backend-linux.c); this throw-away child, which tries every layer
+ * and then exits, runs at most once per process: for cordon probe, or
+ * after a run's child met a refusal. What the child needs is
  * made by the caller before it starts; the child only makes system calls
  * and writes its results into its copy of the input, which lives in a
  * MAP_SHARED mapping with its stack, so the results reach the caller

@@ -65,7 +65,7 @@ struct plan {
 	/* With a reaper (launch.init): the command's stack and the status
 	 * pipe's write end. */
 	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
-		    size_t cmd_stack_size, int statusfd);
+		    size_t cmd_stack_size, int statusfd, int errfd);
 	void *cmd_stack;
 	int statusfd;
 	struct stdio_plan stdio; /* fds 0-2 that point outside */
@@ -85,38 +85,6 @@ static void report(int fd, int stage, int err)
 	if (stage == STAGE_EXEC)
 		_exit(err == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
 	_exit(CHILD_EXIT_SETUP);
-}
-
-static int close_range_compat(unsigned first, unsigned last)
-{
-#if defined(__linux__) && defined(SYS_close_range)
-	if (syscall(SYS_close_range, first, last, 0) == 0)
-		return 0;
-	if (errno != ENOSYS)
-		return -1;
-#endif
-	struct rlimit rl;
-	unsigned max = 65536;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max)
-		max = (unsigned)rl.rlim_cur;
-	for (unsigned fd = first; fd <= last && fd < max; fd++)
-		(void)close((int)fd);
-	return 0;
-}
-
-/* Close every fd above 2 that is not in the sorted keep list. */
-static int close_other_fds(const int *keep, size_t nkeep)
-{
-	unsigned next = 3;
-	for (size_t i = 0; i < nkeep; i++) {
-		unsigned k = (unsigned)keep[i];
-		if (k < next)
-			continue;
-		if (k > next && close_range_compat(next, k - 1) != 0)
-			return -1;
-		next = k + 1;
-	}
-	return close_range_compat(next, ~0U);
 }
 
 /* execvpe without allocation: the PATH search happens in the child,
@@ -248,7 +216,7 @@ static int child_main(void *arg)
 	/* fds first, so the backend's hook can be the last step before exec
 	 * (the keep list holds the fds the hook needs; they are
 	 * close-on-exec). */
-	if (pl->close_fds && close_other_fds(pl->keep, pl->nkeep) != 0)
+	if (pl->close_fds && close_fds_except(pl->keep, pl->nkeep) != 0)
 		report(pl->errfd, STAGE_SETUP, errno);
 	for (size_t i = 0; i < pl->nclear; i++)
 		if (fcntl(pl->clear_cloexec[i], F_SETFD, 0) != 0)
@@ -265,7 +233,7 @@ static int child_main(void *arg)
 	if (pl->init != NULL) /* this process stays behind as the reaper */
 		report(pl->errfd, STAGE_CONFINE,
 		       pl->init(pl->state, command_main, arg, pl->cmd_stack, CHILD_STACK_SIZE,
-				pl->statusfd));
+				pl->statusfd, pl->errfd));
 	return command_main(arg);
 }
 
@@ -411,10 +379,6 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 			      ? l->start(l->state, child_main, &pl, stack, CHILD_STACK_SIZE)
 			      : child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1);
 	int fork_err = errno;
-	/* Both have exec'd (or gone) by now, unless fork() started them
-	 * (sanitizer builds): then they run on copies. */
-	free(stack);
-	free(pl.cmd_stack);
 	/* Also here, for a child that was not waited for: no race with it (a
 	 * session leader refuses the setpgid). Not with a reaper: the
 	 * command may have made a group of its own by now (an interactive
@@ -430,6 +394,20 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	close(pipefd[1]);
 	if (statusfd[1] >= 0)
 		close(statusfd[1]);
+	int msg[2];
+	ssize_t n = 0;
+	/* The pipe's end: every process that held its write end has exec'd
+	 * or gone. Until then the command may still run on our memory (with
+	 * a reaper it starts after the reaper's exec): its stack, the plan,
+	 * argv. */
+	if (pid > 0) {
+		do
+			n = read(pipefd[0], msg, sizeof(msg));
+		while (n < 0 && errno == EINTR);
+	}
+	close(pipefd[0]);
+	free(stack);
+	free(pl.cmd_stack);
 	free(pl.sh_argv);
 	free(pl.keep);
 	if (launch != NULL) {
@@ -438,19 +416,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		free(launch);
 	}
 	if (pid < 0) {
-		close(pipefd[0]);
 		if (statusfd[0] >= 0)
 			close(statusfd[0]);
 		free(p);
 		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "cannot start a process");
 	}
-
-	int msg[2];
-	ssize_t n;
-	do
-		n = read(pipefd[0], msg, sizeof(msg));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
 	if (n != 0) {
 		int status;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -13,6 +13,9 @@
  *   noseccomp   installing a seccomp filter fails with EINVAL (prctl
  *               PR_SET_SECCOMP and seccomp(2)), as on a kernel without
  *               CONFIG_SECCOMP_FILTER
+ *   noexecveat  execveat(2) fails with EPERM, as where a security policy
+ *               refuses to run a program from a memfd: cordon's init
+ *               program cannot start
  * Test helper only.
  */
 #include <errno.h>
@@ -35,6 +38,13 @@
 #error "seccomp-deny: add this architecture"
 #endif
 
+/* Every filter: this architecture only, then the system call number. */
+#define PROLOGUE                                                                 \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)), \
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),                 \
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),             \
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+
 #define NR_CREATE 444
 #define NR_ADD 445
 #define NR_RESTRICT 446
@@ -45,17 +55,15 @@ int main(int argc, char *argv[])
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
-			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp -- COMMAND...\n");
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat -- "
+			"COMMAND...\n");
 		return 2;
 	}
 	/* All CLONE_NEW* flags. */
 	const unsigned ns_flags = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET |
 				  CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP;
 	struct sock_filter nons[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		PROLOGUE,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 5, 0),
@@ -68,16 +76,19 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 	};
 	struct sock_filter noseccomp[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		PROLOGUE,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 4, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 2),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+	};
+	struct sock_filter noexecveat[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
@@ -86,6 +97,9 @@ int main(int argc, char *argv[])
 	} else if (strcmp(argv[1], "noseccomp") == 0) {
 		p.len = (unsigned short)(sizeof(noseccomp) / sizeof(noseccomp[0]));
 		p.filter = noseccomp;
+	} else if (strcmp(argv[1], "noexecveat") == 0) {
+		p.len = (unsigned short)(sizeof(noexecveat) / sizeof(noexecveat[0]));
+		p.filter = noexecveat;
 	}
 	if (p.filter != NULL) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
@@ -109,10 +123,7 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		PROLOGUE,
 		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, first, 0, 2),
 		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, NR_RESTRICT, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),

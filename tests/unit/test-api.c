@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int exists(const char *dir, const char *name)
@@ -147,6 +149,22 @@ static void life_cycle(void)
 	cordon_set_status_fd(c, fds[1]);
 	int r = cordon_begin(c);
 	is_int(r, 0, "begin: %s", cordon_last_error(c));
+	/* The process's first run: what begin assumes of the layers, its
+	 * first child settles; only a decision known at begin (no
+	 * confinement here) is written by begin. */
+	struct pollfd pf = { fds[0], POLLIN, 0 };
+	int early = poll(&pf, 1, 0) > 0;
+	if (cordon_applied(c))
+		ok(!early, "begin of the first run writes no start event before its first child");
+	else
+		ok(early, "begin without confinement writes the start event at once");
+	const char *first[] = { "true", NULL };
+	cordon_proc *p;
+	struct cordon_result res;
+	is_int(cordon_spawn(c, first, &p), 0, "first spawn");
+	pf.revents = 0;
+	ok(poll(&pf, 1, 0) > 0, "the start event is out when the first spawn returns");
+	is_int(cordon_wait(p, &res), 0, "first wait");
 	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = '\0';
 	ok(strncmp(buf, "{\"event\":\"" CORDON_EVENT_STATUS "\"", 30) == 0 &&
@@ -189,8 +207,6 @@ static void life_cycle(void)
 	   "the identifier list holds the events and reasons");
 
 	const char *argv[] = { "sh", "-c", "echo inside > made-by-api", NULL };
-	cordon_proc *p;
-	struct cordon_result res;
 	is_int(cordon_spawn(c, argv, &p), 0, "spawn");
 	ok(cordon_proc_pid(p) > 0, "the process has a pid");
 	is_int(cordon_wait(p, &res), 0, "wait");
@@ -245,6 +261,31 @@ static void begin_failure_leaves_nothing(void)
 	cordon_free(c);
 }
 
+/* fn(fd) in a forked child (a process that has run nothing the caller
+ * did not), its status events on fd read into buf until it ends. Its
+ * exit status, or 8 when it did not exit. */
+static int in_child(int (*fn)(int statusfd), char *buf, size_t size)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		exit(2);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(fn(fds[1]));
+	}
+	close(fds[1]);
+	size_t got = 0;
+	ssize_t n;
+	while (got < size - 1 && (n = read(fds[0], buf + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	close(fds[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 8;
+}
+
 struct thread_arg {
 	cordon *c;
 	const char *cmd;
@@ -263,20 +304,18 @@ static void *spawn_thread(void *v)
 	return NULL;
 }
 
-static void threads(void)
+/* Four threads spawn at once as the first spawns of a process that has
+ * run nothing yet (a forked child): one child settles the decision, the
+ * others wait for it and apply the same, and one start event is written.
+ * The child's exit status: bit 0 the workspace spawns succeeded, bit 1
+ * the outside ones were refused, bit 2 unconfined here, 8 setup. */
+static int threads_child(int statusfd)
 {
 	char in_cmd[600], out_cmd[600];
 	cordon *c = fresh();
-	if (cordon_begin(c) != 0) {
-		diag("begin: %s", cordon_last_error(c));
-		cordon_free(c);
-		return;
-	}
-	if (!cordon_applied(c)) {
-		skip("confinement unavailable here: threads share the decision, untested");
-		cordon_free(c);
-		return;
-	}
+	cordon_set_status_fd(c, statusfd);
+	if (cordon_begin(c) != 0)
+		return 8;
 	snprintf(in_cmd, sizeof(in_cmd), "echo t > '%s/from-thread'", ws);
 	snprintf(out_cmd, sizeof(out_cmd), "exec 2>/dev/null; echo t > '%s/from-thread'", outside);
 	struct thread_arg a[4] = {
@@ -287,10 +326,30 @@ static void threads(void)
 		pthread_create(&t[i], NULL, spawn_thread, &a[i]);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	ok(a[0].exit_code == 0 && a[2].exit_code == 0, "spawns from threads write the workspace");
-	ok(a[1].exit_code != 0 && a[3].exit_code != 0 && !exists(outside, "from-thread"),
-	   "spawns from threads are confined too (same decision)");
+	int in_ok = a[0].exit_code == 0 && a[2].exit_code == 0;
+	int out_refused =
+		a[1].exit_code != 0 && a[3].exit_code != 0 && !exists(outside, "from-thread");
+	int r = in_ok | out_refused << 1 | !cordon_applied(c) << 2;
 	cordon_free(c);
+	return r;
+}
+
+static void threads(void)
+{
+	char buf[16384];
+	int r = in_child(threads_child, buf, sizeof(buf));
+	if (r & 4) {
+		skip("confinement unavailable here: threads share the decision, untested");
+		return;
+	}
+	ok(r != 8, "a run whose first spawns come from four threads at once begins");
+	ok(r & 1, "spawns from threads write the workspace");
+	ok(r & 2, "spawns from threads are confined too (same decision)");
+	int starts = 0;
+	for (const char *q = buf; (q = strstr(q, "\"event\":\"" CORDON_EVENT_STATUS "\"")) != NULL;
+	     q++)
+		starts++;
+	is_int(starts, 1, "... and one start event is written");
 }
 
 /* With the mount layer each spawn of a run gets its own empty tmpfs on
@@ -355,17 +414,60 @@ static void run_convenience(void)
 	cordon_free(c);
 }
 
+/* In a child that has run nothing yet (so nothing of the layers is
+ * known in it): a run that spawns nothing still writes its start event,
+ * at cordon_end(), with what a trial of every layer found, the same as
+ * cordon_probe() says. */
+static char no_spawn_event[8192];
+
+static int begin_end(int statusfd)
+{
+	cordon *c = fresh();
+	cordon_set_status_fd(c, statusfd);
+	int r = cordon_begin(c) != 0 || cordon_end(c) != 0;
+	cordon_free(c);
+	return r;
+}
+
+static void end_without_spawn(void)
+{
+	char buf[8192];
+	int r = in_child(begin_end, buf, sizeof(buf));
+	ok(r == 0, "begin and end without a spawn succeed");
+	ok(strncmp(buf, "{\"event\":\"" CORDON_EVENT_STATUS "\"", 30) == 0 &&
+		   strchr(buf, '\n') == buf + strlen(buf) - 1,
+	   "... and write exactly one event, the start event");
+	snprintf(no_spawn_event, sizeof(no_spawn_event), "%s", buf);
+}
+
+/* Later: the probe settles this process (a trial of every layer). */
+static void end_without_spawn_is_probe(void)
+{
+	const char *buf = no_spawn_event;
+	cordon *c = fresh();
+	is_int(cordon_probe(c), 0, "probe");
+	char want[2048] = "\"layers\":[";
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s\"%s\"",
+			 l == cordon_layers(c) ? "" : ",", *l);
+	ok(strstr(buf, want) != NULL, "... whose layers are the probe's: %s", want);
+	cordon_free(c);
+}
+
 int main(void)
 {
 	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
+	/* These two fork before this process has run anything. */
+	end_without_spawn();
+	threads();
 	error_convention();
 	life_cycle();
 	begin_failure_leaves_nothing();
-	threads();
 	private_shm_per_spawn();
 	landlock_backend_present();
 	run_convenience();
+	end_without_spawn_is_probe();
 	teardown();
 	return done_testing();
 }
