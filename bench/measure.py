@@ -278,6 +278,15 @@ def command_table(ctx, pr, tools, args, extra_cordons):
                            "same filter")
         row["argv_prefix"] = fill(prefix, ctx)
         row["check"] = check_variant(row["argv_prefix"], wrap, ctx, ctx["status"])
+        if row["check"]["exit"] != 0 and not vid.startswith("cordon"):
+            # A peer that does not work for this user here (firejail
+            # refuses users missing from firejail.users): no row, a reason.
+            err = (row["check"].get("stderr") or "").strip().splitlines()
+            row["available"] = False
+            row["why"] = f"its check failed here: {err[0] if err else 'exit ' + str(row['check']['exit'])}"
+            del row["group"], row["argv_prefix"], row["check"]
+            rows.append(row)
+            continue
         if row["check"]["exit"] != 0:
             raise SystemExit(f"check of {vid} failed: {row['check']}")
         if vid.startswith("cordon_") and vid != "cordon_off" and row["check"].get("applied") is not True:
