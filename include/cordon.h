@@ -194,6 +194,10 @@ CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 CORDON_EXPORT int cordon_proc_kill(const cordon_proc *p, int sig);
 /* Waits (honouring the timeout), fills *res, frees p. */
 CORDON_EXPORT int cordon_wait(cordon_proc *p, struct cordon_result *res);
+/* Removes the temp dir, writes the exit event. A run that spawned nothing
+ * settles its decision here first (a throw-away child) and writes the
+ * start event; in "required" mode what cannot be enforced is then a
+ * refusal: CORDON_EUNAVAILABLE, both events written. */
 CORDON_EXPORT int cordon_end(cordon *c);
 /* How the command waited for last ended, including a failed exec (127 or
  * 126) or a failed confinement (125). 0, or CORDON_ESTATE when none. */

@@ -308,6 +308,10 @@ struct linux_runner {
 	int abi;
 	int ready, init_err; /* its own setup (the supervisor) done */
 	int stop;
+	/* A child it started may still run before its exec on this thread's
+	 * memory and thread pointer (the PID namespace's command waits for
+	 * the init program): no other child until the spawn says it is done. */
+	int busy;
 	/* one request at a time */
 	int pending, done;
 	int (*fn)(void *);
@@ -430,7 +434,7 @@ static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void 
 	if (plan->pid_namespace && plan->mount != NULL && plan->mount->userns)
 		flags |= CLONE_NEWUSER;
 	pthread_mutex_lock(&r->lock);
-	while (r->pending || r->done) /* another spawn's request */
+	while (r->pending || r->done || r->busy) /* another spawn's request */
 		pthread_cond_wait(&r->cond, &r->lock);
 	r->fn = fn;
 	r->arg = arg;
@@ -444,10 +448,21 @@ static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void 
 	pid_t pid = r->pid;
 	int err = r->err;
 	r->done = 0;
+	r->busy = pid > 0;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	errno = err;
 	return pid;
+}
+
+/* launch.after_exec: the child runs on nobody's memory any more. */
+static void runner_after_exec(const void *state)
+{
+	struct linux_runner *r = ((const struct linux_plan *)state)->runner;
+	pthread_mutex_lock(&r->lock);
+	r->busy = 0;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
 }
 
 static void plan_free(void *state)
@@ -514,6 +529,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 			return cordon_fail_errno(c, CORDON_ESYS, errno,
 						 "cannot start the run's thread");
 		out->start = runner_start;
+		out->after_exec = runner_after_exec;
 	}
 	if (plan->pid_namespace) {
 		if (plan->mount != NULL)

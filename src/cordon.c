@@ -331,8 +331,10 @@ static int plan(cordon *c)
 	}
 	if (c->dec.applied) {
 		policy_add_devices(&c->pol);
-		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0)
+		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0) {
+			launch_release(&c->launch); /* nothing half-prepared is ever used */
 			return r;
+		}
 	}
 	enum reason_id refuse = policy_coverage(c);
 	if (refuse != REASON_NONE) {
@@ -358,6 +360,28 @@ static int plan_settled(cordon *c)
 	if (be->settle != NULL)
 		be->settle();
 	return replan(c);
+}
+
+/* A plan made again at a spawn failed: the run cannot go on with what
+ * it prepared before (released), so it ends here, as a refusal does:
+ * its events written (exit code 125), its temp dir removed. Returns e. */
+static int run_failed(cordon *c, int e)
+{
+	if (c->stage == ST_BEGUN) {
+		struct cordon_result res = { 125, 0, 0, 0 };
+		if (!c->start_written)
+			emit_start(c);
+		char *json = status_exit_json(c, &res);
+		status_emit(c, json);
+		free(json);
+		pthread_mutex_lock(&c->lock);
+		c->last = res;
+		c->have_last = 1;
+		pthread_mutex_unlock(&c->lock);
+		c->stage = ST_ENDED;
+	}
+	release_run(c);
+	return e;
 }
 
 static int begin(cordon *c)
@@ -421,17 +445,17 @@ int cordon_begin(cordon *c)
 static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 {
 	const struct backend *be = c->dec.backend;
-	int r = 0;
 	/* Another run of this process may have learnt more meanwhile. */
-	if (c->dec.cov.unsure != 0 && decision_changed(c))
-		r = replan(c);
-	if (r == 0 && c->dec.cov.unsure == 0) {
+	if (c->dec.cov.unsure != 0 && decision_changed(c)) {
+		int e = replan(c);
+		if (e != 0)
+			return run_failed(c, e);
+	}
+	if (c->dec.cov.unsure == 0) {
 		emit_start(c);
 		return spawn_command(c, argv, out);
 	}
-	if (r != 0)
-		return r;
-	r = spawn_command(c, argv, out);
+	int r = spawn_command(c, argv, out);
 	if (r == 0 || r == CORDON_EEXEC) {
 		/* Every layer was applied: the command (or its exec) ran. */
 		if (be->confirm != NULL)
@@ -451,11 +475,8 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	c->have_last = 0; /* that child ran nothing */
 	pthread_mutex_unlock(&c->lock);
 	int e = plan_settled(c);
-	if (e != 0) {
-		if (c->stage == ST_ENDED)
-			release_run(c); /* refused: the events are written */
-		return e;
-	}
+	if (e != 0)
+		return run_failed(c, e);
 	emit_start(c);
 	return spawn_command(c, argv, out);
 }
@@ -503,16 +524,33 @@ int cordon_end(cordon *c)
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
 	pthread_mutex_lock(&c->spawn_lock);
+	int refused = 0;
 	if (!c->start_written) {
 		/* No child settled the decision: the trial does, so the start
-		 * event says what holds here. Nothing ran under it. */
+		 * event says what holds here. Nothing ran under it; what
+		 * "required" cannot have is a refusal, as at begin. */
 		if (c->dec.backend->settle != NULL)
 			c->dec.backend->settle();
-		decide(c);
-		(void)policy_coverage(c);
-		emit_start(c);
+		enum reason_id refuse = REASON_NONE;
+		if (decision_changed(c)) {
+			decide(c);
+			refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied
+					 ? c->dec.cause
+					 : policy_coverage(c);
+		}
+		if (refuse != REASON_NONE) {
+			runtmp_remove(c);
+			emit_refusal(c, refuse);
+			release_run(c);
+			refused = 1;
+		} else {
+			emit_start(c);
+		}
 	}
 	pthread_mutex_unlock(&c->spawn_lock);
+	if (refused)
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
+				   reason_name(c->dec.cause), cordon_reason_ids[c->dec.cause].text);
 	runtmp_remove(c); /* before the exit event: "ended" means cleaned up */
 	/* Every process of the run has ended: what it left in git's files
 	 * is looked at now, before anyone runs git again. */
@@ -571,7 +609,8 @@ int cordon_run(cordon *c, const char *const argv[], struct cordon_result *res)
 		r = cordon_wait(p, res);
 	else if (res != NULL)
 		(void)cordon_last_result(c, res);
-	int e = cordon_end(c); /* sets no error when it succeeds */
+	/* A refusal at the first spawn ended the run already. */
+	int e = c->stage == ST_BEGUN ? cordon_end(c) : 0; /* no error when it succeeds */
 	return r != 0 ? r : e;
 }
 

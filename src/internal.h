@@ -244,6 +244,10 @@ struct launch {
 	 * Returns only on failure, with an errno value. */
 	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
 		    size_t cmd_stack_size, int statusfd, int errfd);
+	/* Parent, or NULL: the child and its command have exec'd or gone
+	 * (the end of the error pipe); nothing runs on the caller's memory
+	 * any more. */
+	void (*after_exec)(const void *state);
 	/* The backend's own release of state (parent). */
 	void (*release)(void *state);
 };
@@ -327,6 +331,9 @@ int configurable(cordon *c);
 
 /* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
+/* In a child of the spawn before exec (async-signal-safe): report that
+ * confinement failed with err on the spawn's error pipe, and _exit 125. */
+void spawn_report_confine(int errfd, int err);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 
 #endif

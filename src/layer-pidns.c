@@ -303,14 +303,17 @@ static char *decimal(long n, char *buf)
  * its trial never runs the command twice.
  *
  * It shares the runner thread's memory and thread pointer (so errno)
- * until its exec, while that thread goes on after process 1's exec. The
- * runner thread only takes locks and waits on a condition then, which
- * leaves errno alone. */
+ * until its exec, while that thread goes on after process 1's exec: the
+ * runner thread then only takes locks and waits on a condition (errno
+ * untouched), and starts no other child until this one has exec'd or
+ * gone (the end of the error pipe: launch.after_exec). A failure here is
+ * reported on the error pipe like any before exec. */
 struct nested {
 	int (*cmd)(void *);
 	void *arg;
 	int abi;
 	int go, go_w; /* the go pipe */
+	int errfd;
 };
 
 static int nested_main(void *v)
@@ -323,8 +326,10 @@ static int nested_main(void *v)
 		got = read(n.go, &byte, 1);
 	while (got < 0 && errno == EINTR);
 	(void)close(n.go);
-	if (got != 0 || landlock_nest(n.abi) != 0)
-		_exit(125); /* never the command beside its reaper's domain */
+	if (got != 0)
+		spawn_report_confine(n.errfd, got < 0 ? errno : EIO);
+	if (landlock_nest(n.abi) != 0) /* never the command beside its reaper's domain */
+		spawn_report_confine(n.errfd, errno != 0 ? errno : EPERM);
 	return n.cmd(n.arg);
 }
 
@@ -348,7 +353,7 @@ int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void
 		return errno;
 	/* On this stack until the command has copied it. */
 	struct nested n = { cmd, cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2,
-			    go[0], go[1] };
+			    go[0], go[1], errfd };
 
 	/* The command: process 2, sharing memory until it execs. */
 	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 0);

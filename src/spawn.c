@@ -87,6 +87,11 @@ static void report(int fd, int stage, int err)
 	_exit(CHILD_EXIT_SETUP);
 }
 
+void spawn_report_confine(int errfd, int err)
+{
+	report(errfd, STAGE_CONFINE, err);
+}
+
 /* execvpe without allocation: the PATH search happens in the child,
  * after confinement, with the command's own PATH. Returns errno. */
 static int exec_search(const struct plan *pl)
@@ -404,6 +409,14 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		do
 			n = read(pipefd[0], msg, sizeof(msg));
 		while (n < 0 && errno == EINTR);
+		/* A child that reported still runs on its stack until it
+		 * exits: wait for the end of the pipe before freeing it. */
+		char rest[64];
+		ssize_t m = n;
+		while (m != 0 && ((m = read(pipefd[0], rest, sizeof(rest))) > 0 || errno == EINTR))
+			;
+		if (l->after_exec != NULL)
+			l->after_exec(l->state);
 	}
 	close(pipefd[0]);
 	free(stack);

@@ -454,8 +454,219 @@ static void end_without_spawn_is_probe(void)
 	cordon_free(c);
 }
 
-int main(void)
+/* Spawns from two threads of one run at once: the pre-exec children of
+ * the PID namespace share the run's thread's errno until they exec, so
+ * the run's thread starts the next only when the last has exec'd. A
+ * shared errno shows as a PATH search that takes another child's error:
+ * "foo" found in the second directory instead of the first (a script
+ * without #!, which execve answers with ENOEXEC), while the other thread
+ * spawns a command that is nowhere (ENOENT) along 2000 directories. */
+static volatile int noise_stop;
+
+static void *noise_spawns(void *v)
 {
+	cordon *c = v;
+	const char *a[] = { "cordon-api-nowhere", NULL };
+	while (!noise_stop) {
+		cordon_proc *p;
+		struct cordon_result r;
+		if (cordon_spawn(c, a, &p) == 0)
+			cordon_wait(p, &r);
+	}
+	return NULL;
+}
+
+static void concurrent_path_search(void)
+{
+	char dir[400], file[450], out[450];
+	size_t cap = 64 * 1024;
+	char *path = malloc(cap);
+	if (path == NULL)
+		exit(2);
+	snprintf(path, cap, "PATH=%s/pa", root);
+	for (int i = 0; i < 2000; i++)
+		snprintf(path + strlen(path), cap - strlen(path), ":/nonexistent/%d", i);
+	snprintf(path + strlen(path), cap - strlen(path), ":%s/pb:/bin:/usr/bin", root);
+	for (int k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "%s/p%c", root, k == 0 ? 'a' : 'b');
+		mkdir(dir, 0755);
+		snprintf(file, sizeof(file), "%s/foo", dir);
+		FILE *f = fopen(file, "w");
+		if (f == NULL)
+			exit(2);
+		fprintf(f, "%secho %c >> found\n", k == 0 ? "" : "#!/bin/sh\n", k == 0 ? 'A' : 'B');
+		fclose(f);
+		chmod(file, 0755);
+	}
+	snprintf(out, sizeof(out), "%s/found", ws);
+	unlink(out);
+	cordon *c = fresh();
+	cordon_add_env(c, path);
+	free(path);
+	if (cordon_begin(c) != 0) {
+		ok(0, "begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	pthread_t t;
+	noise_stop = 0;
+	pthread_create(&t, NULL, noise_spawns, c);
+	const char *a[] = { "foo", NULL };
+	int failed = 0;
+	for (int i = 0; i < 150; i++) {
+		cordon_proc *p;
+		struct cordon_result r;
+		if (cordon_spawn(c, a, &p) != 0 || cordon_wait(p, &r) != 0 || r.exit_code != 0)
+			failed++;
+	}
+	noise_stop = 1;
+	pthread_join(t, NULL);
+	cordon_free(c);
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "test \"$(grep -c A '%s')\" = 150 && ! grep -q B '%s'", out,
+		 out);
+	ok(failed == 0 && system(cmd) == 0,
+	   "150 PATH searches beside another thread's spawns all find the first foo (%d failed)",
+	   failed);
+}
+
+/* ---- refusals met by the first spawn (the test re-run under
+ * tests/helpers/seccomp-deny, as a process that has run nothing) ---- */
+
+/* In the re-run: one scenario; its results as "name=value" words on
+ * stdout, its status events on fd 3. */
+static int scenario(const char *name, const char *top)
+{
+	snprintf(root, sizeof(root), "%s", top);
+	snprintf(ws, sizeof(ws), "%s/ws", root);
+	snprintf(outside, sizeof(outside), "%s/outside", root);
+	snprintf(state, sizeof(state), "%s/state", root);
+	cordon *c = fresh();
+	cordon_set_status_fd(c, 3);
+	if (strcmp(name, "replan-fails") == 0) {
+		/* An allowed path gone by the first spawn, whose child met a
+		 * refusal: the plan made again fails; the run must end, never
+		 * go on with what it had prepared. */
+		char extra[400], target[400];
+		snprintf(extra, sizeof(extra), "%s/extra", root);
+		snprintf(target, sizeof(target), "%s/written", outside);
+		mkdir(extra, 0755);
+		cordon_add_allow_write(c, extra);
+		int b = cordon_begin(c);
+		rmdir(extra);
+		cordon_proc *p;
+		struct cordon_result res;
+		const char *a1[] = { "true", NULL };
+		int r1 = cordon_spawn(c, a1, &p);
+		if (r1 == 0)
+			cordon_wait(p, &res);
+		char cmd[500];
+		snprintf(cmd, sizeof(cmd), "echo x > '%s'", target);
+		const char *a2[] = { "sh", "-c", cmd, NULL };
+		int r2 = cordon_spawn(c, a2, &p);
+		if (r2 == 0)
+			cordon_wait(p, &res);
+		printf("begin=%d first=%d second=%d written=%d\n", b, r1, r2,
+		       access(target, F_OK) == 0);
+	} else if (strcmp(name, "end-refuses") == 0) {
+		cordon_set_mode(c, CORDON_MODE_REQUIRED);
+		int b = cordon_begin(c);
+		int e = cordon_end(c);
+		printf("begin=%d end=%d\n", b, e);
+	} else if (strcmp(name, "run-refused") == 0) {
+		cordon_set_mode(c, CORDON_MODE_REQUIRED);
+		const char *a[] = { "true", NULL };
+		struct cordon_result res = { 0, 0, 0, 0 };
+		int r = cordon_run(c, a, &res);
+		printf("run=%d exit=%d unavailable_said=%d\n", r, res.exit_code,
+		       strstr(cordon_last_error(c), "unavailable") != NULL);
+	}
+	cordon_free(c);
+	return 0;
+}
+
+/* Runs scenario NAME under seccomp-deny MODE; its stdout into out, its
+ * events into events. 0 when it ran. */
+static int rerun(const char *self, const char *mode, const char *name, char *out, size_t nout,
+		 char *events, size_t nevents)
+{
+	char deny[600], evpath[400], cmd[2000];
+	snprintf(deny, sizeof(deny), "%s", self);
+	char *slash = strrchr(deny, '/');
+	if (slash == NULL)
+		return -1;
+	snprintf(slash, sizeof(deny) - (size_t)(slash - deny), "/../helpers/seccomp-deny");
+	if (access(deny, X_OK) != 0)
+		return -1;
+	snprintf(evpath, sizeof(evpath), "%s/events-%s", root, name);
+	snprintf(cmd, sizeof(cmd), "'%s' %s -- '%s' --scenario %s '%s' 3>'%s'", deny, mode, self,
+		 name, root, evpath);
+	FILE *f = popen(cmd, "r");
+	if (f == NULL)
+		return -1;
+	size_t n = fread(out, 1, nout - 1, f);
+	while (n > 0 && out[n - 1] == '\n')
+		n--;
+	out[n] = '\0';
+	if (pclose(f) != 0)
+		return -1;
+	f = fopen(evpath, "r");
+	n = f != NULL ? fread(events, 1, nevents - 1, f) : 0;
+	events[n] = '\0';
+	if (f != NULL)
+		fclose(f);
+	return 0;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int k = 0;
+	for (const char *q = hay; (q = strstr(q, needle)) != NULL; q++)
+		k++;
+	return k;
+}
+
+static void first_spawn_refusals(const char *self)
+{
+	char out[512], ev[16384];
+	if (rerun(self, "nons", "replan-fails", out, sizeof(out), ev, sizeof(ev)) != 0) {
+		skip("seccomp-deny helper not built next to this test");
+		return;
+	}
+	int b = -1, r1 = -1, r2 = -1, written = -1;
+	sscanf(out, "begin=%d first=%d second=%d written=%d", &b, &r1, &r2, &written);
+	if (b != 0) {
+		skip("confinement unavailable here: the refusal paths are untested");
+		return;
+	}
+	ok(r1 != 0, "a plan that fails after a refusal fails the first spawn");
+	ok(r2 != 0 && written == 0,
+	   "... and ends the run: a later spawn is refused, nothing written outside (%s)", out);
+	ok(count_of(ev, CORDON_EVENT_STATUS) == 1 && count_of(ev, CORDON_EVENT_EXIT) == 1 &&
+		   strstr(ev, "\"exit_code\":125") != NULL,
+	   "... with its start event and an exit event of 125");
+
+	rerun(self, "eperm", "end-refuses", out, sizeof(out), ev, sizeof(ev));
+	int e = 0;
+	sscanf(out, "begin=%d end=%d", &b, &e);
+	is_int(e, CORDON_EUNAVAILABLE,
+	       "required, Landlock refused, no spawn: cordon_end refuses (%s)", out);
+	ok(count_of(ev, CORDON_EVENT_STATUS) == 1 && count_of(ev, CORDON_EVENT_EXIT) == 1 &&
+		   strstr(ev, "\"exit_code\":125") != NULL &&
+		   strstr(ev, "\"applied\":false") != NULL,
+	   "... with both events, not applied, exit code 125");
+
+	rerun(self, "eperm", "run-refused", out, sizeof(out), ev, sizeof(ev));
+	int r = 0, code = 0, said = 0;
+	sscanf(out, "run=%d exit=%d unavailable_said=%d", &r, &code, &said);
+	ok(r == CORDON_EUNAVAILABLE && code == 125 && said == 1,
+	   "required, Landlock refused: cordon_run refuses and says why (%s)", out);
+}
+
+int main(int argc, char *argv[])
+{
+	if (argc == 4 && strcmp(argv[1], "--scenario") == 0)
+		return scenario(argv[2], argv[3]);
 	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
 	/* These two fork before this process has run anything. */
@@ -467,7 +678,12 @@ int main(void)
 	private_shm_per_spawn();
 	landlock_backend_present();
 	run_convenience();
+	concurrent_path_search();
 	end_without_spawn_is_probe();
+	char self[512];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	first_spawn_refusals(self);
 	teardown();
 	return done_testing();
 }
