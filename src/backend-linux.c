@@ -24,6 +24,7 @@
 #include "linux-layers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -126,7 +127,9 @@ static struct {
 	int res[NLAYERS]; /* 0, or errno; -1: the trial child did not end */
 } probed = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { 0 } };
 static pthread_once_t query_once = PTHREAD_ONCE_INIT;
+static pthread_once_t trial_once = PTHREAD_ONCE_INIT;
 static pthread_once_t settle_once = PTHREAD_ONCE_INIT;
+static int trial_started;
 
 static void query(void)
 {
@@ -135,16 +138,14 @@ static void query(void)
 	errno = saved;
 }
 
-/* The trial child, run and waited for here. */
-static void settle_now(void)
+/* The trial child, started (once per process); settle_now waits for it. */
+static void start_trial(void)
 {
-	struct trial_io io;
-	const struct trial_io *got = NULL;
+	static struct trial_io io;
 	int saved = errno;
 	(void)pthread_once(&query_once, query);
 	/* ABI 1 is not used (see ll_probe): nothing to try. */
 	if (probed.kernel_abi >= 2) {
-		memset(&io, 0, sizeof(io));
 		int abi = probed.kernel_abi < LL_ABI_KNOWN ? probed.kernel_abi : LL_ABI_KNOWN;
 		mountns_identity(&io.in.userns, io.in.uid_map, io.in.gid_map,
 				 sizeof(io.in.uid_map));
@@ -157,8 +158,20 @@ static void settle_now(void)
 		for (size_t i = 0; i < NLAYERS; i++)
 			io.res[i] = -1;
 		probe_trial_start(trial_main, &io, sizeof(io));
-		got = probe_trial_collect();
+		pthread_mutex_lock(&probed.lock);
+		trial_started = 1;
+		pthread_mutex_unlock(&probed.lock);
 	}
+	errno = saved;
+}
+
+static void settle_now(void)
+{
+	(void)pthread_once(&trial_once, start_trial);
+	pthread_mutex_lock(&probed.lock);
+	int started = trial_started;
+	pthread_mutex_unlock(&probed.lock);
+	const struct trial_io *got = started ? probe_trial_collect() : NULL;
 	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++) {
 		if (layers[i].trial == NULL || (probed.known & (1u << i)))
@@ -167,12 +180,59 @@ static void settle_now(void)
 		probed.known |= 1u << i;
 	}
 	pthread_mutex_unlock(&probed.lock);
-	errno = saved;
 }
 
 static void ll_settle(void)
 {
 	(void)pthread_once(&settle_once, settle_now);
+}
+
+/* One line of a /proc file is "want" (after its key, when key is set). */
+static int proc_says(const char *path, const char *key, const char *want)
+{
+	char buf[4096];
+	const char *v = key != NULL ? proc_field(path, key, buf, sizeof(buf)) : NULL;
+	if (key == NULL) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return 0;
+		buf[n] = '\0';
+		v = buf;
+	}
+	return v != NULL && strncmp(v, want, strlen(want)) == 0;
+}
+
+/* Whether this process is likely to meet a refusal: it runs under a
+ * seccomp filter already (a container's: Docker's refuses namespaces), or
+ * the system turns user namespaces off or keeps their capabilities from
+ * unprivileged users. A hint only: it decides when the trial child runs
+ * (at once, beside the caller's own work, as a per-run probe did), never
+ * what is applied; the trial decides that. Without a hint, the run's
+ * first child is the trial. CORDON_TEST_FIRST_CHILD_TRIAL=1 (tests)
+ * ignores the hint. */
+static int refusal_likely(void)
+{
+	const char *t = getenv("CORDON_TEST_FIRST_CHILD_TRIAL");
+	if (t != NULL && strcmp(t, "1") == 0)
+		return 0;
+	if (proc_says("/proc/self/status", "\nSeccomp:", "\t2"))
+		return 1;
+	if (proc_says("/proc/sys/user/max_user_namespaces", NULL, "0\n"))
+		return 1;
+	return geteuid() != 0 &&
+	       (proc_says("/proc/sys/kernel/unprivileged_userns_clone", NULL, "0\n") ||
+		proc_says("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", NULL, "1\n"));
+}
+
+static void ll_probe_start(void)
+{
+	int saved = errno;
+	if (refusal_likely())
+		(void)pthread_once(&trial_once, start_trial);
+	errno = saved;
 }
 
 static void ll_confirm(unsigned applied)
@@ -206,6 +266,11 @@ static int layer_ok(size_t i, unsigned *unsure)
 static void ll_probe(int max_abi, struct backend_probe *out)
 {
 	(void)pthread_once(&query_once, query);
+	pthread_mutex_lock(&probed.lock);
+	int early = trial_started;
+	pthread_mutex_unlock(&probed.lock);
+	if (early) /* started early on a hint: its answer decides */
+		ll_settle();
 	memset(out, 0, sizeof(*out));
 	out->kernel_abi = probed.kernel_abi > 0 ? probed.kernel_abi : 0;
 	if (probed.kernel_abi <= 0) {
@@ -541,6 +606,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 
 const struct backend cordon_backend_landlock = {
 	.id = BACKEND_LANDLOCK,
+	.probe_start = ll_probe_start,
 	.probe = ll_probe,
 	.coverage = ll_coverage,
 	.settle = ll_settle,

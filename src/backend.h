@@ -29,6 +29,9 @@ struct backend_probe {
 
 struct backend {
 	enum backend_id id; /* its name is cordon_backend_ids[id] */
+	/* Optional, at the top of a run: start what the probe may need
+	 * early, so that it overlaps the caller's own preparation. */
+	void (*probe_start)(void);
 	/* Decide availability from what is known in this process; max_abi
 	 * (tests only, 0 = none) caps the version used. Never walks the file
 	 * system. A layer nobody has tried yet is assumed to work: the run's

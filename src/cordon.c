@@ -394,13 +394,19 @@ static int begin(cordon *c)
 	c->caches_resolved = 0;
 	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
 		return r;
+	const struct backend *be = backend_for_platform();
+	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
+		be->probe_start();
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
 		    (r = open_status_file(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
-		    (r = runtmp_create(c)) != 0)
+		    (r = runtmp_create(c)) != 0) {
+			struct backend_probe reap; /* collect a trial started early */
+			be->probe(0, &reap);
 			return r;
+		}
 	}
 	r = plan(c);
 	/* What failed to prepare may be a layer only assumed to work. */

@@ -352,8 +352,8 @@ int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void
 	if (pipe2(go, O_CLOEXEC) != 0)
 		return errno;
 	/* On this stack until the command has copied it. */
-	struct nested n = { cmd, cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2,
-			    go[0], go[1], errfd };
+	struct nested n = { cmd,   cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2,
+			    go[0], go[1],   errfd };
 
 	/* The command: process 2, sharing memory until it execs. */
 	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 0);

@@ -599,8 +599,11 @@ static int rerun(const char *self, const char *mode, const char *name, char *out
 	if (access(deny, X_OK) != 0)
 		return -1;
 	snprintf(evpath, sizeof(evpath), "%s/events-%s", root, name);
-	snprintf(cmd, sizeof(cmd), "'%s' %s -- '%s' --scenario %s '%s' 3>'%s'", deny, mode, self,
-		 name, root, evpath);
+	/* The filter is a hint to try every layer at once: these are the
+	 * paths of a first child that meets the refusal itself. */
+	snprintf(cmd, sizeof(cmd),
+		 "CORDON_TEST_FIRST_CHILD_TRIAL=1 '%s' %s -- '%s' --scenario %s '%s' 3>'%s'", deny,
+		 mode, self, name, root, evpath);
 	FILE *f = popen(cmd, "r");
 	if (f == NULL)
 		return -1;
