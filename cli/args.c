@@ -85,9 +85,12 @@ enum opt {
 	O_KEEP_FD,
 	O_TEST_MAX_ABI,
 	O_ON_TAMPER,
+	O_DENY_READ,
+	O_ALLOW_READ,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
+	O_NO_DEFAULT_DENY_READ,
 	O_CLEAN_ENV,
 	O_ALLOW_BROAD,
 	O_EXPLAIN,
@@ -111,8 +114,11 @@ static const char *const long_names[O_COUNT] = {
 	[O_KEEP_FD] = "keep-fd",
 	[O_TEST_MAX_ABI] = "test-max-abi",
 	[O_ON_TAMPER] = "on-tamper",
+	[O_DENY_READ] = "deny-read",
+	[O_ALLOW_READ] = "allow-read",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
+	[O_NO_DEFAULT_DENY_READ] = "no-default-deny-read",
 	[O_CLEAN_ENV] = "clean-env",
 	[O_ALLOW_BROAD] = "allow-broad",
 	[O_EXPLAIN] = "explain",
@@ -157,6 +163,10 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return push(&a->allow_write, &a->nallow_write, v);
 	case O_ALLOW_SOCKET:
 		return push(&a->allow_socket, &a->nallow_socket, v);
+	case O_DENY_READ:
+		return push(&a->deny_read, &a->ndeny_read, v);
+	case O_ALLOW_READ:
+		return push(&a->allow_read, &a->nallow_read, v);
 	case O_CACHE:
 		if (cordon_parse_caches(v, &a->caches) != 0)
 			return fail(
@@ -222,6 +232,9 @@ static int apply_flag(struct cli_args *a, int o)
 		break;
 	case O_NO_DEFAULT_PROTECT:
 		a->no_default_protect = 1;
+		break;
+	case O_NO_DEFAULT_DENY_READ:
+		a->no_default_deny_read = 1;
 		break;
 	case O_CLEAN_ENV:
 		a->clean_env = 1;
@@ -341,8 +354,11 @@ void cli_args_free(struct cli_args *a)
 	free(a->allow_write);
 	free(a->allow_socket);
 	free(a->protect);
+	free(a->deny_read);
+	free(a->allow_read);
 	free(a->env);
 	free(a->keep_fds);
 	a->allow_write = a->allow_socket = a->protect = a->env = NULL;
+	a->deny_read = a->allow_read = NULL;
 	a->keep_fds = NULL;
 }

@@ -27,6 +27,11 @@ struct cli_args {
 	const char **protect;
 	size_t nprotect;
 	int no_default_protect;
+	const char **deny_read;
+	size_t ndeny_read;
+	const char **allow_read;
+	size_t nallow_read;
+	int no_default_deny_read;
 	const char *state_dir;
 	enum cordon_on_tamper on_tamper;
 	int status_fd; /* -1: none */

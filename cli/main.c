@@ -39,6 +39,11 @@ static const char usage_run[] =
 	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
 	"  --no-default-protect    do not guard the workspace's git metadata (hooks,\n"
 	"                          config, commondir...: read-only, planted ones moved aside)\n"
+	"  --deny-read PATH        the command may not read PATH (repeatable; also inside\n"
+	"                          the workspace, e.g. .env)\n"
+	"  --allow-read PATH       take PATH out of the default deny-read list (the\n"
+	"                          user's secrets: see 'cordon probe')\n"
+	"  --no-default-deny-read  leave the user's secrets readable\n"
 	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
 	"                          in required mode) or neutralise (moved aside, warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
@@ -185,6 +190,8 @@ static int cmd_probe(const struct cli_args *a)
 			printf("abi       %d\n", cordon_abi(c));
 		print_list("layers", cordon_layers(c));
 		print_list("gaps", cordon_gaps(c));
+		print_list("deny-read", cordon_default_deny_read());
+		printf("          (of ~/.ssh, known_hosts*, config and *.pub stay readable)\n");
 	}
 	cordon_free(c);
 	return ok ? 0 : 1;
@@ -223,6 +230,11 @@ static void configure(cordon *c, const struct cli_args *a)
 	for (size_t i = 0; i < a->nprotect; i++)
 		check(c, cordon_add_protect(c, a->protect[i]));
 	check(c, cordon_set_default_protect(c, !a->no_default_protect));
+	for (size_t i = 0; i < a->ndeny_read; i++)
+		check(c, cordon_add_deny_read(c, a->deny_read[i]));
+	for (size_t i = 0; i < a->nallow_read; i++)
+		check(c, cordon_add_allow_read(c, a->allow_read[i]));
+	check(c, cordon_set_default_deny_read(c, !a->no_default_deny_read));
 	check(c, cordon_set_on_tamper(c, a->on_tamper));
 	if (a->state_dir != NULL)
 		check(c, cordon_set_state_dir(c, a->state_dir));

@@ -119,6 +119,19 @@ CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
  * ABI 9 or the socket supervisor; macOS: the profile). It must exist at
  * cordon_begin(). */
 CORDON_EXPORT int cordon_add_allow_socket(cordon *c, const char *path);
+/* A path the command must not read (a file or a tree; it must exist at
+ * cordon_begin()), also inside the workspace (".env"). Enforced with the
+ * mount layer (Linux); where it cannot be, "required" refuses to run. */
+CORDON_EXPORT int cordon_add_deny_read(cordon *c, const char *path);
+/* Take a path out of the default deny-read list (the user's secrets:
+ * ~/.ssh keys, cloud and registry credentials, histories...; see
+ * cordon probe): an entry at or below it stays readable. */
+CORDON_EXPORT int cordon_add_allow_read(cordon *c, const char *path);
+/* The default deny-read list, as "~/..." paths (NULL-terminated, static);
+ * of ~/.ssh, known_hosts*, config and *.pub stay readable. */
+CORDON_EXPORT const char *const *cordon_default_deny_read(void);
+/* The default deny-read list (default on). Off: only --deny-read. */
+CORDON_EXPORT int cordon_set_default_deny_read(cordon *c, int on);
 /* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */

@@ -348,8 +348,10 @@ static void ll_coverage(int abi, struct coverage *out)
 		out->gaps &= ~(1u << GAP_ABSTRACT_SOCKETS);
 	/* Not restricted by any layer yet. */
 	out->gaps |= 1u << GAP_READS | 1u << GAP_NETWORK;
-	/* Protected paths are read-only binds of the mount layer. */
+	/* Protected paths are read-only binds of the mount layer, and denied
+	 * reads its covers. */
 	out->protects = mount_layer;
+	out->denies_reads = mount_layer;
 }
 
 /* ---- the run ---- */

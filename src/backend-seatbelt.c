@@ -146,7 +146,19 @@ static const char profile_sockets[] =
 struct clause {
 	const char *name, *head, *mid, *tail;
 };
-enum { C_ROOT, C_FILE, C_PROTECT, C_PARENT, C_ABSENT, C_SOCK_ROOT, C_SOCK_FILE, C_SOCKET };
+enum {
+	C_ROOT,
+	C_FILE,
+	C_PROTECT,
+	C_PARENT,
+	C_ABSENT,
+	C_DENY_READ,
+	C_DENY_MOVE,
+	C_READ_KEEP,
+	C_SOCK_ROOT,
+	C_SOCK_FILE,
+	C_SOCKET
+};
 static const struct clause clauses[] = {
 	[C_ROOT] = { "ROOT", "(allow file-write* file-link (subpath ", NULL, "))\n" },
 	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
@@ -155,6 +167,14 @@ static const struct clause clauses[] = {
 	/* A name the git guard watches that does not exist yet: it cannot
 	 * be made (or linked, or renamed into place). */
 	[C_ABSENT] = { "ABSENT", "(deny file-write* file-link (literal ", NULL, "))\n" },
+	/* A path the command must not read (a file, or a tree), which cannot
+	 * be unlinked (so not renamed away either); its ancestors inside the
+	 * writable set are PROTECT_PARENT_n. Then the files of it that stay
+	 * readable (~/.ssh's known_hosts...): the last rule that matches
+	 * wins. */
+	[C_DENY_READ] = { "DENY_READ", "(deny file-read* (subpath ", NULL, "))\n" },
+	[C_DENY_MOVE] = { "DENY_READ", "(deny file-write-unlink (literal ", NULL, "))\n" },
+	[C_READ_KEEP] = { "READ_KEEP", "(allow file-read* (literal ", NULL, "))\n" },
 	[C_SOCK_ROOT] = { "ROOT", "(allow network-outbound (remote unix-socket (subpath ", NULL,
 			  ")))\n" },
 	[C_SOCK_FILE] = { "FILE", "(allow network-outbound (remote unix-socket (path-literal ",
@@ -196,6 +216,9 @@ char *seatbelt_profile(const struct sb_shape *s)
 	add_clauses(&b, &clauses[C_PROTECT], s->protects);
 	add_clauses(&b, &clauses[C_PARENT], s->parents);
 	add_clauses(&b, &clauses[C_ABSENT], s->absents);
+	add_clauses(&b, &clauses[C_DENY_READ], s->denies);
+	add_clauses(&b, &clauses[C_DENY_MOVE], s->denies);
+	add_clauses(&b, &clauses[C_READ_KEEP], s->keeps);
 	jb_raw(&b, profile_setugid);
 	jb_raw(&b, profile_processes);
 	jb_raw(&b, profile_sockets);
@@ -238,14 +261,14 @@ static int contains(const struct strv *s, const char *str)
 	return 0;
 }
 
-/* Every ancestor of each protected path that lies in a writable
+/* Every ancestor of each protected or read-denied path that lies in a writable
  * directory (the directory itself included), nearest first, each once.
  * Ancestors outside the writable set cannot be renamed anyway. */
 static int protect_parents(const struct policy *p, struct strv *out)
 {
 	char buf[CORDON_PATH_MAX];
-	for (size_t k = 0; k < p->nprot; k++) {
-		const char *path = p->prot[k].path;
+	for (size_t k = 0; k < p->nprot + p->ndeny; k++) {
+		const char *path = k < p->nprot ? p->prot[k].path : p->deny[k - p->nprot].path;
 		size_t len = strlen(path);
 		if (len >= sizeof(buf))
 			continue; /* cannot happen: paths come from realpath */
@@ -296,6 +319,14 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 		r = push_param(&params, clauses[C_SOCKET].name, s.sockets++, p->sockets[i]);
 	for (size_t i = 0; r == 0 && i < p->nabsent; i++)
 		r = push_param(&params, clauses[C_ABSENT].name, s.absents++, p->absent[i]);
+	for (size_t i = 0; r == 0 && i < p->ndeny; i++) {
+		const struct deny_entry *d = &p->deny[i];
+		char keep[CORDON_PATH_MAX];
+		r = push_param(&params, clauses[C_DENY_READ].name, s.denies++, d->path);
+		for (size_t k = 0; r == 0 && k < d->nkeep; k++)
+			if (path_join(keep, sizeof(keep), d->path, d->keep[k]) == 0)
+				r = push_param(&params, clauses[C_READ_KEEP].name, s.keeps++, keep);
+	}
 
 	char *profile = r == 0 ? seatbelt_profile(&s) : NULL;
 	if (profile == NULL || strv_push(out, exec_path) != 0 || strv_push(out, "-p") != 0 ||
@@ -465,6 +496,7 @@ static void sb_coverage(int abi, struct coverage *out)
 	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
 		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC;
 	out->protects = 1;
+	out->denies_reads = 1;
 }
 
 /* Seatbelt matches resolved paths: resolve each entry once more, now,

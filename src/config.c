@@ -87,6 +87,16 @@ int cordon_add_allow_socket(cordon *c, const char *path)
 	return add_path(c, &c->allow_socket, "--allow-socket path", path);
 }
 
+int cordon_add_deny_read(cordon *c, const char *path)
+{
+	return add_path(c, &c->deny_read, "--deny-read path", path);
+}
+
+int cordon_add_allow_read(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_read, "--allow-read path", path);
+}
+
 int cordon_add_protect(cordon *c, const char *path)
 {
 	return add_path(c, &c->protect, "--protect path", path);
@@ -149,6 +159,7 @@ int cordon_set_caches(cordon *c, unsigned mask)
 	}
 
 FLAG_SETTER(cordon_set_default_protect, default_protect)
+FLAG_SETTER(cordon_set_default_deny_read, default_deny_read)
 
 int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how)
 {

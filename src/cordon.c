@@ -29,6 +29,7 @@ cordon *cordon_new(void)
 	c->mode = CORDON_MODE_AUTO;
 	c->caches = CORDON_CACHE_DEFAULT;
 	c->default_protect = 1;
+	c->default_deny_read = 1;
 	c->status_fd = -1;
 	c->status_file_fd = -1;
 	c->tmp_lock_fd = -1;
@@ -116,6 +117,8 @@ void cordon_free(cordon *c)
 	strv_free(&c->allow_write);
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
+	strv_free(&c->deny_read);
+	strv_free(&c->allow_read);
 	strv_free(&c->envspec);
 	pthread_mutex_destroy(&c->spawn_lock);
 	pthread_mutex_destroy(&c->lock);
@@ -268,12 +271,25 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_PROTECT;
 		explicit_unenforced |= c->pol.prot[i].explicit_;
 	}
+	/* Denied reads are covers of the mount layer. */
+	int deny_unenforced = 0;
+	for (size_t i = 0; i < c->pol.ndeny; i++) {
+		c->pol.deny[i].enforced = d->applied && d->cov.denies_reads;
+		if (c->pol.deny[i].enforced) {
+			d->cov.layers |= 1u << LAYER_READ_DENY;
+		} else if (d->applied) {
+			d->cov.gaps |= 1u << GAP_SECRETS;
+			deny_unenforced |= c->pol.deny[i].explicit_;
+		}
+	}
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
 	if (explicit_unenforced)
 		return REASON_PROTECT_NOT_ENFORCEABLE;
+	if (deny_unenforced)
+		return REASON_DENY_READ_NOT_ENFORCEABLE;
 	if (c->pol.nsockets > 0 && (d->cov.gaps & (1u << GAP_UNIX_SOCKETS)) != 0)
 		return REASON_SOCKET_NOT_ENFORCEABLE;
 	return REASON_NONE;
@@ -400,7 +416,7 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 ||
+		    (r = secrets_resolve(c)) != 0 || (r = open_status_file(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = runtmp_create(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */

@@ -57,6 +57,9 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 	[REASON_SOCKET_NOT_ENFORCEABLE] = { "allow_socket_not_enforceable",
 					    "--allow-socket was given, but this machine cannot restrict Unix "
 					    "socket connections, so every socket would be reachable" },
+	[REASON_DENY_READ_NOT_ENFORCEABLE] = { "deny_read_not_enforceable",
+					       "a path given with --deny-read cannot be made "
+					       "unreadable on this machine (no mount layer)" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -98,6 +101,9 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 				  "set refused" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
+	[LAYER_READ_DENY] = { "read_deny",
+			      "the user's secrets (the default list and --deny-read) cannot be "
+			      "read: empty mounts (Linux), the profile (macOS)" },
 };
 
 const struct id_text cordon_gap_ids[GAP_COUNT] = {
@@ -134,6 +140,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_STDIO] = { "stdio_metadata_not_restricted",
 			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
 			"owner and times can be changed through the fd" },
+	[GAP_SECRETS] = { "secrets_readable",
+			  "the paths of the deny-read list (the user's secrets) are readable: "
+			  "no mount layer to cover them" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -127,7 +127,35 @@ struct policy {
 	 * Seatbelt, uses them). */
 	char **absent;
 	size_t nabsent;
+	/* The paths the command must not read (secrets.c): the default list
+	 * of what exists in the homes, and --deny-read. */
+	struct deny_entry *deny;
+	size_t ndeny;
 };
+
+/* A path the command must not read. */
+struct deny_entry {
+	char *path; /* canonical */
+	int is_dir;
+	/* Names inside it that stay readable (~/.ssh: known_hosts*, config,
+	 * *.pub), regular files that exist at the start. */
+	char **keep;
+	size_t nkeep;
+	int explicit_; /* --deny-read */
+	int enforced; /* covered in this run */
+};
+
+/* ---- secrets.c: the default deny-read list ---- */
+struct secret_default {
+	const char *rel; /* "~/" and the path under a home */
+	int carve_ssh; /* keep known_hosts*, config, *.pub readable */
+};
+extern const struct secret_default cordon_secret_defaults[];
+extern const size_t cordon_nsecret_defaults;
+/* The deny list of the run into c->pol: the defaults that exist under
+ * each home (unless --allow-read or off), and --deny-read (which must
+ * exist). 0, or an error with its message. */
+int secrets_resolve(cordon *c);
 
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
  * longer than CORDON_PATH_MAX). */
@@ -172,6 +200,7 @@ struct coverage {
 	unsigned layers; /* bit set of enum layer_id */
 	unsigned gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
+	int denies_reads; /* the deny-read paths are covered */
 	unsigned unsure; /* layers assumed to work: no child has applied
 			    them yet in this process (bit set of enum layer_id) */
 };
@@ -262,7 +291,8 @@ struct cordon {
 	/* configuration, recorded by the setters (config.c) */
 	enum cordon_mode mode;
 	char *workspace_opt;
-	struct strv allow_write, protect, envspec, allow_socket;
+	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
+	int default_deny_read;
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain;
 	char *state_dir_opt;

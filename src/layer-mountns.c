@@ -167,6 +167,110 @@ static int bind_self(const char *path)
 	return mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
 }
 
+static int bind_self_to(const char *src, const char *dst)
+{
+	return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
+}
+
+/* dir/name, allocated. */
+static char *joined(const char *dir, const char *name)
+{
+	char buf[CORDON_PATH_MAX];
+	return path_join(buf, sizeof(buf), dir, name) == 0 ? strdup(buf) : NULL;
+}
+
+/* The covers of the denied paths (see struct mount_plan). -1: memory or
+ * a path too long. */
+static int plan_covers(struct mount_plan *m, const struct policy *pol)
+{
+	for (size_t i = 0; i < pol->nw && m->scratch == NULL; i++)
+		if (pol->w[i].kind == W_TMPDIR && (m->scratch = strdup(pol->w[i].path)) == NULL)
+			return -1;
+	if (pol->ndeny == 0 || m->scratch == NULL)
+		return 0;
+	if ((m->void_dir = joined(m->scratch, "void")) == NULL ||
+	    (m->empty_file = joined(m->scratch, "empty")) == NULL ||
+	    (m->covers = calloc(pol->ndeny, sizeof(*m->covers))) == NULL)
+		return -1;
+	for (size_t i = 0; i < pol->ndeny; i++) {
+		const struct deny_entry *d = &pol->deny[i];
+		struct cover *cv = &m->covers[m->ncovers++];
+		char name[32];
+		if ((cv->target = strdup(d->path)) == NULL)
+			return -1;
+		if (!d->is_dir || d->nkeep == 0) {
+			cv->src = strdup(d->is_dir ? m->void_dir : m->empty_file);
+			if (cv->src == NULL)
+				return -1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "keep%zu", i);
+		cv->own = 1;
+		if ((cv->src = joined(m->scratch, name)) == NULL ||
+		    (cv->keep_src = calloc(d->nkeep, sizeof(char *))) == NULL ||
+		    (cv->keep_dst = calloc(d->nkeep, sizeof(char *))) == NULL)
+			return -1;
+		for (size_t k = 0; k < d->nkeep; k++) {
+			if ((cv->keep_src[k] = joined(d->path, d->keep[k])) == NULL ||
+			    (cv->keep_dst[k] = joined(cv->src, d->keep[k])) == NULL)
+				return -1;
+			cv->nkeep++;
+		}
+	}
+	return 0;
+}
+
+/* An empty file at path, mode 0444. 0 or errno. */
+static int make_empty(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* After every other bind: each denied path covered from a scratch tmpfs,
+ * mounted on the run's dir only while the covers are made. */
+static int cover_denied(const struct mount_plan *m)
+{
+	int e;
+	if (m->ncovers == 0)
+		return 0;
+	if (mount("cordon-deny", m->scratch, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0755,size=64k") != 0)
+		return errno;
+	if (mkdir(m->void_dir, 0) != 0 || chmod(m->void_dir, 0) != 0)
+		return errno;
+	if ((e = make_empty(m->empty_file)) != 0)
+		return e;
+	for (size_t i = 0; i < m->ncovers; i++) {
+		const struct cover *cv = &m->covers[i];
+		if (!cv->own)
+			continue;
+		if (mkdir(cv->src, 0755) != 0)
+			return errno;
+		for (size_t k = 0; k < cv->nkeep; k++)
+			if ((e = make_empty(cv->keep_dst[k])) != 0 ||
+			    (e = bind_self_to(cv->keep_src[k], cv->keep_dst[k])) != 0 ||
+			    (e = set_readonly(cv->keep_dst[k], 1, 0)) != 0)
+				return e;
+	}
+	/* Read-only before anything is bound out of it. */
+	if ((e = set_readonly(m->scratch, 1, 0)) != 0)
+		return e;
+	for (size_t i = 0; i < m->ncovers; i++) {
+		const struct cover *cv = &m->covers[i];
+		if ((e = bind_self_to(cv->src, cv->target)) != 0 ||
+		    (e = set_readonly(cv->target, 1, 1)) != 0)
+			return e;
+	}
+	/* The run's dir is the run's dir again; the covers keep the tmpfs. */
+	if (umount2(m->scratch, MNT_DETACH) != 0)
+		return errno;
+	return 0;
+}
+
 int mountns_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;
@@ -185,6 +289,8 @@ int mountns_apply(const struct linux_plan *plan)
 	if (access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
+	if ((e = cover_denied(m)) != 0)
+		return e;
 	if ((e = reopen_stdio_readonly()) != 0)
 		return e;
 	/* The working directory still points into the mounts as they were
@@ -294,6 +400,8 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 		if (push(&m->ro, &m->nro, p) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
+	if (plan_covers(m, pol) != 0)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	/* getcwd(NULL, 0) allocates what the path needs. */
 	m->cwd = getcwd(NULL, 0);
 	return 0;
@@ -313,6 +421,16 @@ void mountns_free(struct mount_plan *m)
 	free_list(m->rw, m->nrw);
 	free_list(m->pin, m->npin);
 	free_list(m->ro, m->nro);
+	for (size_t i = 0; i < m->ncovers; i++) {
+		free(m->covers[i].target);
+		free(m->covers[i].src);
+		free_list(m->covers[i].keep_src, m->covers[i].nkeep);
+		free_list(m->covers[i].keep_dst, m->covers[i].nkeep);
+	}
+	free(m->covers);
+	free(m->scratch);
+	free(m->void_dir);
+	free(m->empty_file);
 	free(m->cwd);
 	free(m);
 }

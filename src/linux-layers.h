@@ -38,6 +38,22 @@ struct mount_plan {
 	char **ro; /* protected paths, bound read-only */
 	size_t nro;
 	char *cwd; /* re-entered after mounting, or NULL */
+	/* What the command must not read (secrets.c), covered after every
+	 * other bind from a scratch tmpfs mounted for a moment on the run's
+	 * dir: an empty directory nobody may enter (void), an empty
+	 * read-only file (empty), or a directory holding only the names
+	 * that stay readable, each bound from the original. */
+	char *scratch, *void_dir, *empty_file;
+	struct cover *covers;
+	size_t ncovers;
+};
+
+struct cover {
+	char *target; /* the denied path */
+	char *src; /* void_dir, empty_file or its own scratch directory */
+	int own; /* src is its own directory, made with keep_dst in it */
+	char **keep_src, **keep_dst; /* the readable names: original -> scratch */
+	size_t nkeep;
 };
 
 struct landlock_plan {

@@ -147,6 +147,13 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->nabsent; i++)
 		free(p->absent[i]);
 	free(p->absent);
+	for (size_t i = 0; i < p->ndeny; i++) {
+		free(p->deny[i].path);
+		for (size_t k = 0; k < p->deny[i].nkeep; k++)
+			free(p->deny[i].keep[k]);
+		free(p->deny[i].keep);
+	}
+	free(p->deny);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -20,6 +20,8 @@ struct sb_shape {
 	size_t parents; /* their ancestors inside a writable dir: PROTECT_PARENT_n */
 	size_t sockets; /* --allow-socket paths: SOCKET_n */
 	size_t absents; /* names that must not be made: ABSENT_n */
+	size_t denies; /* paths that must not be read: DENY_READ_n */
+	size_t keeps; /* files inside them that stay readable: READ_KEEP_n */
 };
 
 /* The profile for a policy of this shape (caller frees), NULL without
@@ -28,7 +30,8 @@ char *seatbelt_profile(const struct sb_shape *shape);
 
 /* The argv prefix for a policy whose paths are canonical:
  *   EXEC -p PROFILE -D ROOT_0=... -D FILE_0=... -D PROTECT_0=...
- *   -D PROTECT_PARENT_0=... -D SOCKET_0=... -D ABSENT_0=... --
+ *   -D PROTECT_PARENT_0=... -D SOCKET_0=... -D ABSENT_0=...
+ *   -D DENY_READ_0=... -D READ_KEEP_0=... --
  * Devices (W_DEVICE) are fixed in the profile and take no parameter.
  * Appends to *out; 0 or CORDON_ENOMEM. *shape (may be NULL) gets the
  * counts. */

@@ -70,6 +70,30 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 	jb_raw(b, "]");
 }
 
+static void write_denied(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->ndeny; i++) {
+		const struct deny_entry *d = &p->deny[i];
+		jb_raw(b, i > 0 ? ",{" : "{");
+		jb_key(b, "path");
+		jb_str(b, d->path);
+		jb_key(b, "explicit");
+		jb_bool(b, d->explicit_);
+		jb_key(b, "enforced");
+		jb_bool(b, d->enforced);
+		jb_key(b, "readable");
+		jb_raw(b, "[");
+		for (size_t k = 0; k < d->nkeep; k++) {
+			if (k > 0)
+				jb_raw(b, ",");
+			jb_str(b, d->keep[k]);
+		}
+		jb_raw(b, "]}");
+	}
+	jb_raw(b, "]");
+}
+
 static void write_sockets(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -133,6 +157,11 @@ char *status_start_json(const cordon *c)
 		write_caches(&b, p);
 	else
 		jb_raw(&b, "null");
+	jb_key(&b, "read_denied");
+	if (confined)
+		write_denied(&b, p);
+	else
+		jb_raw(&b, "null");
 	jb_key(&b, "tmpdir");
 	jb_str(&b, c->rundir);
 	jb_key(&b, "gaps");
@@ -152,6 +181,8 @@ char *cordon_probe_json(cordon *c)
 	jb_str(&b, c->dec.detail);
 	jb_key(&b, "kernel_abi");
 	jb_int(&b, c->dec.kernel_abi);
+	jb_key(&b, "default_deny_read");
+	list_of(&b, cordon_default_deny_read());
 	jb_key(&b, "gaps");
 	list_of(&b, c->dec.gap_list);
 	jb_raw(&b, "}");

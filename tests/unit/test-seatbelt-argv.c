@@ -80,7 +80,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1, 1 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -111,7 +111,7 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2, 0, 0 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -446,6 +446,7 @@ static void coverage(void)
 	   "signals, Unix sockets and setuid/setgid files are not gaps");
 	ok(!(cov.gaps & (1u << GAP_METADATA)) && !(cov.gaps & (1u << GAP_PROTECT)) && cov.protects,
 	   "metadata outside and protected paths are enforced");
+	ok(cov.denies_reads, "denied reads are enforced (the profile's DENY_READ_ clauses)");
 	unsigned want = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
 			1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS |
 			1u << GAP_IPC;
@@ -455,6 +456,58 @@ static void coverage(void)
 			diag("differs: %s", cordon_gap_ids[g].id);
 }
 
+/* Read-deny: a DENY_READ_ parameter per denied path (denied as a tree,
+ * and not unlinkable), its ancestors inside the writable set made
+ * PROTECT_PARENT_, and the files kept readable allowed after the denies,
+ * since the last rule that matches wins. */
+static void deny_read(void)
+{
+	struct sb_shape s = { 0 };
+	s.denies = 2;
+	s.keeps = 1;
+	char *got = seatbelt_profile(&s);
+	const char *d0 =
+		got != NULL ? strstr(got, "(deny file-read* (subpath (param \"DENY_READ_0\")))")
+			    : NULL;
+	const char *d1 = find_from(got, d0, "(deny file-read* (subpath (param \"DENY_READ_1\")))");
+	const char *u0 =
+		find_from(got, d1, "(deny file-write-unlink (literal (param \"DENY_READ_0\")))");
+	const char *k0 = find_from(got, u0, "(allow file-read* (literal (param \"READ_KEEP_0\")))");
+	ok(d0 && d1 && u0 && k0 && !strstr(got, "DENY_READ_2") && !strstr(got, "READ_KEEP_1"),
+	   "deny-read clauses: read denied per tree, unlink denied, kept files allowed after");
+	free(got);
+
+	static const struct entry w[] = { { "/ws", 1, W_WORKSPACE } };
+	struct policy p;
+	struct strv argv;
+	struct sb_shape shape;
+	make_policy(&p, w, 1, NULL, 0);
+	p.deny = calloc(2, sizeof(*p.deny));
+	if (p.deny == NULL)
+		abort();
+	p.deny[0].path = strdup("/home/me/.ssh");
+	p.deny[0].is_dir = 1;
+	p.deny[0].keep = calloc(1, sizeof(char *));
+	if (p.deny[0].keep == NULL)
+		abort();
+	p.deny[0].keep[0] = strdup("known_hosts");
+	p.deny[0].nkeep = 1;
+	p.deny[1].path = strdup("/ws/sub/.env");
+	p.ndeny = 2;
+	is_int(build(&p, &argv, &shape), 0, "a policy with denied reads builds");
+	ok(shape.denies == 2 && shape.keeps == 1, "shape: 2 denies, 1 kept file");
+	is_str(param_value(&argv, "DENY_READ_0"), "/home/me/.ssh", "a denied tree is DENY_READ_0");
+	is_str(param_value(&argv, "DENY_READ_1"), "/ws/sub/.env", "a denied file is DENY_READ_1");
+	is_str(param_value(&argv, "READ_KEEP_0"), "/home/me/.ssh/known_hosts",
+	       "a kept name is READ_KEEP_0, as a full path");
+	is_str(param_value(&argv, "PROTECT_PARENT_0"), "/ws/sub",
+	       "the denied file's parent in the workspace cannot be renamed away");
+	ok(strstr(argv.v[2], "/home") == NULL && strstr(argv.v[2], ".env") == NULL,
+	   "no byte of a denied path is in the profile");
+	strv_free(&argv);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	profile_text();
@@ -462,5 +515,6 @@ int main(void)
 	argv_layout();
 	docs_example();
 	coverage();
+	deny_read();
 	return done_testing();
 }

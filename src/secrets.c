@@ -1,0 +1,268 @@
+/*
+ * The paths a confined command must not read: the user's secrets (one
+ * table, below, under each home) and --deny-read. Resolved in the parent
+ * at the start of a run; the mount layer covers each one that exists
+ * (layer-mountns.c), and the status event lists them (read_denied).
+ *
+ * Only what exists at the start is covered: a mount needs something to
+ * cover. The table names files that hold credentials or tokens, and
+ * directories made for them. Of the files that mix settings with tokens,
+ * ~/.npmrc is denied and ~/.cargo/config.toml left readable: see
+ * docs/compatibility.md for what breaks when each is covered.
+ */
+#include "internal.h"
+#include "path.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const struct secret_default cordon_secret_defaults[] = {
+	/* ssh: keys; known_hosts*, config and *.pub stay readable, so git
+	 * over ssh works with an agent socket (--allow-socket). */
+	{ "~/.ssh", 1 },
+	/* cloud, cluster and container credentials */
+	{ "~/.aws", 0 },
+	{ "~/.azure", 0 },
+	{ "~/.config/gcloud", 0 },
+	{ "~/.kube", 0 },
+	{ "~/.docker/config.json", 0 },
+	{ "~/.oci", 0 },
+	/* signing keys, passwords, keyrings, certificates */
+	{ "~/.gnupg", 0 },
+	{ "~/.password-store", 0 },
+	{ "~/.local/share/keyrings", 0 },
+	{ "~/.pki", 0 },
+	/* git, GitHub, registries, HashiCorp */
+	{ "~/.netrc", 0 },
+	{ "~/.git-credentials", 0 },
+	{ "~/.config/git/credentials", 0 },
+	{ "~/.config/gh", 0 },
+	{ "~/.config/hub", 0 },
+	{ "~/.vault-token", 0 },
+	{ "~/.terraform.d/credentials.tfrc.json", 0 },
+	{ "~/.pypirc", 0 },
+	/* npm writes its registry token here; public installs work
+	 * without the file (docs/compatibility.md) */
+	{ "~/.npmrc", 0 },
+	{ "~/.cargo/credentials", 0 },
+	{ "~/.cargo/credentials.toml", 0 },
+	{ "~/.gem/credentials", 0 },
+	/* browser profiles (cookies, saved passwords, sessions) */
+	{ "~/.config/chromium", 0 },
+	{ "~/.config/google-chrome", 0 },
+	{ "~/.config/BraveSoftware", 0 },
+	{ "~/.mozilla/firefox", 0 },
+	{ "~/.var/app/org.mozilla.firefox", 0 },
+	/* shell and REPL histories (typed passwords, tokens in commands) */
+	{ "~/.bash_history", 0 },
+	{ "~/.zsh_history", 0 },
+	{ "~/.zhistory", 0 },
+	{ "~/.local/share/fish/fish_history", 0 },
+	{ "~/.python_history", 0 },
+	{ "~/.node_repl_history", 0 },
+	{ "~/.psql_history", 0 },
+	{ "~/.mysql_history", 0 },
+	{ "~/.sqlite_history", 0 },
+	{ "~/.irb_history", 0 },
+	{ "~/.lesshst", 0 },
+	/* coding agents' own credentials */
+	{ "~/.claude/.credentials.json", 0 },
+	{ "~/.codex/auth.json", 0 },
+	{ "~/.gemini/oauth_creds.json", 0 },
+	{ "~/.config/github-copilot", 0 },
+	{ "~/.aider.conf.yml", 0 },
+};
+const size_t cordon_nsecret_defaults =
+	sizeof(cordon_secret_defaults) / sizeof(cordon_secret_defaults[0]);
+
+/* Names inside ~/.ssh that stay readable. */
+static int ssh_keeps(const char *name)
+{
+	return fnmatch("known_hosts*", name, 0) == 0 || strcmp(name, "config") == 0 ||
+	       fnmatch("*.pub", name, 0) == 0;
+}
+
+static int push_name(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (nv == NULL)
+		return CORDON_ENOMEM;
+	*v = nv;
+	if ((nv[*n] = strdup(s)) == NULL)
+		return CORDON_ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* The regular files (not links: a link named x.pub may lead to a key)
+ * of dir whose names stay readable. */
+static int list_keeps(struct deny_entry *d)
+{
+	DIR *dir = opendir(d->path);
+	struct dirent *e;
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	int r = 0;
+	if (dir == NULL)
+		return 0; /* unreadable to the caller too: nothing to keep */
+	while (r == 0 && (e = readdir(dir)) != NULL) {
+		if (!ssh_keeps(e->d_name) || path_join(p, sizeof(p), d->path, e->d_name) != 0 ||
+		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = push_name(&d->keep, &d->nkeep, e->d_name);
+	}
+	closedir(dir);
+	return r;
+}
+
+/* Already denied, or inside a denied tree. */
+static int covered(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->ndeny; i++)
+		if (strcmp(p->deny[i].path, path) == 0 ||
+		    (p->deny[i].is_dir && path_within(p->deny[i].path, path)))
+			return 1;
+	return 0;
+}
+
+/* A tree that holds a writable path (the workspace inside ~/.config/gh):
+ * covering it would hide where the command works. */
+static int holds_writable(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (path_within(path, p->w[i].path))
+			return 1;
+	return 0;
+}
+
+static int add_deny(struct policy *p, const char *real, int is_dir, int explicit_, int carve)
+{
+	if (covered(p, real)) {
+		for (size_t i = 0; i < p->ndeny; i++)
+			if (strcmp(p->deny[i].path, real) == 0)
+				p->deny[i].explicit_ |= explicit_;
+		return 0;
+	}
+	struct deny_entry *v = realloc(p->deny, (p->ndeny + 1) * sizeof(*v));
+	if (v == NULL)
+		return CORDON_ENOMEM;
+	p->deny = v;
+	struct deny_entry *d = &v[p->ndeny];
+	memset(d, 0, sizeof(*d));
+	if ((d->path = strdup(real)) == NULL)
+		return CORDON_ENOMEM;
+	d->is_dir = is_dir;
+	d->explicit_ = explicit_;
+	p->ndeny++;
+	return carve && is_dir ? list_keeps(d) : 0;
+}
+
+/* Whether --allow-read takes path out (it is at or below an allowed path). */
+static int allowed(const char *const *allow, size_t nallow, const char *path)
+{
+	for (size_t i = 0; i < nallow; i++)
+		if (path_within(allow[i], path))
+			return 1;
+	return 0;
+}
+
+static int resolve(cordon *c)
+{
+	struct policy *p = &c->pol;
+	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	const char **allow = calloc(c->allow_read.n + 1, sizeof(*allow));
+	char(*allow_real)[CORDON_PATH_MAX] = calloc(c->allow_read.n + 1, sizeof(*allow_real));
+	struct stat st;
+	int r = 0;
+	if (allow == NULL || allow_real == NULL) {
+		free(allow);
+		free(allow_real);
+		return CORDON_ENOMEM;
+	}
+	/* An allowed path that does not exist takes nothing out. */
+	size_t nallow = 0;
+	for (size_t i = 0; i < c->allow_read.n; i++)
+		if (realpath(c->allow_read.v[i], allow_real[nallow]) != NULL)
+			allow[nallow] = allow_real[nallow], nallow++;
+
+	for (size_t i = 0; r == 0 && i < c->deny_read.n; i++) {
+		const char *given = c->deny_read.v[i];
+		if (realpath(given, real) == NULL || stat(real, &st) != 0) {
+			r = cordon_fail_errno(c, CORDON_EINVAL, errno,
+					      "--deny-read path does not exist: %s", given);
+			break;
+		}
+		const char *hv[2] = { c->homes[0], c->homes[1] };
+		if (path_is_broad(real, hv, (size_t)c->nhomes)) {
+			r = cordon_fail(c, CORDON_EINVAL,
+					"--deny-read path %s would hide the home directory or "
+					"the system",
+					given);
+			break;
+		}
+		if (holds_writable(p, real)) {
+			r = cordon_fail(
+				c, CORDON_EINVAL,
+				"--deny-read path %s holds the workspace or a writable path",
+				given);
+			break;
+		}
+		r = add_deny(p, real, S_ISDIR(st.st_mode), 1, 0);
+	}
+	for (int h = 0; r == 0 && c->default_deny_read && h < c->nhomes; h++)
+		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
+			const struct secret_default *sd = &cordon_secret_defaults[i];
+			if (path_join(path, sizeof(path), c->homes[h], sd->rel + 2) != 0 ||
+			    realpath(path, real) == NULL || stat(real, &st) != 0)
+				continue; /* not there: nothing to cover */
+			/* Allowed back, or where the command works. */
+			if (allowed(allow, nallow, real) || allowed(allow, nallow, path) ||
+			    holds_writable(p, real))
+				continue;
+			r = add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh);
+		}
+	/* An allowed path inside a denied tree cannot be uncovered alone:
+	 * say so rather than leave it unreadable in silence. */
+	for (size_t i = 0; r == 0 && i < nallow; i++)
+		for (size_t k = 0; k < p->ndeny; k++)
+			if (p->deny[k].is_dir && strcmp(p->deny[k].path, allow[i]) != 0 &&
+			    path_within(p->deny[k].path, allow[i])) {
+				r = cordon_fail(c, CORDON_EINVAL,
+						"--allow-read %s is inside %s, which stays denied: "
+						"allow %s itself",
+						allow[i], p->deny[k].path, p->deny[k].path);
+				break;
+			}
+	free(allow);
+	free(allow_real);
+	return r;
+}
+
+int secrets_resolve(cordon *c)
+{
+	int r = resolve(c);
+	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
+}
+
+static const char
+	*default_list[sizeof(cordon_secret_defaults) / sizeof(cordon_secret_defaults[0]) + 1];
+static pthread_once_t list_once = PTHREAD_ONCE_INIT;
+
+static void make_list(void)
+{
+	for (size_t i = 0; i < cordon_nsecret_defaults; i++)
+		default_list[i] = cordon_secret_defaults[i].rel;
+}
+
+const char *const *cordon_default_deny_read(void)
+{
+	(void)pthread_once(&list_once, make_list);
+	return default_list;
+}

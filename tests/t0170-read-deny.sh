@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Read-deny: the user's secrets (the default list, under $HOME) and
+# --deny-read paths are unreadable by the confined command with the mount
+# layer: directly, through a symlink or a hard link in the workspace, a
+# renamed parent, /proc/self/root, python, a recursive grep. What stays
+# readable stays readable (~/.ssh's known_hosts, config, *.pub; ~/.gitconfig,
+# the workspace, /etc). Without the mount layer: the gap secrets_readable,
+# and "required" refuses an explicit --deny-read.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+DENY=$HELPERS/seccomp-deny
+
+# The fixture home: every default entry holds a token of its own
+# (directories a file inside it), plus what must stay readable.
+n=0
+dirs=" ~/.ssh ~/.aws ~/.gnupg ~/.config/gh ~/.mozilla/firefox ~/.kube ~/.password-store "
+while read -r entry; do
+	n=$((n + 1))
+	p=$HOME/${entry#\~/}
+	tok="SECRET-TOKEN-$n-x"
+	if [ "${dirs#* "$entry" }" != "$dirs" ]; then
+		mkdir -p "$p"
+		echo "$tok" >"$p/key"
+	else
+		mkdir -p "$(dirname "$p")"
+		echo "$tok" >"$p"
+	fi
+done < <("$CORDON" probe --json | "$PY" -c 'import json,sys; print("\n".join(json.load(sys.stdin)["default_deny_read"]))')
+ok $((n < 30)) "the default list has at least 30 entries ($n)"
+echo "known-hosts-ok" >"$HOME/.ssh/known_hosts"
+echo "ssh-config-ok" >"$HOME/.ssh/config"
+echo "ssh-pub-ok" >"$HOME/.ssh/id_ed25519.pub"
+ln -s key "$HOME/.ssh/sneaky.pub" # a .pub link to the key stays denied
+echo "gitconfig-ok" >"$HOME/.gitconfig"
+echo "notes-ok" >"$HOME/notes.txt"
+echo "ENV-SECRET-in-ws" >"$WS/.env"
+secret_files=$(grep -rl SECRET-TOKEN "$HOME" | sort)
+
+# attack: every way to read the secrets, all output on stdout, copies
+# into the workspace.
+cat >"$T/attack.sh" <<'EOF'
+for f in $SECRETS; do
+	cat "$f"
+	python3 -c 'import sys; print(open(sys.argv[1]).read())' "$f"
+	ln -s "$f" "lnk.$$" && cat "lnk.$$"; rm -f "lnk.$$"
+	ln "$f" "hard.$$" 2>/dev/null && cat "hard.$$"
+	cat "/proc/self/root$f"
+	cp "$f" "copy.$$" 2>/dev/null
+done
+grep -r SECRET-TOKEN "$HOME"
+mv "$HOME/.ssh" "$HOME/.ssh-moved" && cat "$HOME"/.ssh-moved/*
+(cd "$HOME/.ssh" && cat key ../.aws/key)
+cat .env
+true
+EOF
+
+attack() { # attack OUTFILE RUN-ARGS...
+	local out=$1
+	shift
+	rm -f "$WS"/copy.* "$WS"/hard.* "$T/s.json"
+	(cd "$WS" && SECRETS="$secret_files" "$@" -- sh "$T/attack.sh") >"$out" 2>&1
+}
+
+# Control: unconfined, the attack finds every token.
+attack "$T/off.out" crun --sandbox off
+got=$(grep -o 'SECRET-TOKEN-[0-9]*-x' "$T/off.out" | sort -u | wc -l)
+is "$got" "$n" "control: unconfined, the attack reads all $n tokens"
+mv "$HOME/.ssh-moved" "$HOME/.ssh" # the control's rename undone
+rm -f "$WS"/copy.* "$WS"/hard.*
+
+attack "$T/in.out" crun --status-file "$T/s.json" --deny-read .env
+if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; then
+	leaked=$(grep -o 'SECRET-TOKEN-[0-9]*-x' "$T/in.out" | sort -u | wc -l)
+	is "$leaked" 0 "confined: no token in any output"
+	grep -rq SECRET-TOKEN "$WS"
+	ok $((1 - $?)) "confined: no token in any workspace file"
+	grep -q ENV-SECRET-in-ws "$T/in.out"
+	ok $((1 - $?)) "--deny-read .env: its content is not read"
+	for f in $secret_files; do
+		grep -q "SECRET-TOKEN" "$f" || { ok 1 "the secret $f is unchanged"; }
+	done
+	ok 0 "every secret file is still there, unchanged"
+	[ -d "$HOME/.ssh" ] && [ ! -e "$HOME/.ssh-moved" ]
+	ok $? "\$HOME/.ssh was not renamed away"
+	is "$(json_field "$T/s.json" status '[d["readable"] for d in e["read_denied"] if d["path"].endswith("/.ssh")][0]')" \
+		'["config", "id_ed25519.pub", "known_hosts"]' "read_denied: ~/.ssh keeps config, *.pub, known_hosts (no link)"
+	is "$(json_field "$T/s.json" status 'all(d["enforced"] for d in e["read_denied"])')" true \
+		"read_denied: every entry enforced"
+	is "$(json_field "$T/s.json" status '[d["explicit"] for d in e["read_denied"] if d["path"].endswith("/.env")]')" \
+		'[true]' "read_denied: .env listed as explicit"
+	# What stays readable.
+	out=$(cd "$WS" && crun -- sh -c 'cat ~/.ssh/known_hosts ~/.ssh/config ~/.ssh/id_ed25519.pub ~/.gitconfig ~/notes.txt /etc/hostname >/dev/null && cat ~/.ssh/known_hosts ~/.ssh/config ~/.ssh/id_ed25519.pub ~/.gitconfig ~/notes.txt' 2>&1)
+	is "$(echo "$out" | tr '\n' ' ')" "known-hosts-ok ssh-config-ok ssh-pub-ok gitconfig-ok notes-ok " \
+		"ssh carve-outs, ~/.gitconfig, an ordinary home file and /etc stay readable"
+	if out=$(cd "$WS" && crun -- sh -c 'echo x >~/.netrc' 2>&1); then
+		false
+	else
+		grep -q SECRET-TOKEN "$HOME/.netrc"
+	fi
+	ok $? "a covered file cannot be written, the original is unchanged ($out)"
+	# Taking entries back.
+	out=$(cd "$WS" && crun --allow-read "$HOME/.aws" -- cat "$HOME/.aws/key" 2>&1)
+	case $out in SECRET-TOKEN-*) ok 0 "--allow-read ~/.aws: readable again" ;; *) ok 1 "--allow-read ~/.aws: readable again ($out)" ;; esac
+	out=$(cd "$WS" && crun --no-default-deny-read -- cat "$HOME/.netrc" 2>&1)
+	case $out in SECRET-TOKEN-*) ok 0 "--no-default-deny-read: readable" ;; *) ok 1 "--no-default-deny-read: readable ($out)" ;; esac
+	(cd "$WS" && crun --allow-read "$HOME/.aws/key" -- true) >/dev/null 2>"$T/err"
+	is "$?" 125 "--allow-read inside a denied tree: refused (exit 125)"
+	grep -q "stays denied" "$T/err"
+	ok $? "... and says why"
+	(cd "$WS" && crun --deny-read "$WS/no-such" -- true) >/dev/null 2>&1
+	is "$?" 125 "--deny-read of a missing path: refused (exit 125)"
+else
+	if [ "${CORDON_MUST_WORK:-0}" = 1 ]; then
+		ok 1 "the mount layer must cover secrets here (CORDON_MUST_WORK=1)"
+	else
+		skip "no mount layer here: secrets are not covered"
+	fi
+fi
+
+# The docs list the table the code holds, entry for entry.
+for doc in "$TOP/docs/cli-reference.en.md" "$TOP/docs/cli-reference.ja.md"; do
+	if [ ! -f "$doc" ]; then
+		skip "the default list in ${doc##*/}: no docs in this copy of the tree"
+		continue
+	fi
+	missing=$("$CORDON" probe --json | "$PY" -c '
+import json, sys
+doc = open(sys.argv[1], encoding="utf-8").read()
+print(" ".join(p for p in json.load(sys.stdin)["default_deny_read"] if "`%s`" % p not in doc))' "$doc")
+	is "$missing" "" "${doc##*/} lists every entry of the default deny-read list"
+done
+
+# Without the mount layer: said, and refused where asked for explicitly.
+rm -f "$T/s.json"
+(cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" -- true) >/dev/null 2>&1
+is "$(json_field "$T/s.json" status '"secrets_readable" in e["gaps"] and not any(d["enforced"] for d in e["read_denied"])')" \
+	true "no mount layer: gap secrets_readable, nothing claimed enforced"
+rm -f "$WS/ran"
+(cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --sandbox required --deny-read .env -- touch ran) >/dev/null 2>&1
+is "$?" 125 "no mount layer, required, explicit --deny-read: refused (exit 125)"
+[ ! -e "$WS/ran" ]
+ok $? "... and the command did not run"
+
+done_testing
