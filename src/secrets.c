@@ -101,8 +101,9 @@ static int push_name(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-/* The regular files (not links: a link named x.pub may lead to a key)
- * of dir whose names stay readable. */
+/* The regular files of dir whose names stay readable: not symlinks (a
+ * link named x.pub may lead to a key), nor a file with another hard link
+ * (a known_hosts that is the key under a second name). */
 static int list_keeps(struct deny_entry *d)
 {
 	DIR *dir = opendir(d->path);
@@ -114,7 +115,7 @@ static int list_keeps(struct deny_entry *d)
 		return 0; /* unreadable to the caller too: nothing to keep */
 	while (r == 0 && (e = readdir(dir)) != NULL) {
 		if (!ssh_keeps(e->d_name) || path_join(p, sizeof(p), d->path, e->d_name) != 0 ||
-		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
 			continue;
 		r = push_name(&d->keep, &d->nkeep, e->d_name);
 	}

@@ -32,6 +32,7 @@ echo "known-hosts-ok" >"$HOME/.ssh/known_hosts"
 echo "ssh-config-ok" >"$HOME/.ssh/config"
 echo "ssh-pub-ok" >"$HOME/.ssh/id_ed25519.pub"
 ln -s key "$HOME/.ssh/sneaky.pub" # a .pub link to the key stays denied
+ln "$HOME/.ssh/key" "$HOME/.ssh/known_hosts2" # so does the key under a kept name
 echo "gitconfig-ok" >"$HOME/.gitconfig"
 echo "notes-ok" >"$HOME/notes.txt"
 echo "ENV-SECRET-in-ws" >"$WS/.env"
