@@ -259,12 +259,11 @@ static int cover_denied(const struct mount_plan *m)
 	/* Read-only before anything is bound out of it. */
 	if ((e = set_readonly(m->scratch, 1, 0)) != 0)
 		return e;
-	for (size_t i = 0; i < m->ncovers; i++) {
-		const struct cover *cv = &m->covers[i];
-		if ((e = bind_self_to(cv->src, cv->target)) != 0 ||
-		    (e = set_readonly(cv->target, 1, 1)) != 0)
+	/* A bind of a read-only mount is read-only (and the kept files'
+	 * binds were made read-only above): one mount call per cover. */
+	for (size_t i = 0; i < m->ncovers; i++)
+		if ((e = bind_self_to(m->covers[i].src, m->covers[i].target)) != 0)
 			return e;
-	}
 	/* The run's dir is the run's dir again; the covers keep the tmpfs. */
 	if (umount2(m->scratch, MNT_DETACH) != 0)
 		return errno;
