@@ -322,6 +322,8 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 	for (size_t i = 0; r == 0 && i < p->ndeny; i++) {
 		const struct deny_entry *d = &p->deny[i];
 		char keep[CORDON_PATH_MAX];
+		if (d->left_open)
+			continue;
 		r = push_param(&params, clauses[C_DENY_READ].name, s.denies++, d->path);
 		for (size_t k = 0; r == 0 && k < d->nkeep; k++)
 			if (path_join(keep, sizeof(keep), d->path, d->keep[k]) == 0)

@@ -274,7 +274,8 @@ static enum reason_id policy_coverage(cordon *c)
 	/* Denied reads are covers of the mount layer. */
 	int deny_unenforced = 0;
 	for (size_t i = 0; i < c->pol.ndeny; i++) {
-		c->pol.deny[i].enforced = d->applied && d->cov.denies_reads;
+		c->pol.deny[i].enforced =
+			d->applied && d->cov.denies_reads && !c->pol.deny[i].left_open;
 		if (c->pol.deny[i].enforced) {
 			d->cov.layers |= 1u << LAYER_READ_DENY;
 		} else if (d->applied) {
@@ -345,8 +346,16 @@ static int plan(cordon *c)
 		if (policy_add_writable(&c->pol, c->rundir, 1, W_TMPDIR) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
-	if (c->dec.applied) {
+	if (c->dec.applied)
 		policy_add_devices(&c->pol);
+	/* Once the writable set is whole (caches, the run's dir, devices):
+	 * a denied path may not hold any of it. */
+	if (c->mode != CORDON_MODE_OFF && !c->secrets_resolved) {
+		if ((r = secrets_resolve(c)) != 0)
+			return r;
+		c->secrets_resolved = 1;
+	}
+	if (c->dec.applied) {
 		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0) {
 			launch_release(&c->launch); /* nothing half-prepared is ever used */
 			return r;
@@ -408,6 +417,7 @@ static int begin(cordon *c)
 	status_run_begins(c);
 	c->start_written = 0;
 	c->caches_resolved = 0;
+	c->secrets_resolved = 0;
 	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
 		return r;
 	const struct backend *be = backend_for_platform();
@@ -416,7 +426,7 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
-		    (r = secrets_resolve(c)) != 0 || (r = open_status_file(c)) != 0 ||
+		    (r = open_status_file(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = runtmp_create(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */

@@ -142,6 +142,10 @@ struct deny_entry {
 	char **keep;
 	size_t nkeep;
 	int explicit_; /* --deny-read */
+	/* Left readable: it holds a writable path (the command works there),
+	 * or it is "/", a home or an ancestor of one (a default name that
+	 * is a link to such a place). Reported, never covered. */
+	int left_open;
 	int enforced; /* covered in this run */
 };
 
@@ -323,7 +327,7 @@ struct cordon {
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
 
-	int caches_resolved;
+	int caches_resolved, secrets_resolved;
 	/* The start event is out: the decision is final for this run. Until
 	 * then the first spawn holds spawn_lock, and a spawn from another
 	 * thread waits for its child's report. */

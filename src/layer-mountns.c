@@ -194,6 +194,8 @@ static int plan_covers(struct mount_plan *m, const struct policy *pol)
 		return -1;
 	for (size_t i = 0; i < pol->ndeny; i++) {
 		const struct deny_entry *d = &pol->deny[i];
+		if (d->left_open)
+			continue;
 		struct cover *cv = &m->covers[m->ncovers++];
 		char name[32];
 		if ((cv->target = strdup(d->path)) == NULL)
@@ -293,10 +295,11 @@ int mountns_apply(const struct linux_plan *plan)
 	if ((e = reopen_stdio_readonly()) != 0)
 		return e;
 	/* The working directory still points into the mounts as they were
-	 * (now read-only): enter it again by name, through the new binds. */
-	if (m->cwd != NULL && chdir(m->cwd) != 0) {
-		/* Gone or unreachable: the command starts where it was. */
-	}
+	 * (now read-only): enter it again by name, through the new binds.
+	 * Gone or unreachable, the command starts where it was; but never
+	 * below a cover, where the old one would read what it hides. */
+	if (m->cwd != NULL && chdir(m->cwd) != 0 && m->ncovers > 0 && chdir("/") != 0)
+		return errno;
 	return 0;
 }
 
@@ -399,6 +402,17 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 		if (push(&m->ro, &m->nro, p) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
+	/* A denied path inside a writable tree: the directories above it
+	 * there become mount points too, so a run cannot move its directory
+	 * away and leave a decoy for the next run to cover. */
+	for (size_t i = 0; i < pol->ndeny; i++)
+		for (size_t j = 0; j < pol->nw && !pol->deny[i].left_open; j++) {
+			const struct wentry *w = &pol->w[j];
+			if (w->is_dir && w->kind != W_DEVICE &&
+			    path_within(w->path, pol->deny[i].path) &&
+			    push_ancestors(m, w->path, pol->deny[i].path) != 0)
+				return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		}
 	if (plan_covers(m, pol) != 0)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	/* getcwd(NULL, 0) allocates what the path needs. */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const struct secret_default cordon_secret_defaults[] = {
 	/* ssh: keys; known_hosts*, config and *.pub stay readable, so git
@@ -101,10 +102,19 @@ static int push_name(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+/* A path --deny-read names (it is not kept readable by a default). */
+static int denied_explicitly(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->ndeny; i++)
+		if (p->deny[i].explicit_ && strcmp(p->deny[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
 /* The regular files of dir whose names stay readable: not symlinks (a
  * link named x.pub may lead to a key), nor a file with another hard link
  * (a known_hosts that is the key under a second name). */
-static int list_keeps(struct deny_entry *d)
+static int list_keeps(const struct policy *pol, struct deny_entry *d)
 {
 	DIR *dir = opendir(d->path);
 	struct dirent *e;
@@ -115,7 +125,8 @@ static int list_keeps(struct deny_entry *d)
 		return 0; /* unreadable to the caller too: nothing to keep */
 	while (r == 0 && (e = readdir(dir)) != NULL) {
 		if (!ssh_keeps(e->d_name) || path_join(p, sizeof(p), d->path, e->d_name) != 0 ||
-		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
+		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+		    denied_explicitly(pol, p))
 			continue;
 		r = push_name(&d->keep, &d->nkeep, e->d_name);
 	}
@@ -143,7 +154,8 @@ static int holds_writable(const struct policy *p, const char *path)
 	return 0;
 }
 
-static int add_deny(struct policy *p, const char *real, int is_dir, int explicit_, int carve)
+static int add_deny(struct policy *p, const char *real, int is_dir, int explicit_, int carve,
+		    int left_open)
 {
 	if (covered(p, real)) {
 		for (size_t i = 0; i < p->ndeny; i++)
@@ -161,8 +173,9 @@ static int add_deny(struct policy *p, const char *real, int is_dir, int explicit
 		return CORDON_ENOMEM;
 	d->is_dir = is_dir;
 	d->explicit_ = explicit_;
+	d->left_open = left_open;
 	p->ndeny++;
-	return carve && is_dir ? list_keeps(d) : 0;
+	return carve && is_dir && !left_open ? list_keeps(p, d) : 0;
 }
 
 /* Whether --allow-read takes path out (it is at or below an allowed path). */
@@ -215,7 +228,15 @@ static int resolve(cordon *c)
 				given);
 			break;
 		}
-		r = add_deny(p, real, S_ISDIR(st.st_mode), 1, 0);
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			r = cordon_fail(
+				c, CORDON_EINVAL,
+				"--deny-read path %s has %lu hard links: the other names would "
+				"stay readable",
+				given, (unsigned long)st.st_nlink);
+			break;
+		}
+		r = add_deny(p, real, S_ISDIR(st.st_mode), 1, 0, 0);
 	}
 	for (int h = 0; r == 0 && c->default_deny_read && h < c->nhomes; h++)
 		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
@@ -223,24 +244,40 @@ static int resolve(cordon *c)
 			if (path_join(path, sizeof(path), c->homes[h], sd->rel + 2) != 0 ||
 			    realpath(path, real) == NULL || stat(real, &st) != 0)
 				continue; /* not there: nothing to cover */
-			/* Allowed back, or where the command works. */
-			if (allowed(allow, nallow, real) || allowed(allow, nallow, path) ||
-			    holds_writable(p, real))
+			if (allowed(allow, nallow, real) || allowed(allow, nallow, path))
 				continue;
-			r = add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh);
+			/* Where the command works, or a link to a broad place:
+			 * listed, left open, reported. */
+			const char *hv[2] = { c->homes[0], c->homes[1] };
+			int open = holds_writable(p, real) ||
+				   path_is_broad(real, hv, (size_t)c->nhomes);
+			r = add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh, open);
 		}
-	/* An allowed path inside a denied tree cannot be uncovered alone:
-	 * say so rather than leave it unreadable in silence. */
-	for (size_t i = 0; r == 0 && i < nallow; i++)
+	/* An allowed path inside a denied tree cannot be uncovered alone
+	 * (nor one that does not exist there yet): say so rather than
+	 * leave it unreadable in silence. */
+	for (size_t i = 0; r == 0 && i < c->allow_read.n; i++) {
+		const char *a = c->allow_read.v[i];
+		char abs[CORDON_PATH_MAX];
+		if (realpath(a, abs) == NULL) {
+			int n = -1;
+			if (a[0] == '/')
+				n = snprintf(abs, sizeof(abs), "%s", a);
+			else if (getcwd(path, sizeof(path)) != NULL)
+				n = snprintf(abs, sizeof(abs), "%s/%s", path, a);
+			if (n < 0 || n >= (int)sizeof(abs))
+				continue;
+		}
 		for (size_t k = 0; k < p->ndeny; k++)
-			if (p->deny[k].is_dir && strcmp(p->deny[k].path, allow[i]) != 0 &&
-			    path_within(p->deny[k].path, allow[i])) {
+			if (p->deny[k].is_dir && strcmp(p->deny[k].path, abs) != 0 &&
+			    path_within(p->deny[k].path, abs)) {
 				r = cordon_fail(c, CORDON_EINVAL,
 						"--allow-read %s is inside %s, which stays denied: "
 						"allow %s itself",
-						allow[i], p->deny[k].path, p->deny[k].path);
+						a, p->deny[k].path, p->deny[k].path);
 				break;
 			}
+	}
 	free(allow);
 	free(allow_real);
 	return r;

@@ -111,6 +111,30 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	ok $? "... and says why"
 	(cd "$WS" && crun --deny-read "$WS/no-such" -- true) >/dev/null 2>&1
 	is "$?" 125 "--deny-read of a missing path: refused (exit 125)"
+	(cd "$WS" && crun --allow-read "$HOME/.aws/not-there" -- true) >/dev/null 2>&1
+	is "$?" 125 "--allow-read of a missing path inside a denied tree: refused (exit 125)"
+	# Started below a covered directory: not left there on what it hides.
+	out=$(cd "$HOME/.aws" && crun -w "$WS" -- sh -c 'cat key; cat /proc/self/cwd/key' 2>&1)
+	case $out in *SECRET-TOKEN*) ok 1 "started inside ~/.aws: its files stay unreadable ($out)" ;; *) ok 0 "started inside ~/.aws: its files stay unreadable" ;; esac
+	# An explicit --deny-read of a name ~/.ssh keeps wins.
+	out=$(cd "$WS" && crun --deny-read "$HOME/.ssh/known_hosts" -- cat "$HOME/.ssh/known_hosts" 2>&1)
+	case $out in *known-hosts-ok*) ok 1 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; *) ok 0 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; esac
+	# A denied file inside the workspace: its directory cannot be moved
+	# away for a decoy the next run would cover.
+	mkdir -p "$WS/sub"
+	echo "SUB-ENV-SECRET" >"$WS/sub/.env"
+	(cd "$WS" && crun --deny-read sub/.env -- sh -c 'mv sub sub.old; mkdir -p sub; echo decoy >sub/.env') >/dev/null 2>&1
+	[ -f "$WS/sub/.env" ] && grep -q SUB-ENV-SECRET "$WS/sub/.env" && [ ! -e "$WS/sub.old" ]
+	ok $? "--deny-read sub/.env: sub cannot be renamed away, the file is unchanged"
+	ln "$WS/sub/.env" "$WS/.env-link"
+	(cd "$WS" && crun --deny-read sub/.env -- true) >/dev/null 2>&1
+	is "$?" 125 "--deny-read of a file with a second hard link: refused (exit 125)"
+	rm -f "$WS/.env-link"
+	# A default entry that holds the workspace stays readable, and says so.
+	rm -f "$T/s.json"
+	(cd "$HOME/.config/gh" && crun -w . --status-file "$T/s.json" -- true) >/dev/null 2>&1
+	is "$(json_field "$T/s.json" status '[d["enforced"] for d in e["read_denied"] if d["path"].endswith("/.config/gh")] + ["secrets_readable" in e["gaps"]]')" \
+		'[false, true]' "a default entry holding the workspace: listed, not enforced, gap secrets_readable"
 else
 	if [ "${CORDON_MUST_WORK:-0}" = 1 ]; then
 		ok 1 "the mount layer must cover secrets here (CORDON_MUST_WORK=1)"
