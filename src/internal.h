@@ -180,6 +180,8 @@ int policy_add_protect(struct policy *p, const char *path);
 /* Writable here, or in some run (policy.untrusted). */
 int policy_inside_untrusted(const struct policy *p, const char *path);
 int policy_add_untrusted(struct policy *p, const char *path);
+/* A copy of s appended to the array *v of *n strings: 0 or CORDON_ENOMEM. */
+int strlist_push(char ***v, size_t *n, const char *s);
 int policy_add_absent(struct policy *p, const char *path);
 #define POLICY_REDIRECTED 1
 int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);

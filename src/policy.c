@@ -428,7 +428,7 @@ int policy_inside_untrusted(const struct policy *p, const char *path)
 	return 0;
 }
 
-static int push_path(char ***v, size_t *n, const char *path)
+int strlist_push(char ***v, size_t *n, const char *path)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
 	if (nv == NULL)
@@ -442,12 +442,12 @@ static int push_path(char ***v, size_t *n, const char *path)
 
 int policy_add_untrusted(struct policy *p, const char *path)
 {
-	return push_path(&p->untrusted, &p->nuntrusted, path);
+	return strlist_push(&p->untrusted, &p->nuntrusted, path);
 }
 
 int policy_add_absent(struct policy *p, const char *path)
 {
-	return push_path(&p->absent, &p->nabsent, path);
+	return strlist_push(&p->absent, &p->nabsent, path);
 }
 
 int policy_add_protect(struct policy *p, const char *path)

@@ -90,18 +90,6 @@ static int ssh_keeps(const char *name)
 	       fnmatch("*.pub", name, 0) == 0;
 }
 
-static int push_name(char ***v, size_t *n, const char *s)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (nv == NULL)
-		return CORDON_ENOMEM;
-	*v = nv;
-	if ((nv[*n] = strdup(s)) == NULL)
-		return CORDON_ENOMEM;
-	(*n)++;
-	return 0;
-}
-
 /* A path --deny-read names (it is not kept readable by a default). */
 static int denied_explicitly(const struct policy *p, const char *path)
 {
@@ -128,7 +116,7 @@ static int list_keeps(const struct policy *pol, struct deny_entry *d)
 		    lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
 		    denied_explicitly(pol, p))
 			continue;
-		r = push_name(&d->keep, &d->nkeep, e->d_name);
+		r = strlist_push(&d->keep, &d->nkeep, e->d_name);
 	}
 	closedir(dir);
 	return r;
