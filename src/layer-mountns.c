@@ -162,14 +162,14 @@ static int reopen_stdio_readonly(void)
 	return 0;
 }
 
-static int bind_self(const char *path)
-{
-	return mount(path, path, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
-}
-
 static int bind_self_to(const char *src, const char *dst)
 {
 	return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
+}
+
+static int bind_self(const char *path)
+{
+	return bind_self_to(path, path);
 }
 
 /* dir/name, allocated. */
