@@ -211,6 +211,7 @@ CORDON_EXPORT int cordon_wait(cordon_proc *p, struct cordon_result *res);
  * settles its decision here first (a throw-away child) and writes the
  * start event; in "required" mode what cannot be enforced is then a
  * refusal: CORDON_EUNAVAILABLE, both events written. */
+/* Call it once every spawn of the run has returned (from any thread). */
 CORDON_EXPORT int cordon_end(cordon *c);
 /* How the command waited for last ended, including a failed exec (127 or
  * 126) or a failed confinement (125). 0, or CORDON_ESTATE when none. */

@@ -102,6 +102,8 @@ static const struct linux_layer layers[] = {
 struct trial_io {
 	struct linux_trial in;
 	int res[NLAYERS]; /* 0 or errno, per layer */
+	int current; /* the layer being tried, -1 before the first */
+	int done; /* every trial ran */
 };
 
 /* The throw-away child: every layer's trial, in order (later trials rely
@@ -110,10 +112,12 @@ static int trial_main(void *arg)
 {
 	struct trial_io *io = arg;
 	for (size_t i = 0; i < NLAYERS; i++) {
+		io->current = (int)i;
 		io->res[i] = layers[i].trial != NULL ? layers[i].trial(&io->in) : 0;
 		if (io->res[i] == 0)
 			io->in.passed |= 1u << layers[i].id;
 	}
+	io->done = 1;
 	_exit(0);
 }
 
@@ -157,6 +161,7 @@ static void start_trial(void)
 		io.in.ptrace_blocked = supervisor_ptrace_blocked();
 		for (size_t i = 0; i < NLAYERS; i++)
 			io.res[i] = -1;
+		io.current = -1;
 		probe_trial_start(trial_main, &io, sizeof(io));
 		pthread_mutex_lock(&probed.lock);
 		trial_started = 1;
@@ -171,12 +176,29 @@ static void settle_now(void)
 	pthread_mutex_lock(&probed.lock);
 	int started = trial_started;
 	pthread_mutex_unlock(&probed.lock);
-	const struct trial_io *got = started ? probe_trial_collect() : NULL;
+	int timed_out = 0;
+	const struct trial_io *got = started ? probe_trial_collect(&timed_out) : NULL;
 	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++) {
 		if (layers[i].trial == NULL || (probed.known & (1u << i)))
 			continue; /* a child applied it: it works, whatever came now */
-		probed.res[i] = got != NULL ? got->res[i] : -1;
+		/* What the child wrote counts, whether or not it could be reaped
+		 * (a caller that ignores SIGCHLD reaps it first). A child that
+		 * did not finish: the layers before the one it was trying are
+		 * known; that one was refused by its death (a filter that kills
+		 * on a call), unless it was only too slow (killed at the
+		 * timeout); those after it stay unknown, for the run's first
+		 * child to try. No answer is never a refusal. */
+		if (got == NULL && started)
+			continue; /* no memory for the answer: unknown */
+		if (got == NULL)
+			probed.res[i] = -1; /* no trial at all: Landlock too old */
+		else if (got->done || (int)i < got->current)
+			probed.res[i] = got->res[i];
+		else if ((int)i == got->current && !timed_out)
+			probed.res[i] = -1;
+		else
+			continue;
 		probed.known |= 1u << i;
 	}
 	pthread_mutex_unlock(&probed.lock);

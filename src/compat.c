@@ -110,10 +110,20 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 	(void)stack;
 	(void)size;
 	(void)wait_exec;
+#if defined(__linux__)
+	/* A raw clone, not fork(): started from a process that a raw clone
+	 * made (the PID namespace's process 1 in sanitizer builds), fork()
+	 * could wait forever on a libc lock another thread held. */
+	long pid = syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL, NULL, 0L);
+	if (pid == 0)
+		_exit(fn(arg));
+	return (pid_t)pid;
+#else
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(fn(arg));
 	return pid;
+#endif
 }
 #endif
 

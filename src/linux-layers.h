@@ -236,9 +236,11 @@ long seccomp_abi_nr(enum seccomp_abi abi, const char *name);
 /* Start fn in a child that gets a copy of the n bytes at arg, in memory
  * shared with the caller, while the caller goes on. Once per process. */
 void probe_trial_start(int (*fn)(void *), const void *arg, size_t n);
-/* Wait for it (2-second timeout): its copy of arg when it ran to its end
- * in time, else NULL. Stays valid for the life of the process. */
-const void *probe_trial_collect(void);
+/* Wait for it (2-second timeout): its copy of arg however it ended (it
+ * marks in it how far it came), NULL only without memory; *timed_out is
+ * 1 when it had to be killed at the timeout. Valid for the process's
+ * life. */
+const void *probe_trial_collect(int *timed_out);
 
 #endif
 #endif

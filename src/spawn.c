@@ -31,7 +31,7 @@
 #endif
 
 /* What the child reports on the error pipe. */
-enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC };
+enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC, STAGE_APPLIED };
 
 /* Exit statuses of a child that failed before exec (the pipe carries the
  * details; these are what an outside observer of the pid sees). */
@@ -180,6 +180,16 @@ static int caught_signals(uint64_t *mask)
 static int command_main(void *arg)
 {
 	const struct plan *pl = arg;
+	/* Every step before exec is done: said before the exec, so that a
+	 * child killed before it (the pipe's end without this) is never
+	 * taken for one that applied its confinement. */
+	int applied[2] = { STAGE_APPLIED, 0 };
+	ssize_t w;
+	do
+		w = write(pl->errfd, applied, sizeof(applied));
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)sizeof(applied))
+		_exit(CHILD_EXIT_SETUP);
 	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
 	report(pl->errfd, STAGE_EXEC, exec_search(pl));
 	return 0; /* not reached: report() exits */
@@ -405,10 +415,23 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	 * or gone. Until then the command may still run on our memory (with
 	 * a reaper it starts after the reaper's exec): its stack, the plan,
 	 * argv. */
+	int reached = 0; /* the child said it applied every step */
 	if (pid > 0) {
-		do
-			n = read(pipefd[0], msg, sizeof(msg));
-		while (n < 0 && errno == EINTR);
+		for (;;) {
+			do
+				n = read(pipefd[0], msg, sizeof(msg));
+			while (n < 0 && errno == EINTR);
+			if (n != (ssize_t)sizeof(msg) || msg[0] != STAGE_APPLIED)
+				break;
+			reached = 1;
+		}
+		/* The pipe's end without that word: the child was killed
+		 * before its exec. */
+		if (n == 0 && !reached) {
+			n = (ssize_t)sizeof(msg);
+			msg[0] = STAGE_SETUP;
+			msg[1] = ECHILD;
+		}
 		/* A child that reported still runs on its stack until it
 		 * exits: wait for the end of the pipe before freeing it. */
 		char rest[64];
@@ -461,6 +484,10 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 			return cordon_fail_errno(c, CORDON_ECONFINE, msg[1],
 						 "could not apply confinement in the child; "
 						 "the command was not run");
+		if (msg[0] == STAGE_SETUP && msg[1] == ECHILD)
+			return cordon_fail(c, CORDON_ESYS,
+					   "the command's child ended before its exec (killed?); "
+					   "the command was not run");
 		return cordon_fail_errno(c, CORDON_ESYS, msg[1], "setting up the child failed");
 	}
 	p->c = c;

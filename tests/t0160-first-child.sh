@@ -35,7 +35,7 @@ print("%s %s" % (str(p["available"]).lower(), ",".join(p["layers"] if p["availab
 # that a layer may be refused: the trial then runs at once, beside the
 # run's own work. CORDON_TEST_FIRST_CHILD_TRIAL=1 ignores the hint, so the
 # first child meets the refusal itself. Both ways must end the same.
-for deny in none nons noseccomp eperm noexecveat; do
+for deny in none nons noseccomp eperm noexecveat killmount; do
 	wrap=()
 	[ "$deny" = none ] || wrap=("$DENY" "$deny" --)
 	want=$(probe_says "${wrap[@]}")

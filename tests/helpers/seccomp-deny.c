@@ -16,6 +16,9 @@
  *   noexecveat  execveat(2) fails with EPERM, as where a security policy
  *               refuses to run a program from a memfd: cordon's init
  *               program cannot start
+ *   killmount   mount(2) kills the process (SIGSYS), as systemd's
+ *               SystemCallFilter= does by default: a child that tries the
+ *               mount layer dies
  * Test helper only.
  */
 #include <errno.h>
@@ -55,7 +58,7 @@ int main(int argc, char *argv[])
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
-			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat -- "
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount -- "
 			"COMMAND...\n");
 		return 2;
 	}
@@ -90,6 +93,12 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	struct sock_filter killmount[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
 		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
@@ -97,6 +106,9 @@ int main(int argc, char *argv[])
 	} else if (strcmp(argv[1], "noseccomp") == 0) {
 		p.len = (unsigned short)(sizeof(noseccomp) / sizeof(noseccomp[0]));
 		p.filter = noseccomp;
+	} else if (strcmp(argv[1], "killmount") == 0) {
+		p.len = (unsigned short)(sizeof(killmount) / sizeof(killmount[0]));
+		p.filter = killmount;
 	} else if (strcmp(argv[1], "noexecveat") == 0) {
 		p.len = (unsigned short)(sizeof(noexecveat) / sizeof(noexecveat[0]));
 		p.filter = noexecveat;
