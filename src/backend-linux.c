@@ -189,16 +189,14 @@ static void settle_now(void)
 		 * on a call), unless it was only too slow (killed at the
 		 * timeout); those after it stay unknown, for the run's first
 		 * child to try. No answer is never a refusal. */
-		if (got == NULL && started)
-			continue; /* no memory for the answer: unknown */
-		if (got == NULL)
-			probed.res[i] = -1; /* no trial at all: Landlock too old */
-		else if (got->done || (int)i < got->current)
+		int refused_here = got == NULL ? !started /* no trial at all: Landlock too old */
+					       : (int)i == got->current && !got->done && !timed_out;
+		if (got != NULL && (got->done || (int)i < got->current))
 			probed.res[i] = got->res[i];
-		else if ((int)i == got->current && !timed_out)
+		else if (refused_here)
 			probed.res[i] = -1;
 		else
-			continue;
+			continue; /* unknown (no memory for the answer, or not reached) */
 		probed.known |= 1u << i;
 	}
 	pthread_mutex_unlock(&probed.lock);
