@@ -70,6 +70,18 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 	jb_raw(b, "]");
 }
 
+/* n strings as a JSON array. */
+static void write_strings(struct jbuf *b, char *const *v, size_t n)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, v[i]);
+	}
+	jb_raw(b, "]");
+}
+
 static void write_denied(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -83,24 +95,8 @@ static void write_denied(struct jbuf *b, const struct policy *p)
 		jb_key(b, "enforced");
 		jb_bool(b, d->enforced);
 		jb_key(b, "readable");
-		jb_raw(b, "[");
-		for (size_t k = 0; k < d->nkeep; k++) {
-			if (k > 0)
-				jb_raw(b, ",");
-			jb_str(b, d->keep[k]);
-		}
-		jb_raw(b, "]}");
-	}
-	jb_raw(b, "]");
-}
-
-static void write_sockets(struct jbuf *b, const struct policy *p)
-{
-	jb_raw(b, "[");
-	for (size_t i = 0; i < p->nsockets; i++) {
-		if (i > 0)
-			jb_raw(b, ",");
-		jb_str(b, p->sockets[i]);
+		write_strings(b, d->keep, d->nkeep);
+		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
 }
@@ -149,7 +145,7 @@ char *status_start_json(const cordon *c)
 		jb_raw(&b, "null");
 	jb_key(&b, "allowed_sockets");
 	if (confined)
-		write_sockets(&b, p);
+		write_strings(&b, p->sockets, p->nsockets);
 	else
 		jb_raw(&b, "null");
 	jb_key(&b, "caches");
