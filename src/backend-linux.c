@@ -24,7 +24,6 @@
 #include "linux-layers.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -207,21 +206,11 @@ static void ll_settle(void)
 	(void)pthread_once(&settle_once, settle_now);
 }
 
-/* One line of a /proc file is "want" (after its key, when key is set). */
+/* A /proc file holds "want" right after key ("": at its start). */
 static int proc_says(const char *path, const char *key, const char *want)
 {
 	char buf[4096];
-	const char *v = key != NULL ? proc_field(path, key, buf, sizeof(buf)) : NULL;
-	if (key == NULL) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return 0;
-		buf[n] = '\0';
-		v = buf;
-	}
+	const char *v = proc_field(path, key, buf, sizeof(buf));
 	return v != NULL && strncmp(v, want, strlen(want)) == 0;
 }
 
@@ -240,18 +229,25 @@ static int refusal_likely(void)
 		return 0;
 	if (proc_says("/proc/self/status", "\nSeccomp:", "\t2"))
 		return 1;
-	if (proc_says("/proc/sys/user/max_user_namespaces", NULL, "0\n"))
+	if (proc_says("/proc/sys/user/max_user_namespaces", "", "0\n"))
 		return 1;
 	return geteuid() != 0 &&
-	       (proc_says("/proc/sys/kernel/unprivileged_userns_clone", NULL, "0\n") ||
-		proc_says("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", NULL, "1\n"));
+	       (proc_says("/proc/sys/kernel/unprivileged_userns_clone", "", "0\n") ||
+		proc_says("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "", "1\n"));
+}
+
+/* The hint is read once per process: every later run knows more. */
+static void early_trial(void)
+{
+	if (refusal_likely())
+		(void)pthread_once(&trial_once, start_trial);
 }
 
 static void ll_probe_start(void)
 {
+	static pthread_once_t hint_once = PTHREAD_ONCE_INIT;
 	int saved = errno;
-	if (refusal_likely())
-		(void)pthread_once(&trial_once, start_trial);
+	(void)pthread_once(&hint_once, early_trial);
 	errno = saved;
 }
 
