@@ -304,22 +304,32 @@ static void emit_start(cordon *c)
 	c->start_written = 1;
 }
 
-static void emit_refusal(cordon *c, enum reason_id cause)
+/* The run ends before any command ran: its start event if not out yet,
+ * and an exit event of 125. */
+static void end_unrun(cordon *c)
 {
 	struct cordon_result r = { 125, 0, 0, 0 };
+	if (!c->start_written)
+		emit_start(c);
+	char *json = status_exit_json(c, &r);
+	status_emit(c, json);
+	free(json);
+	pthread_mutex_lock(&c->lock);
+	c->last = r;
+	c->have_last = 1;
+	pthread_mutex_unlock(&c->lock);
+	c->stage = ST_ENDED;
+}
+
+static void emit_refusal(cordon *c, enum reason_id cause)
+{
 	c->dec.applied = 0;
 	c->dec.reason = REASON_UNAVAILABLE;
 	c->dec.cause = cause;
 	c->dec.cov.layers = 0;
 	c->dec.cov.gaps = 1u << GAP_UNCONFINED;
 	decision_finish(&c->dec);
-	emit_start(c);
-	char *json = status_exit_json(c, &r);
-	status_emit(c, json);
-	free(json);
-	c->last = r;
-	c->have_last = 1;
-	c->stage = ST_ENDED;
+	end_unrun(c);
 }
 
 /* The decision, and the plan the backend prepares from it. 0, or a
@@ -392,19 +402,8 @@ static int plan_settled(cordon *c)
  * its events written (exit code 125), its temp dir removed. Returns e. */
 static int run_failed(cordon *c, int e)
 {
-	if (c->stage == ST_BEGUN) {
-		struct cordon_result res = { 125, 0, 0, 0 };
-		if (!c->start_written)
-			emit_start(c);
-		char *json = status_exit_json(c, &res);
-		status_emit(c, json);
-		free(json);
-		pthread_mutex_lock(&c->lock);
-		c->last = res;
-		c->have_last = 1;
-		pthread_mutex_unlock(&c->lock);
-		c->stage = ST_ENDED;
-	}
+	if (c->stage == ST_BEGUN)
+		end_unrun(c);
 	release_run(c);
 	return e;
 }
