@@ -75,13 +75,21 @@ struct plan {
 	pid_t pdeath_parent;
 };
 
-static void report(int fd, int stage, int err)
+/* One message (stage, errno) on the error pipe: 0, or -1 when it could
+ * not be written whole. Async-signal-safe. */
+static int say(int fd, int stage, int err)
 {
 	int msg[2] = { stage, err };
 	ssize_t n;
 	do
 		n = write(fd, msg, sizeof(msg));
 	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(msg) ? 0 : -1;
+}
+
+static void report(int fd, int stage, int err)
+{
+	(void)say(fd, stage, err);
 	if (stage == STAGE_EXEC)
 		_exit(err == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
 	_exit(CHILD_EXIT_SETUP);
@@ -183,12 +191,7 @@ static int command_main(void *arg)
 	/* Every step before exec is done: said before the exec, so that a
 	 * child killed before it (the pipe's end without this) is never
 	 * taken for one that applied its confinement. */
-	int applied[2] = { STAGE_APPLIED, 0 };
-	ssize_t w;
-	do
-		w = write(pl->errfd, applied, sizeof(applied));
-	while (w < 0 && errno == EINTR);
-	if (w != (ssize_t)sizeof(applied))
+	if (say(pl->errfd, STAGE_APPLIED, 0) != 0)
 		_exit(CHILD_EXIT_SETUP);
 	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
 	report(pl->errfd, STAGE_EXEC, exec_search(pl));
