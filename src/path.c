@@ -61,14 +61,14 @@ int path_normalize(const char *cwd, const char *in, char *out, size_t outlen)
 int path_join(char *out, size_t outlen, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	size_t need = la + (lb > 0 ? 1 + lb : 0) + 1;
+	size_t sep = lb > 0 && (la == 0 || a[la - 1] != '/') ? 1 : 0; /* "/" + "x": "/x" */
+	size_t need = la + sep + lb + 1;
 	if (need > outlen)
 		return -1;
 	memcpy(out, a, la);
-	if (lb > 0) {
+	if (sep)
 		out[la] = '/';
-		memcpy(out + la + 1, b, lb);
-	}
+	memcpy(out + la + sep, b, lb);
 	out[need - 1] = '\0';
 	return 0;
 }

@@ -18,8 +18,8 @@ int path_within(const char *base, const char *p);
  * is applied after the component before it was copied). */
 int path_normalize(const char *cwd, const char *in, char *out, size_t outlen);
 
-/* out = a "/" b (just a when b is empty), in outlen bytes. 0, or -1 when
- * it does not fit: never truncated. */
+/* out = a "/" b (just a when b is empty; one slash when a ends in one),
+ * in outlen bytes. 0, or -1 when it does not fit: never truncated. */
 int path_join(char *out, size_t outlen, const char *a, const char *b);
 
 /* 1 when p is "/", one of the homes, or an ancestor of one of them:

@@ -137,8 +137,23 @@ static void test_is_broad(void)
 	is_int(path_is_broad("/home", relhome, 1), 0, "broad: relative home ignored");
 }
 
+static void test_join(void)
+{
+	char out[8];
+	is_int(path_join(out, sizeof(out), "/a", "b"), 0, "join: fits");
+	is_str(out, "/a/b", "join: one slash between");
+	is_int(path_join(out, sizeof(out), "/", "tmp"), 0, "join: under /");
+	is_str(out, "/tmp", "join: / and a name: no double slash");
+	is_int(path_join(out, sizeof(out), "/a", ""), 0, "join: empty name");
+	is_str(out, "/a", "join: empty name leaves a");
+	is_int(path_join(out, sizeof(out), "/ab", "cde"), 0, "join: exactly the room");
+	is_str(out, "/ab/cde", "join: 8 bytes with its NUL");
+	is_int(path_join(out, sizeof(out), "/ab", "cdef"), -1, "join: one byte too long fails");
+}
+
 int main(void)
 {
+	test_join();
 	test_within();
 	test_normalize_absolute();
 	test_normalize_relative();
