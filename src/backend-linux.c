@@ -365,9 +365,10 @@ static void ll_coverage(int abi, struct coverage *out)
 	/* Not restricted by any layer yet. */
 	out->gaps |= 1u << GAP_READS | 1u << GAP_NETWORK;
 	/* Protected paths are read-only binds of the mount layer, and denied
-	 * reads its covers. */
+	 * reads its covers; without it, what the Landlock read layer does
+	 * not grant. */
 	out->protects = mount_layer;
-	out->denies_reads = mount_layer;
+	out->denies_reads = mount_layer ? DENY_BY_MOUNT : DENY_BY_LANDLOCK;
 }
 
 /* ---- the run ---- */
@@ -584,6 +585,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	if (plan == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	plan->init_fd = -1;
+	plan->landlock.read_fd = -1;
 	out->state = plan;
 	out->release = plan_free;
 	out->hook = apply_all;
@@ -600,13 +602,15 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	}
 	/* The child needs the writable entries' fds until its hook ran, and
 	 * process 1 the init program's. */
-	out->keep_fds = calloc(plan->landlock.n + 1, sizeof(int));
+	out->keep_fds = calloc(plan->landlock.n + 2, sizeof(int));
 	if (out->keep_fds == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
 	out->nkeep = plan->landlock.n;
 	if (plan->init_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->init_fd;
+	if (plan->landlock.read_fd >= 0)
+		out->keep_fds[out->nkeep++] = plan->landlock.read_fd;
 	if (plan->pid_namespace || plan->supervisor != NULL) {
 		if ((plan->runner = runner_new(plan, d->abi)) == NULL)
 			return cordon_fail_errno(c, CORDON_ESYS, errno,

@@ -498,7 +498,7 @@ static void sb_coverage(int abi, struct coverage *out)
 	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
 		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC;
 	out->protects = 1;
-	out->denies_reads = 1;
+	out->denies_reads = DENY_BY_SEATBELT;
 }
 
 /* Seatbelt matches resolved paths: resolve each entry once more, now,

@@ -129,7 +129,7 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 
 /* ---- closing fds ---- */
 
-static int close_range_compat(unsigned first, unsigned last)
+int close_fd_range(unsigned first, unsigned last)
 {
 #if defined(__linux__) && defined(SYS_close_range)
 	if (syscall(SYS_close_range, first, last, 0) == 0)
@@ -154,11 +154,11 @@ int close_fds_except(const int *keep, size_t nkeep)
 		unsigned k = (unsigned)keep[i];
 		if (k < next)
 			continue;
-		if (k > next && close_range_compat(next, k - 1) != 0)
+		if (k > next && close_fd_range(next, k - 1) != 0)
 			return -1;
 		next = k + 1;
 	}
-	return close_range_compat(next, ~0U);
+	return close_fd_range(next, ~0U);
 }
 
 /* ---- /proc ---- */

@@ -271,12 +271,18 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_PROTECT;
 		explicit_unenforced |= c->pol.prot[i].explicit_;
 	}
-	/* Denied reads are covers of the mount layer. */
+	/* Denied reads: covers of the mount layer, what the Landlock read
+	 * layer does not grant (not a writable tree's inside), or Seatbelt's
+	 * denials. */
 	int deny_unenforced = 0;
 	for (size_t i = 0; i < c->pol.ndeny; i++) {
-		c->pol.deny[i].enforced =
-			d->applied && d->cov.denies_reads && !c->pol.deny[i].left_open;
-		if (c->pol.deny[i].enforced) {
+		const struct deny_entry *e = &c->pol.deny[i];
+		enum deny_by by = d->applied && !e->left_open ? d->cov.denies_reads : DENY_BY_NONE;
+		if (by == DENY_BY_LANDLOCK &&
+		    (c->pol.reads_unbuilt || !deny_grant_holds(&c->pol, e)))
+			by = DENY_BY_NONE;
+		c->pol.deny[i].enforced = by;
+		if (by != DENY_BY_NONE) {
 			d->cov.layers |= 1u << LAYER_READ_DENY;
 		} else if (d->applied) {
 			d->cov.gaps |= 1u << GAP_SECRETS;

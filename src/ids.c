@@ -59,7 +59,9 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					    "socket connections, so every socket would be reachable" },
 	[REASON_DENY_READ_NOT_ENFORCEABLE] = { "deny_read_not_enforceable",
 					       "a path given with --deny-read cannot be made "
-					       "unreadable on this machine (no mount layer)" },
+					       "unreadable here (inside a writable tree without the "
+					       "mount layer, or the Landlock read layer could not be "
+					       "built)" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -141,8 +143,8 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
 			"owner and times can be changed through the fd" },
 	[GAP_SECRETS] = { "secrets_readable",
-			  "the paths of the deny-read list (the user's secrets) are readable: "
-			  "no mount layer to cover them" },
+			  "some paths of the deny-read list (the user's secrets) are readable: "
+			  "see read_denied" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -66,6 +66,8 @@ int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 /* Close every fd above 2 that is not in keep (sorted ascending). 0 or -1.
  * Async-signal-safe. */
 int close_fds_except(const int *keep, size_t nkeep);
+/* Close every fd from first to last (close_range, or one by one): 0 or -1. */
+int close_fd_range(unsigned first, unsigned last);
 /* A pidfd for pid (close-on-exec), or -1 where there are none. */
 int pidfd_of(pid_t pid);
 long long monotonic_ms(void);
@@ -131,6 +133,9 @@ struct policy {
 	 * of what exists in the homes, and --deny-read. */
 	struct deny_entry *deny;
 	size_t ndeny;
+	/* The Landlock read layer was not built (too many rules, or a
+	 * directory on the way the caller cannot list): set by its prepare. */
+	int reads_unbuilt;
 };
 
 /* A path the command must not read. */
@@ -146,7 +151,16 @@ struct deny_entry {
 	 * or it is "/", a home or an ancestor of one (a default name that
 	 * is a link to such a place). Reported, never covered. */
 	int left_open;
-	int enforced; /* covered in this run */
+	int enforced; /* enum deny_by: how it is kept unreadable in this run */
+};
+
+/* How the denied paths are kept unreadable (coverage.denies_reads, and
+ * each deny_entry.enforced). */
+enum deny_by {
+	DENY_BY_NONE,
+	DENY_BY_MOUNT, /* covered by the mount layer */
+	DENY_BY_LANDLOCK, /* not granted by the Landlock read layer */
+	DENY_BY_SEATBELT /* denied by the Seatbelt profile */
 };
 
 /* ---- secrets.c: the default deny-read list ---- */
@@ -160,6 +174,9 @@ extern const size_t cordon_nsecret_defaults;
  * each home (unless --allow-read or off), and --deny-read (which must
  * exist). 0, or an error with its message. */
 int secrets_resolve(cordon *c);
+/* A denied path a grant-only mechanism (the Landlock read layer) can keep
+ * out: not left open, and not inside a writable tree (granted whole). */
+int deny_grant_holds(const struct policy *p, const struct deny_entry *d);
 
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
  * longer than CORDON_PATH_MAX). */
@@ -206,7 +223,7 @@ struct coverage {
 	unsigned layers; /* bit set of enum layer_id */
 	unsigned gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
-	int denies_reads; /* the deny-read paths are covered */
+	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
 	unsigned unsure; /* layers assumed to work: no child has applied
 			    them yet in this process (bit set of enum layer_id) */
 };

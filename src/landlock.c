@@ -2,8 +2,9 @@
  * Landlock: the write ruleset (Linux).
  *
  * Only write-type rights are handled, so reads and execution are
- * unchanged everywhere; every handled right is granted on the writable
- * set except device node creation. The parent opens each writable entry
+ * unchanged everywhere (without the mount layer, the read layer of
+ * landlock-reads.c keeps the denied paths out, as a layer of its own); every handled right is
+ * granted on the writable set except device node creation. The parent opens each writable entry
  * once per run (O_PATH, close-on-exec) and decides its rights; each
  * command's child builds its own ruleset from those fds and restricts
  * itself, as its last step but seccomp. A ruleset of its own lets the
@@ -113,6 +114,12 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 
 	if (d->cov.layers & (1u << LAYER_MOUNTNS))
 		l->own_rights = dir_rights;
+	l->read_fd = -1;
+	if (d->cov.denies_reads == DENY_BY_LANDLOCK) {
+		int r = reads_prepare(c, p, l);
+		if (r != 0)
+			return r;
+	}
 	/* --allow-socket entries carry only RESOLVE_UNIX (ABI 9); below,
 	 * the socket supervisor holds them. */
 	size_t nsock = (l->attr.handled_access_fs & LL_FS_RESOLVE_UNIX) ? p->nsockets : 0;
@@ -175,6 +182,8 @@ static int grant_own(const char *path, int ruleset, uint64_t rights)
 int landlock_apply(const struct linux_plan *plan)
 {
 	const struct landlock_plan *l = &plan->landlock;
+	if (l->read_fd >= 0 && ll_restrict_self(l->read_fd) != 0)
+		return errno;
 	long rs = ll_create_ruleset(&l->attr, sizeof(l->attr), 0);
 	int e = 0;
 	if (rs < 0)
@@ -228,9 +237,12 @@ void landlock_free(struct landlock_plan *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		close(l->fds[i]);
+	if (l->read_fd >= 0)
+		close(l->read_fd);
 	free(l->fds);
 	free(l->rights);
 	memset(l, 0, sizeof(*l));
+	l->read_fd = -1;
 }
 
 #else

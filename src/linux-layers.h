@@ -64,6 +64,9 @@ struct landlock_plan {
 	/* Rights on what the child mounts for itself (the private /dev/shm
 	 * and /dev/pts), or 0: it grants their roots in its own ruleset. */
 	uint64_t own_rights;
+	/* The read layer (landlock-reads.c), restricted with before the
+	 * write ruleset, or -1. */
+	int read_fd;
 };
 
 struct linux_runner; /* backend-linux.c */
@@ -163,6 +166,20 @@ void landlock_free(struct landlock_plan *l);
  * so it cannot ptrace, open /proc/1/{fd,mem}, or (ABI 6) signal process
  * 1, which stays in the outer one. 0 or errno. */
 int landlock_nest(int abi);
+
+/* landlock-reads.c: the read layer, without the mount layer. */
+/* Bound on its rules: past it the layer is not built. */
+#define READS_MAX_GRANTS 4096
+/* Called for each entry granted: name in the directory dfd, with its
+ * readdir type (DT_UNKNOWN: look). 0 to go on, or -errno. */
+typedef int (*reads_grant_fn)(void *arg, int dfd, const char *name, unsigned char type);
+/* Every entry beside the ways from / to the denied paths the layer
+ * holds (and ~/.ssh's readable names). 0, 1 past max entries, or -errno
+ * (a directory on the way that cannot be listed, or fn's). */
+int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, void *arg);
+/* Parent: l->read_fd, the read ruleset, or -1 when nothing needs it or
+ * it could not be built (c->pol.reads_unbuilt). 0 or CORDON_E*. */
+int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l);
 
 /* unix-supervisor.c: pathname Unix sockets checked by cordon (ABI < 9). */
 struct supervisor;

@@ -175,6 +175,11 @@ static int allowed(const char *const *allow, size_t nallow, const char *path)
 	return 0;
 }
 
+int deny_grant_holds(const struct policy *p, const struct deny_entry *d)
+{
+	return !d->left_open && !policy_inside_writable(p, d->path);
+}
+
 static int resolve(cordon *c)
 {
 	struct policy *p = &c->pol;

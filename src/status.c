@@ -82,6 +82,13 @@ static void write_strings(struct jbuf *b, char *const *v, size_t n)
 	jb_raw(b, "]");
 }
 
+/* The layer that keeps a denied path unreadable. */
+static const char *const deny_by_names[] = {
+	[DENY_BY_MOUNT] = "mount_namespace",
+	[DENY_BY_LANDLOCK] = "landlock",
+	[DENY_BY_SEATBELT] = "seatbelt",
+};
+
 static void write_denied(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -93,7 +100,12 @@ static void write_denied(struct jbuf *b, const struct policy *p)
 		jb_key(b, "explicit");
 		jb_bool(b, d->explicit_);
 		jb_key(b, "enforced");
-		jb_bool(b, d->enforced);
+		jb_bool(b, d->enforced != DENY_BY_NONE);
+		jb_key(b, "by");
+		if (d->enforced == DENY_BY_NONE)
+			jb_raw(b, "null");
+		else
+			jb_str(b, deny_by_names[d->enforced]);
 		jb_key(b, "readable");
 		write_strings(b, d->keep, d->nkeep);
 		jb_raw(b, "}");
