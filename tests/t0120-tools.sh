@@ -208,7 +208,12 @@ fi
 # ssh-agent: an agent of the test's own, outside the writable set, is
 # reached with --allow-socket "$SSH_AUTH_SOCK" and refused without it.
 if tool_ok ssh-agent; then
-	ssh-keygen -q -t ed25519 -N '' -C cordon-t0120 -f "$T/key"
+	# The key where a user keeps it: ~/.ssh, denied by the default list
+	# (its .pub and known_hosts stay readable).
+	mkdir -p "$HOME/.ssh"
+	ssh-keygen -q -t ed25519 -N '' -C cordon-t0120 -f "$HOME/.ssh/id_ed25519"
+	ln -s "$HOME/.ssh/id_ed25519" "$T/key"
+	ln -s "$HOME/.ssh/id_ed25519.pub" "$T/key.pub"
 	eval "$(ssh-agent -s -a "$T/agent.sock")" >/dev/null
 	DAEMONS+=("$SSH_AGENT_PID")
 	ssh-add -q "$T/key" 2>/dev/null
@@ -228,9 +233,13 @@ fi
 
 # git over ssh: an sshd of the test's own on 127.0.0.1 (its own host key;
 # the agent's key authorized), a bare repository in $T. ssh reads no file
-# of the real home: -F /dev/null, the known hosts and the key given.
+# of the real home: -F /dev/null, the known hosts and the key given, both
+# in the test's ~/.ssh, whose private key the default deny-read list
+# hides from the confined command (with the mount layer and without).
 git_ssh_skip() {
 	for c in "git clone over ssh" "the clone has the remote's commit" \
+		"... with ~/.ssh denied" "... and the private key unreadable" \
+		"git clone over ssh without the mount layer" \
 		"git push over ssh" "without --allow-socket git over ssh"; do
 		skip "$c: $1"
 	done
@@ -253,8 +262,8 @@ else
 		grep -q 'Server listening' "$S/log" && break
 		sleep 0.1
 	done
-	echo "[127.0.0.1]:$port $(cat "$S/hostkey.pub")" >"$S/known_hosts"
-	export GIT_SSH_COMMAND="ssh -F /dev/null -o BatchMode=yes -o UserKnownHostsFile=$S/known_hosts -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes -o IdentityFile=$T/key.pub -o ControlPath=none"
+	echo "[127.0.0.1]:$port $(cat "$S/hostkey.pub")" >"$HOME/.ssh/known_hosts"
+	export GIT_SSH_COMMAND="ssh -F /dev/null -o BatchMode=yes -o UserKnownHostsFile=$HOME/.ssh/known_hosts -o GlobalKnownHostsFile=/dev/null -o StrictHostKeyChecking=yes -o IdentitiesOnly=yes -o IdentityFile=$HOME/.ssh/id_ed25519.pub -o ControlPath=none"
 	git init -q --bare "$T/remote.git"
 	git -C "$T/remote.git" symbolic-ref HEAD refs/heads/main
 	git init -q "$T/src"
@@ -277,12 +286,25 @@ else
 			sed 's/^/#   /' "$T/e" "$S/log" | tail -n 10
 		fi
 	else
+		rm -f "$T/s.json"
 		req --allow-socket "$SSH_AUTH_SOCK" -- git clone -q "$url" clone 2>"$T/e"
 		rc=$?
 		is "$rc" 0 "git clone over ssh://127.0.0.1 works confined with --allow-socket \"\$SSH_AUTH_SOCK\""
 		[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/e" | tail -n 5
 		is "$(git -C "$WS/clone" log --format=%s -1 2>&1) / $(cat "$WS/clone/README" 2>&1)" \
 			"first over ssh / over ssh" "the clone has the remote's commit"
+		is "$(json_field "$T/s.json" status '[d["enforced"] for d in e["read_denied"] if d["path"].endswith("/.ssh")] + [d["readable"] for d in e["read_denied"] if d["path"].endswith("/.ssh")]')" \
+			'[true, ["id_ed25519.pub", "known_hosts"]]' "... with ~/.ssh denied but its .pub and known_hosts"
+		out=$(req -- cat "$HOME/.ssh/id_ed25519" 2>&1)
+		case $out in *PRIVATE*) ok 1 "... and the private key unreadable in the same kind of run" ;; *) ok 0 "... and the private key unreadable in the same kind of run" ;; esac
+		# The same without the mount layer: the Landlock read layer.
+		rm -f "$T/s.json"
+		(cd "$WS" && "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" --sandbox required \
+			--status-file "$T/s.json" --allow-socket "$SSH_AUTH_SOCK" -- git clone -q "$url" clone-ll) 2>"$T/e"
+		rc=$?
+		is "$rc/$(cat "$WS/clone-ll/README" 2>&1)/$(json_field "$T/s.json" status '[d["by"] for d in e["read_denied"] if d["path"].endswith("/.ssh")]')" \
+			'0/over ssh/["landlock"]' "git clone over ssh works without the mount layer, ~/.ssh denied by landlock"
+		[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/e" | tail -n 5
 		(cd "$WS/clone" && echo more >>README && git commit -qam "pushed confined") 2>/dev/null
 		req --allow-socket "$SSH_AUTH_SOCK" -- git -C clone push -q origin HEAD:main 2>"$T/e"
 		rc=$?
