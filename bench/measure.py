@@ -57,6 +57,12 @@ CORDON_RUN_TMPFS = [a if a != "{state}" else "{state_tmpfs}" for a in CORDON_RUN
 BWRAP = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
          "--bind", "{ws}", "{ws}", "--bind", "{tmp}", "{tmp}"]
 
+# The home of the read-layer rows: entries at its top (a quarter of them
+# directories), and a few secrets of the default list.
+HOME_ENTRIES = 1000
+HOME_SECRETS = [".ssh/id_ed25519", ".aws/credentials", ".netrc", ".bash_history",
+                ".config/gh/hosts.yml", ".docker/config.json", ".cargo/credentials.toml"]
+
 # id, label, argv prefix, what it needs
 VARIANTS = [
     ("plain", "plain", [], None),
@@ -86,7 +92,37 @@ VARIANTS = [
               "--cap-drop", "ALL"], "bwrap"),
     ("firejail", "firejail",
      ["firejail", "--quiet", "--noprofile", "--read-only=/", "--read-write={ws}"], "firejail"),
+    # The read layer (stage 2): a home of HOME_ENTRIES entries holding
+    # secrets, without and with the default deny-read list. Landlock only:
+    # the read layer grants every entry beside the way to a secret; every
+    # layer: the mount layer covers each secret.
+    ("reads_landlock_off", f"cordon, Landlock only, home of {HOME_ENTRIES} entries, --no-default-deny-read",
+     ["env", "HOME={home_big}"] + CORDON_RUN + ["--no-default-deny-read", "--sandbox", "required",
+                                              "--"], "landlock_only"),
+    ("reads_landlock", f"cordon, Landlock only + the read layer, home of {HOME_ENTRIES} entries",
+     ["env", "HOME={home_big}"] + CORDON_RUN + ["--sandbox", "required", "--"], "landlock_only"),
+    ("reads_all_off", f"cordon, every layer, home of {HOME_ENTRIES} entries, --no-default-deny-read",
+     ["env", "HOME={home_big}"] + CORDON_RUN + ["--no-default-deny-read", "--sandbox", "required",
+                                              "--"], "all_layers"),
+    ("reads_all", f"cordon, every layer + the read covers, home of {HOME_ENTRIES} entries",
+     ["env", "HOME={home_big}"] + CORDON_RUN + ["--sandbox", "required", "--"], "all_layers"),
 ]
+
+
+
+def make_home(d):
+    os.makedirs(d, exist_ok=True)
+    for i in range(HOME_ENTRIES - 7):  # with .ssh .aws .netrc .bash_history .config .docker .cargo
+        p = os.path.join(d, f"e{i:04d}")
+        if i % 4 == 0:
+            os.makedirs(p, exist_ok=True)
+        else:
+            open(p, "w").close()
+    for rel in HOME_SECRETS:
+        p = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("bench-secret\n")
 
 # Every timed way gets ratios against these ways of the same group.
 BASES = ["plain", "env", "waitwrap"]
@@ -293,9 +329,13 @@ def command_table(ctx, pr, tools, args, extra_cordons):
             raise SystemExit(f"{vid}: confinement was not applied: {row['check']}")
         # "Landlock only" means without the mount layer: seccomp-deny nons
         # cannot take the seccomp layer away, and it costs one prctl.
-        if vid.startswith("cordon_landlock") and "mount_namespace" in (row["check"].get("layers") or []):
+        if (vid.startswith("cordon_landlock") or vid.startswith("reads_landlock")) \
+                and "mount_namespace" in (row["check"].get("layers") or []):
             raise SystemExit(f"{vid}: more than Landlock was applied: {row['check']}")
         got = set(row["check"].get("layers") or [])
+        if vid.startswith("reads_") and ("read_deny" in got) != (not vid.endswith("_off")):
+            raise SystemExit(f"{vid}: the read layer is {'not ' if 'read_deny' not in got else ''}"
+                             f"applied: {row['check']}")
         if vid == "cordon_no_ns" and got & {"mount_namespace", "pid_namespace"}:
             raise SystemExit(f"{vid}: namespaces were applied: {row['check']}")
         if vid == "cordon_no_seccomp" and got & ({"seccomp"} | SOCKET_LAYERS):
@@ -499,6 +539,8 @@ def main():
         ctx[sub] = os.path.join(d, sub)
         os.makedirs(ctx[sub], exist_ok=True)
     ctx["status"] = os.path.join(d, "status.jsonl")
+    ctx["home_big"] = os.path.join(d, "home-big")
+    make_home(ctx["home_big"])
     ctx["cordon"] = os.path.join(args.bin, "cordon")
     ctx["lib_spawn"] = os.path.join(args.bin, "lib-spawn")
     ctx["seccomp_deny"] = os.path.join(args.bin, "seccomp-deny")

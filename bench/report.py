@@ -111,6 +111,13 @@ def targets(passes):
                 out.append((f"{who}, {c['command']}: every layer vs env", al["x_env"], 1.3))
             elif al:
                 out.append((f"{who}, {c['command']}: every layer vs env", None, 1.3))
+            # The read layer, Landlock only: within 10% of the same run
+            # without it (the home of 1,000 entries).
+            rl, rlo = find(rows, "reads_landlock"), find(rows, "reads_landlock_off")
+            if rl and rlo and rl.get("available") and rlo.get("available"):
+                out.append((f"{who}, {c['command']}: Landlock only, read layer vs none "
+                            "(home of 1,000 entries)",
+                            round(rl["median_ms"] / rlo["median_ms"], 3), 1.1))
             for other in ("bwrap", "bwrap_hardened", "bwrap_side_doors", "firejail"):
                 o = find(rows, other)
                 for mine in (ll, al):
