@@ -91,13 +91,16 @@ static int add_stop(struct walk *w, const char *path, const struct deny_entry *t
 	if (v == NULL)
 		return CORDON_ENOMEM;
 	w->v = v;
-	char *dir = malloc(dl + 1 + nl + 1);
-	if (dir == NULL)
+	struct stop *st = &v[w->n];
+	st->dir = malloc(dl + 1 + nl + 1);
+	if (st->dir == NULL)
 		return CORDON_ENOMEM;
-	memcpy(dir, path, dl);
-	dir[dl] = '\0';
-	memcpy(dir + dl + 1, slash + 1, nl + 1);
-	v[w->n++] = (struct stop){ dir, dir + dl + 1, t };
+	memcpy(st->dir, path, dl);
+	st->dir[dl] = '\0';
+	memcpy(st->dir + dl + 1, slash + 1, nl + 1);
+	st->name = st->dir + dl + 1;
+	st->t = t;
+	w->n++;
 	return 0;
 }
 

@@ -105,6 +105,12 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	# Taking entries back.
 	out=$(cd "$WS" && crun --allow-read "$HOME/.aws" -- cat "$HOME/.aws/key" 2>&1)
 	case $out in SECRET-TOKEN-*) ok 0 "--allow-read ~/.aws: readable again" ;; *) ok 1 "--allow-read ~/.aws: readable again ($out)" ;; esac
+	ln -s "$HOME/.aws" "$WS/vendor-data"
+	(cd "$WS" && crun --allow-read ./vendor-data -- cat "$HOME/.aws/key") >"$T/out" 2>&1
+	is "$?" 125 "--allow-read through a symlink in the workspace (a planted trap): refused (exit 125)"
+	! grep -q SECRET-TOKEN "$T/out"
+	ok $? "... and nothing read"
+	rm -f "$WS/vendor-data"
 	out=$(cd "$WS" && crun --no-default-deny-read -- cat "$HOME/.netrc" 2>&1)
 	case $out in SECRET-TOKEN-*) ok 0 "--no-default-deny-read: readable" ;; *) ok 1 "--no-default-deny-read: readable ($out)" ;; esac
 	(cd "$WS" && crun --allow-read "$HOME/.aws/key" -- true) >/dev/null 2>"$T/err"
