@@ -75,6 +75,9 @@ VARIANTS = [
      CORDON_RUN_TMPFS + ["--sandbox", "required", "--"], "landlock_only_tmpfs"),
     ("cordon_all", "cordon, every layer",
      CORDON_RUN + ["--sandbox", "required", "--"], "all_layers"),
+    # --network off: with the mount layer, the run's own network namespace.
+    ("cordon_all_netoff", "cordon, every layer, --network off",
+     CORDON_RUN + ["--network", "off", "--sandbox", "required", "--"], "all_layers"),
     # What the layers cost, one kind taken away at a time (seccomp-deny:
     # the kernel refuses them, cordon reports the gaps and runs without).
     ("cordon_no_ns", "cordon, every layer but the namespaces (mount, PID, IPC, devpts)",
@@ -90,6 +93,10 @@ VARIANTS = [
      "bwrap --unshare-pid --unshare-ipc --new-session --die-with-parent --cap-drop ALL",
      BWRAP + ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent",
               "--cap-drop", "ALL"], "bwrap"),
+    ("bwrap_side_doors_net",
+     "bwrap --unshare-pid --unshare-ipc --unshare-net --new-session --die-with-parent --cap-drop ALL",
+     BWRAP + ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--new-session",
+              "--die-with-parent", "--cap-drop", "ALL"], "bwrap"),
     ("firejail", "firejail",
      ["firejail", "--quiet", "--noprofile", "--read-only=/", "--read-write={ws}"], "firejail"),
     # The read layer (stage 2): a home of HOME_ENTRIES entries holding

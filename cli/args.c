@@ -85,6 +85,7 @@ enum opt {
 	O_KEEP_FD,
 	O_TEST_MAX_ABI,
 	O_ON_TAMPER,
+	O_NETWORK,
 	O_DENY_READ,
 	O_ALLOW_READ,
 	/* flags */
@@ -114,6 +115,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_KEEP_FD] = "keep-fd",
 	[O_TEST_MAX_ABI] = "test-max-abi",
 	[O_ON_TAMPER] = "on-tamper",
+	[O_NETWORK] = "network",
 	[O_DENY_READ] = "deny-read",
 	[O_ALLOW_READ] = "allow-read",
 	[O_NO_CACHES] = "no-caches",
@@ -182,6 +184,10 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 	case O_ON_TAMPER:
 		if (cordon_parse_on_tamper(v, &a->on_tamper) != 0)
 			return fail(a, "bad --on-tamper '%s' (want fail or neutralise)", v);
+		return 0;
+	case O_NETWORK:
+		if (cordon_parse_network(v, &a->network) != 0)
+			return fail(a, "bad --network '%s' (want on or off)", v);
 		return 0;
 	case O_STATUS_FD:
 		if (cli_parse_uint(v, 1 << 30, &n) != 0)

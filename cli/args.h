@@ -34,6 +34,7 @@ struct cli_args {
 	int no_default_deny_read;
 	const char *state_dir;
 	enum cordon_on_tamper on_tamper;
+	enum cordon_network network;
 	int status_fd; /* -1: none */
 	const char *status_file;
 	uint64_t timeout_ms; /* 0: none */

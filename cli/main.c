@@ -44,6 +44,9 @@ static const char usage_run[] =
 	"  --allow-read PATH       take PATH out of the default deny-read list (the\n"
 	"                          user's secrets: see 'cordon probe')\n"
 	"  --no-default-deny-read  leave the user's secrets readable\n"
+	"  --network on|off        off: no IP traffic leaves the command's world (loopback\n"
+	"                          inside works where a network namespace can be made;\n"
+	"                          required mode refuses where off cannot be enforced)\n"
 	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
 	"                          in required mode) or neutralise (moved aside, warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
@@ -236,6 +239,7 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_add_allow_read(c, a->allow_read[i]));
 	check(c, cordon_set_default_deny_read(c, !a->no_default_deny_read));
 	check(c, cordon_set_on_tamper(c, a->on_tamper));
+	check(c, cordon_set_network(c, a->network));
 	if (a->state_dir != NULL)
 		check(c, cordon_set_state_dir(c, a->state_dir));
 	if (a->status_fd >= 0)

@@ -132,6 +132,14 @@ CORDON_EXPORT int cordon_add_allow_read(cordon *c, const char *path);
 CORDON_EXPORT const char *const *cordon_default_deny_read(void);
 /* The default deny-read list (default on). Off: only --deny-read. */
 CORDON_EXPORT int cordon_set_default_deny_read(cordon *c, int on);
+/* The network (default on). Off, whenever confinement is applied: no IP
+ * traffic leaves the command's world; loopback inside works where a
+ * network namespace of its own can be made. Where it cannot be enforced,
+ * "required" refuses to run. Unix sockets follow their own rules. */
+enum cordon_network { CORDON_NETWORK_ON = 0, CORDON_NETWORK_OFF = 1 };
+CORDON_EXPORT int cordon_set_network(cordon *c, enum cordon_network net);
+/* "on" or "off". */
+CORDON_EXPORT int cordon_parse_network(const char *s, enum cordon_network *out);
 /* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */

@@ -86,6 +86,7 @@ static const struct linux_layer layers[] = {
 	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS, 0, pidns_trial, pidns_prepare,
 	  pidns_apply },
 	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
+	{ LAYER_NETNS, 0, 0, netns_trial, netns_prepare, netns_apply },
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
 	{ LAYER_CAPABILITIES, 0, 0, NULL, caps_prepare, caps_apply },
 	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
@@ -353,9 +354,14 @@ static void ll_coverage(int abi, struct coverage *out)
 		mount_layer |= layers[i].id == LAYER_MOUNTNS;
 		/* What the seccomp layer's rule groups hold, named apart. */
 		if (layers[i].id == LAYER_SECCOMP)
-			out->layers |= 1u << LAYER_SETID | 1u << LAYER_KEYRINGS;
+			out->layers |=
+				1u << LAYER_SETID | 1u << LAYER_KEYRINGS | 1u << LAYER_NET_SECCOMP;
 	}
 	landlock_coverage(abi, mount_layer, out);
+	/* Landlock ABI 4: TCP bind and connect (used for --network off
+	 * without a network namespace). */
+	if (abi >= 4)
+		out->layers |= 1u << LAYER_NET_LANDLOCK;
 	if (!(out->layers & (1u << LAYER_UNIX_SUPERVISOR | 1u << LAYER_UNIX_LANDLOCK)))
 		out->gaps |= 1u << GAP_UNIX_SOCKETS;
 	/* The supervisor refuses abstract names the run did not bind, on

@@ -137,6 +137,15 @@ static const char profile_sockets[] =
 	"  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\"))\n"
 	"  (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n";
 
+/* --network off: every IP socket's traffic, both ways, loopback
+ * included (Seatbelt has no loopback of the command's own, and the
+ * host's loopback services must stay out of reach): connect and
+ * addressed sends, accepted and received connections, and binding a
+ * local address. Unix sockets are not IP: their rules above stay. */
+static const char profile_network_off[] = "(deny network-outbound (remote ip))\n"
+					  "(deny network-inbound (local ip))\n"
+					  "(deny network-bind (local ip))\n";
+
 /* One clause per entry, naming its parameter NAME_n once or (with mid)
  * twice. A protected path is denied as itself and as a tree; its
  * ancestors inside the writable set cannot be unlinked, so cannot be
@@ -225,6 +234,8 @@ char *seatbelt_profile(const struct sb_shape *s)
 	add_clauses(&b, &clauses[C_SOCK_ROOT], s->roots);
 	add_clauses(&b, &clauses[C_SOCK_FILE], s->files);
 	add_clauses(&b, &clauses[C_SOCKET], s->sockets);
+	if (s->network_off)
+		jb_raw(&b, profile_network_off);
 	return jb_finish(&b);
 }
 
@@ -304,6 +315,7 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 		  struct sb_shape *shape)
 {
 	struct sb_shape s = { 0 };
+	s.network_off = p->network_off;
 	struct strv params = { 0 }, parents = { 0 };
 	int r = add_entries(p, 1, &params, &s.roots);
 	if (r == 0)
@@ -489,12 +501,13 @@ static void sb_coverage(int abi, struct coverage *out)
 	/* The profile denies file writes (and with them metadata changes
 	 * outside and the protected paths), setuid/setgid bits, signals and
 	 * process information outside the sandbox, and Unix sockets outside
-	 * the writable set and --allow-socket. Left as without it: reads,
-	 * the network, device ioctls (TIOCSTI included), SysV and POSIX IPC,
+	 * the writable set and --allow-socket; with --network off, IP
+	 * (network_seatbelt, loopback included). Left as without it: reads,
+	 * the network when on, device ioctls (TIOCSTI included), SysV and POSIX IPC,
 	 * which are global on macOS, the list of processes (a sysctl), and
 	 * processes that leave the command's process group, which cordon
 	 * kills (macOS has no PID namespace). */
-	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID;
+	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT;
 	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
 		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC;
 	out->protects = 1;

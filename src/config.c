@@ -161,6 +161,30 @@ int cordon_set_caches(cordon *c, unsigned mask)
 FLAG_SETTER(cordon_set_default_protect, default_protect)
 FLAG_SETTER(cordon_set_default_deny_read, default_deny_read)
 
+int cordon_set_network(cordon *c, enum cordon_network net)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (net != CORDON_NETWORK_ON && net != CORDON_NETWORK_OFF)
+		return cordon_fail(c, CORDON_EINVAL, "unknown network value %d", (int)net);
+	c->network = net;
+	return 0;
+}
+
+int cordon_parse_network(const char *s, enum cordon_network *out)
+{
+	if (s == NULL || out == NULL)
+		return CORDON_EINVAL;
+	if (strcmp(s, "on") == 0)
+		*out = CORDON_NETWORK_ON;
+	else if (strcmp(s, "off") == 0)
+		*out = CORDON_NETWORK_OFF;
+	else
+		return CORDON_EINVAL;
+	return 0;
+}
+
 int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how)
 {
 	int r = configurable(c);

@@ -131,8 +131,10 @@ void cordon_free(cordon *c)
 static void decision_finish(struct decision *d)
 {
 	size_t k = 0;
+	const unsigned net = 1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP |
+			     1u << LAYER_NET_LANDLOCK | 1u << LAYER_NET_SEATBELT;
 	for (int i = 0; i < LAYER_COUNT; i++)
-		if (d->cov.layers & (1u << i))
+		if ((d->cov.layers & (1u << i)) && (d->network_listed || !(net & (1u << i))))
 			d->layer_list[k++] = cordon_layer_ids[i].id;
 	d->layer_list[k] = NULL;
 	k = 0;
@@ -251,6 +253,36 @@ static int open_status_file(cordon *c)
 	return 0;
 }
 
+/* The network: the backend offers its mechanisms (the layers network_*);
+ * they are reported only for --network off, strongest first. 1 when off
+ * cannot be enforced at all. */
+static int network_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
+	const unsigned net = 1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP |
+			     1u << LAYER_NET_LANDLOCK | 1u << LAYER_NET_SEATBELT;
+	const unsigned holds =
+		1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_SEATBELT;
+	unsigned have = d->cov.layers & net;
+	d->cov.layers &= ~net;
+	d->network_listed = 0;
+	if (c->network != CORDON_NETWORK_OFF || !d->applied)
+		return 0;
+	d->network_listed = 1;
+	/* With a namespace of its own, Landlock's TCP rights are not used:
+	 * they would refuse loopback inside too. */
+	if (have & (1u << LAYER_NETNS))
+		have &= ~(1u << LAYER_NET_LANDLOCK);
+	d->cov.layers |= have;
+	if (have & holds)
+		d->cov.gaps &= ~(1u << GAP_NETWORK);
+	if ((have & holds) && !(have & (1u << LAYER_NETNS)))
+		d->cov.gaps |= 1u << GAP_LOOPBACK;
+	/* Landlock's TCP rights alone leave UDP and raw sockets: still a
+	 * gap, and not what --network off promises. */
+	return !(have & holds);
+}
+
 /* Gaps and refusals that depend on this run's policy: protections are
  * enforced when the backend's coverage says so. The reason to refuse
  * when a control the user asked for cannot be enforced in required
@@ -289,10 +321,13 @@ static enum reason_id policy_coverage(cordon *c)
 			deny_unenforced |= c->pol.deny[i].explicit_;
 		}
 	}
+	int network_unenforced = network_coverage(c);
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
+	if (network_unenforced)
+		return REASON_NETWORK_NOT_ENFORCEABLE;
 	if (explicit_unenforced)
 		return REASON_PROTECT_NOT_ENFORCEABLE;
 	if (deny_unenforced)
@@ -371,6 +406,7 @@ static int plan(cordon *c)
 			return r;
 		c->secrets_resolved = 1;
 	}
+	c->pol.network_off = c->network == CORDON_NETWORK_OFF;
 	if (c->dec.applied) {
 		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0) {
 			launch_release(&c->launch); /* nothing half-prepared is ever used */

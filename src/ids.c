@@ -19,6 +19,11 @@ const struct id_text cordon_mode_ids[3] = {
 	[CORDON_MODE_OFF] = { "off", "run as a plain exec would" },
 };
 
+const struct id_text cordon_network_ids[2] = {
+	[CORDON_NETWORK_ON] = { "on", "the network is as it is outside" },
+	[CORDON_NETWORK_OFF] = { "off", "no IP traffic leaves the command's world" },
+};
+
 const struct id_text cordon_backend_ids[BACKEND_COUNT] = {
 	[BACKEND_LANDLOCK] = { "landlock", "Linux: Landlock and the layers around it" },
 	[BACKEND_SEATBELT] = { "seatbelt", "macOS: Seatbelt through /usr/bin/sandbox-exec" },
@@ -62,6 +67,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					       "unreadable here (inside a writable tree without the "
 					       "mount layer, or the Landlock read layer could not be "
 					       "built)" },
+	[REASON_NETWORK_NOT_ENFORCEABLE] = { "network_not_enforceable",
+					     "--network off was given, but this machine can neither "
+					     "give the command a network namespace nor refuse its "
+					     "IP sockets" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -103,6 +112,19 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 				  "set refused" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
+	[LAYER_NETNS] = { "network_namespace",
+			  "--network off: the run's own network namespace, only its loopback up" },
+	[LAYER_NET_SECCOMP] = { "network_seccomp",
+				"--network off: sockets of families that reach outside refused "
+				"(without a network namespace every family but AF_UNIX; with one, "
+				"those it does not isolate, such as AF_VSOCK); socketcall and "
+				"io_uring refused" },
+	[LAYER_NET_LANDLOCK] = { "network_landlock",
+				 "--network off without a network namespace: Landlock ABI 4 refuses "
+				 "every TCP bind and connect (ABI 10: UDP too)" },
+	[LAYER_NET_SEATBELT] = { "network_seatbelt",
+				 "macOS, --network off: the profile denies IP traffic both ways, "
+				 "loopback included" },
 	[LAYER_READ_DENY] = { "read_deny",
 			      "the user's secrets (the default list and --deny-read) cannot be "
 			      "read: empty mounts (Linux), the profile (macOS)" },
@@ -145,6 +167,10 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_SECRETS] = { "secrets_readable",
 			  "some paths of the deny-read list (the user's secrets) are readable: "
 			  "see read_denied" },
+	[GAP_LOOPBACK] = { "loopback_unavailable",
+			   "--network off without a network namespace: loopback cannot be told "
+			   "from the host's, so it is refused too (a test server on 127.0.0.1 "
+			   "cannot be reached)" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },
@@ -199,17 +225,22 @@ static const struct {
 	const struct id_text *t;
 	size_t n;
 } tables[] = {
-	{ cordon_event_ids, EVENT_COUNT },	     { cordon_mode_ids, 3 },
-	{ cordon_backend_ids, BACKEND_COUNT },	     { cordon_reason_ids, REASON_COUNT },
-	{ cordon_layer_ids, LAYER_COUNT },	     { cordon_gap_ids, GAP_COUNT },
-	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT }, { cordon_cache_state_ids, CACHE_STATE_COUNT },
+	{ cordon_event_ids, EVENT_COUNT },
+	{ cordon_mode_ids, 3 },
+	{ cordon_backend_ids, BACKEND_COUNT },
+	{ cordon_reason_ids, REASON_COUNT },
+	{ cordon_layer_ids, LAYER_COUNT },
+	{ cordon_gap_ids, GAP_COUNT },
+	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT },
+	{ cordon_cache_state_ids, CACHE_STATE_COUNT },
+	{ cordon_network_ids, 2 },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 /* Every identifier once, in table order, NULL-terminated. "landlock" is
  * both a backend and a layer (as "seatbelt" is): listed once. */
 static const char *all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT +
-			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 1];
+			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + 1];
 
 static void fill_ids(void)
 {

@@ -40,6 +40,7 @@ enum reason_id {
 	REASON_PROTECT_NOT_ENFORCEABLE,
 	REASON_SOCKET_NOT_ENFORCEABLE,
 	REASON_DENY_READ_NOT_ENFORCEABLE,
+	REASON_NETWORK_NOT_ENFORCEABLE,
 	REASON_COUNT
 };
 
@@ -62,6 +63,10 @@ enum layer_id {
 	LAYER_UNIX_SUPERVISOR,
 	LAYER_UNIX_LANDLOCK,
 	LAYER_READ_DENY,
+	LAYER_NETNS,
+	LAYER_NET_SECCOMP,
+	LAYER_NET_LANDLOCK,
+	LAYER_NET_SEATBELT,
 	LAYER_COUNT
 };
 
@@ -86,6 +91,7 @@ enum gap_id {
 	GAP_KEYRINGS,
 	GAP_STDIO,
 	GAP_SECRETS,
+	GAP_LOOPBACK,
 	GAP_COUNT
 };
 
@@ -104,6 +110,7 @@ enum cache_state {
 
 extern const struct id_text cordon_event_ids[EVENT_COUNT];
 extern const struct id_text cordon_mode_ids[3]; /* by enum cordon_mode */
+extern const struct id_text cordon_network_ids[2]; /* by enum cordon_network */
 extern const struct id_text cordon_backend_ids[BACKEND_COUNT];
 extern const struct id_text cordon_reason_ids[REASON_COUNT];
 extern const struct id_text cordon_layer_ids[LAYER_COUNT];

@@ -136,6 +136,7 @@ struct policy {
 	/* The Landlock read layer was not built (too many rules, or a
 	 * directory on the way the caller cannot list): set by its prepare. */
 	int reads_unbuilt;
+	int network_off; /* --network off */
 };
 
 /* A path the command must not read. */
@@ -238,6 +239,10 @@ struct decision {
 	const char *detail; /* what the platform's probe saw, or NULL */
 	int abi, kernel_abi;
 	struct coverage cov;
+	/* --network off is enforced in this run: the network_* layers of
+	 * cov are listed (the backend offers them; a run uses them only
+	 * then, so the probe and runs with the network on do not list them) */
+	int network_listed;
 	const char *layer_list[LAYER_COUNT + 1];
 	const char *gap_list[GAP_COUNT + 1];
 };
@@ -316,6 +321,7 @@ struct cordon {
 	char *workspace_opt;
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
 	int default_deny_read;
+	enum cordon_network network;
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain;
 	char *state_dir_opt;

@@ -12,7 +12,7 @@
 
 /* The newest ABI whose rights this file knows. Kernels report higher
  * versions; cordon then uses what it knows (rights are additive). */
-#define LL_ABI_KNOWN 9
+#define LL_ABI_KNOWN 10
 
 /* Syscall numbers are the same on every architecture (added in 5.13). */
 #define LL_SYS_CREATE_RULESET 444
@@ -45,6 +45,16 @@
  * the same domain. A file right: a rule may name the socket itself. */
 #define LL_FS_RESOLVE_UNIX (1ULL << 16)
 
+/* Network rights: TCP from ABI 4; UDP from ABI 10 (bind; connect and
+ * addressed sends), feature-detected: this kernel (ABI 7) cannot run
+ * them, the tables are unit-tested. */
+#define LL_NET_BIND_TCP (1ULL << 0)
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_NET_BIND_UDP (1ULL << 2)
+#define LL_NET_CONNECT_UDP (1ULL << 3)
+#define LL_ABI_NET_TCP 4
+#define LL_ABI_NET_UDP 10
+
 /* Scopes (ABI 6). */
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define LL_SCOPE_SIGNAL (1ULL << 1)
@@ -57,7 +67,7 @@
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
-	uint64_t handled_access_net; /* ABI 4; always 0 here */
+	uint64_t handled_access_net; /* ABI 4: --network off without a namespace */
 	uint64_t scoped; /* ABI 6 */
 };
 

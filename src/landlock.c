@@ -74,6 +74,16 @@ void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr)
 		attr->scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET;
 }
 
+uint64_t landlock_net_rights(int abi)
+{
+	uint64_t r = 0;
+	if (abi >= LL_ABI_NET_TCP)
+		r |= LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	if (abi >= LL_ABI_NET_UDP)
+		r |= LL_NET_BIND_UDP | LL_NET_CONNECT_UDP;
+	return r;
+}
+
 void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 {
 	/* Below ABI 3 truncate(2) is unchecked by Landlock; the mount
@@ -114,6 +124,12 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 
 	if (d->cov.layers & (1u << LAYER_MOUNTNS))
 		l->own_rights = dir_rights;
+	/* --network off without a network namespace: every TCP (ABI 10:
+	 * and UDP) bind and connect refused, nothing granted. Beside the
+	 * seccomp layer's refusal of IP sockets, for a kernel or architecture
+	 * without it. */
+	if (p->network_off && !plan->net_namespace)
+		l->attr.handled_access_net = landlock_net_rights(d->abi);
 	l->read_fd = -1;
 	if (d->cov.denies_reads == DENY_BY_LANDLOCK) {
 		int r = reads_prepare(c, p, l);

@@ -27,6 +27,15 @@
  *              (SECCOMP_RET_USER_NOTIF); socketcall(2) would hide them
  *              behind a multiplexer, so it fails with ENOSYS and libc
  *              uses the direct calls.
+ *   NET_ALL    --network off without a network namespace: no socket but
+ *              AF_UNIX can be made (TCP, UDP, ICMP, raw, packet, IPv4 and
+ *              IPv6, vsock...); socketcall fails with ENOSYS, for the same
+ *              reason, and io_uring is refused always (IO_URING).
+ *   NET_NS     --network off with a network namespace: the families it
+ *              isolates stay (IP inside it, netlink and packet sockets of
+ *              its own loopback); the rest (AF_VSOCK reaches the
+ *              hypervisor, Bluetooth and others are not namespaced) is
+ *              refused.
  *
  * Arguments are compared on their low 32 bits: the kernel takes most of
  * them as int or unsigned int, so an ioctl request with high bits set
@@ -52,6 +61,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -73,7 +83,7 @@
 		X(prlimit64), X(setpriority), X(ioprio_set), X(sched_setaffinity),                \
 		X(sched_setscheduler), X(sched_setparam), X(sched_setattr), X(migrate_pages),     \
 		X(move_pages), X(io_uring_setup), X(connect), X(sendto), X(sendmsg), X(sendmmsg), \
-		X(socketcall), X(bind)
+		X(socketcall), X(bind), X(socket), X(socketpair)
 #define SC_ENUM(n) SC_##n
 #define SC_NAME(n) #n
 enum sc_call { SC_CALLS(SC_ENUM), SC_COUNT };
@@ -165,6 +175,18 @@ static const struct sc_rule rules[] = {
 	/* bind: the supervisor learns the run's abstract names. */
 	{ SCG_UNIX_NOTIFY, SC_bind, NOTIFY, ALWAYS },
 	{ SCG_UNIX_NOTIFY, SC_socketcall, DENY(ENOSYS), ALWAYS },
+
+	/* socket(domain, type, protocol), socketpair(domain, ...): the
+	 * families allowed first, then every other one refused. */
+	{ SCG_NET_ALL | SCG_NET_NS, SC_socket, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_UNIX } } },
+	{ SCG_NET_NS, SC_socket, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_INET } } },
+	{ SCG_NET_NS, SC_socket, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_INET6 } } },
+	{ SCG_NET_NS, SC_socket, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_NETLINK } } },
+	{ SCG_NET_NS, SC_socket, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_PACKET } } },
+	{ SCG_NET_ALL | SCG_NET_NS, SC_socket, DENY(EACCES), ALWAYS },
+	{ SCG_NET_ALL | SCG_NET_NS, SC_socketpair, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_UNIX } } },
+	{ SCG_NET_ALL | SCG_NET_NS, SC_socketpair, DENY(EACCES), ALWAYS },
+	{ SCG_NET_ALL | SCG_NET_NS, SC_socketcall, DENY(ENOSYS), ALWAYS },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -247,6 +269,8 @@ static const uint32_t numbers[SC_COUNT][SCA_COUNT] = {
 	[SC_sendmmsg] = { NR(307), X32(538), X32(307), NR(345), NR(269), NR(374) },
 	[SC_socketcall] = { NONE, NONE, NONE, NR(102), NONE, NONE },
 	[SC_bind] = { NR(49), X32(49), NONE, NR(361), NR(200), NR(282) },
+	[SC_socket] = { NR(41), X32(41), NONE, NR(359), NR(198), NR(281) },
+	[SC_socketpair] = { NR(53), X32(53), NONE, NR(360), NR(199), NR(288) },
 };
 
 /* The ABIs this build's filter holds, ended by SCA_COUNT. */
@@ -504,13 +528,14 @@ int seccomp_trial(const struct linux_trial *t)
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan)
 {
-	(void)p;
 	(void)d;
 	/* io_uring always: its OPENAT would make setuid files, and its
 	 * CONNECT and SENDMSG would pass the supervisor, unseen by seccomp. */
 	plan->seccomp_groups = SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING;
 	if (!plan->pid_namespace)
 		plan->seccomp_groups |= SCG_PROCESSES;
+	if (p != NULL && p->network_off)
+		plan->seccomp_groups |= plan->net_namespace ? SCG_NET_NS : SCG_NET_ALL;
 	int n = seccomp_build(plan->seccomp_groups, plan->seccomp_insns, SECCOMP_MAX_INSNS);
 	if (n == 0)
 		return cordon_fail(c, CORDON_ECONFINE,

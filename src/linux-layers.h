@@ -81,6 +81,7 @@ struct linux_plan {
 	int devpts; /* a devpts instance of its own on /dev/pts */
 	int pid_namespace; /* the child is process 1 of a new PID namespace */
 	int ipc_namespace;
+	int net_namespace; /* --network off: a network namespace, lo up */
 	char **mqueue; /* the caller's mqueue mounts: covered by the run's */
 	size_t nmqueue;
 	int init_fd; /* memfd of the init program, or -1 */
@@ -141,6 +142,13 @@ int ipcns_trial(const struct linux_trial *t);
 int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		  struct linux_plan *plan);
 int ipcns_apply(const struct linux_plan *plan);
+int netns_trial(const struct linux_trial *t);
+int netns_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		  struct linux_plan *plan);
+int netns_apply(const struct linux_plan *plan);
+/* Bring the loopback interface of the current network namespace up: 0
+ * or errno. */
+int netns_loopback_up(void);
 
 /* caps.c: root's capabilities. */
 int caps_would_reduce(void);
@@ -154,6 +162,8 @@ int landlock_query_abi(void);
 /* The handled rights and scopes of an ABI version (capped at what cordon
  * knows). */
 void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr);
+/* The network rights an ABI can refuse (0 below ABI 4). */
+uint64_t landlock_net_rights(int abi);
 /* Gaps Landlock leaves at abi, with or without the mount layer, and the
  * layers it adds (signal scoping). */
 void landlock_coverage(int abi, int mount_layer, struct coverage *cov);
@@ -202,11 +212,18 @@ enum seccomp_group {
 	SCG_KEYRINGS = 1u << 2, /* add_key, request_key, keyctl: EPERM */
 	SCG_PROCESSES = 1u << 3, /* acting on another process by pid: EPERM */
 	SCG_IO_URING = 1u << 4, /* io_uring_setup: EPERM */
-	SCG_UNIX_NOTIFY = 1u << 5 /* connect, sendto with an address, sendmsg,
+	SCG_UNIX_NOTIFY = 1u << 5, /* connect, sendto with an address, sendmsg,
 				     sendmmsg: SECCOMP_RET_USER_NOTIF; i386
 				     socketcall: ENOSYS */
+	/* --network off without a network namespace: socket and socketpair
+	 * of every family but AF_UNIX: EACCES; socketcall: ENOSYS */
+	SCG_NET_ALL = 1u << 6,
+	/* --network off with one: of every family but AF_UNIX, AF_INET,
+	 * AF_INET6, AF_NETLINK and AF_PACKET (isolated by the namespace):
+	 * EACCES; socketcall: ENOSYS */
+	SCG_NET_NS = 1u << 7
 };
-#define SECCOMP_GROUPS_ALL (((unsigned)SCG_UNIX_NOTIFY << 1) - 1u)
+#define SECCOMP_GROUPS_ALL (((unsigned)SCG_NET_NS << 1) - 1u)
 
 /* Build the filter for these groups into out (room for max instructions).
  * Returns the number of instructions; 0 when this architecture has no

@@ -170,6 +170,8 @@ char *status_start_json(const cordon *c)
 		write_denied(&b, p);
 	else
 		jb_raw(&b, "null");
+	jb_key(&b, "network");
+	jb_str(&b, cordon_network_ids[c->network].id);
 	jb_key(&b, "tmpdir");
 	jb_str(&b, c->rundir);
 	jb_key(&b, "gaps");

@@ -18,6 +18,8 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,7 +48,8 @@ static void tables(void)
 		struct ll_ruleset_attr a;
 		landlock_attr_for_abi(abi, &a);
 		is_int(a.handled_access_fs, want_fs(abi), "ABI %d: handled file rights", abi);
-		is_int(a.handled_access_net, 0, "ABI %d: no network rights", abi);
+		is_int(a.handled_access_net, 0, "ABI %d: no network rights in the write ruleset",
+		       abi);
 		is_int(a.scoped, abi >= 6 ? LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET : 0,
 		       "ABI %d: scopes", abi);
 		/* READ and EXECUTE are never handled: reads stay open. */
@@ -103,6 +106,69 @@ static void kernel_view(int kabi)
 			       abi);
 		}
 	}
+}
+
+/* The network rights by ABI, and the kernel's view: TCP from ABI 4, UDP
+ * from ABI 10 (refused, EINVAL, by an older kernel: detected, never
+ * assumed). A TCP connect under the ruleset is refused with EACCES. */
+static void net_rights(int kabi)
+{
+	is_int(landlock_net_rights(3), 0, "net: ABI 3 has no network rights");
+	is_int(landlock_net_rights(4), LL_NET_BIND_TCP | LL_NET_CONNECT_TCP, "net: ABI 4: TCP");
+	is_int(landlock_net_rights(9), LL_NET_BIND_TCP | LL_NET_CONNECT_TCP, "net: ABI 9: TCP");
+	is_int(landlock_net_rights(10),
+	       LL_NET_BIND_TCP | LL_NET_CONNECT_TCP | LL_NET_BIND_UDP | LL_NET_CONNECT_UDP,
+	       "net: ABI 10: TCP and UDP");
+	is_int(LL_NET_BIND_UDP, 1 << 2, "net: BIND_UDP is bit 2 (UAPI)");
+	is_int(LL_NET_CONNECT_UDP, 1 << 3, "net: CONNECT_UDP is bit 3 (UAPI)");
+	for (int abi = 4; abi <= LL_ABI_NET_UDP; abi++) {
+		struct ll_ruleset_attr a = { .handled_access_fs = LL_FS_WRITE_FILE,
+					     .handled_access_net = landlock_net_rights(abi) };
+		long fd = create(&a);
+		int e = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close((int)fd);
+		if (abi <= kabi)
+			is_int(e, 0, "net: kernel ABI %d accepts ABI %d's network rights", kabi,
+			       abi);
+		else if (landlock_net_rights(abi) != landlock_net_rights(abi - 1))
+			is_int(e, EINVAL, "net: kernel ABI %d refuses ABI %d's network rights",
+			       kabi, abi);
+	}
+	if (kabi < 4) {
+		skip("net: a TCP connect under the ruleset needs Landlock ABI 4");
+		return;
+	}
+	int srv = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	if (srv < 0 || bind(srv, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(srv, 1) != 0 ||
+	    getsockname(srv, (struct sockaddr *)&sa, &len) != 0) {
+		skip("net: no loopback TCP listener here");
+		if (srv >= 0)
+			close(srv);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct ll_ruleset_attr a = { .handled_access_fs = LL_FS_WRITE_FILE,
+					     .handled_access_net = landlock_net_rights(kabi) };
+		long rs = create(&a);
+		if (rs < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(LL_SYS_RESTRICT_SELF, (int)rs, 0U) != 0)
+			_exit(100);
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			_exit(0);
+		_exit(errno == EACCES ? 1 : 101);
+	}
+	int st = -1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 1,
+	       "net: a TCP connect to the host's loopback under the ruleset: EACCES");
+	close(srv);
 }
 
 /* In a child: restrict with RESOLVE_UNIX handled (and a rule on allowed
@@ -173,6 +239,7 @@ int main(void)
 	} else {
 		kernel_view(kabi);
 		resolve_unix(kabi);
+		net_rights(kabi);
 	}
 	return done_testing();
 }

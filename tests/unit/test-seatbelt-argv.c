@@ -80,7 +80,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -111,7 +111,7 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2, 0, 0 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2, 0, 0, 0 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -439,8 +439,8 @@ static void coverage(void)
 	struct coverage cov;
 	memset(&cov, 0xa5, sizeof(cov));
 	cordon_backend_seatbelt.coverage(0, &cov);
-	is_int(cov.layers, 1u << LAYER_SEATBELT | 1u << LAYER_SETID,
-	       "layers: seatbelt and setid_files_refused");
+	is_int(cov.layers, 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT,
+	       "layers: seatbelt, setid_files_refused, network_seatbelt (used by --network off)");
 	ok(!(cov.gaps & (1u << GAP_SIGNALS)) && !(cov.gaps & (1u << GAP_UNIX_SOCKETS)) &&
 		   !(cov.gaps & (1u << GAP_SETID)),
 	   "signals, Unix sockets and setuid/setgid files are not gaps");
@@ -454,6 +454,48 @@ static void coverage(void)
 	for (int g = 0; g < GAP_COUNT; g++)
 		if ((cov.gaps ^ want) & (1u << g))
 			diag("differs: %s", cordon_gap_ids[g].id);
+}
+
+/* --network off: three fixed denials at the end of the profile (after
+ * the Unix socket allowances, which they do not touch: they name IP
+ * only), no parameter; absent when on. The argv builder takes the shape
+ * from the policy. */
+static void network_off(void)
+{
+	struct sb_shape s = { 0 };
+	char *on = seatbelt_profile(&s);
+	s.network_off = 1;
+	char *off = seatbelt_profile(&s);
+	static const char frag[] = "(deny network-outbound (remote ip))\n"
+				   "(deny network-inbound (local ip))\n"
+				   "(deny network-bind (local ip))\n";
+	ok(on != NULL && strstr(on, "(remote ip)") == NULL && strstr(on, "(local ip)") == NULL,
+	   "network on: no IP rule in the profile");
+	ok(off != NULL && strlen(off) >= strlen(frag) &&
+		   strcmp(off + strlen(off) - strlen(frag), frag) == 0,
+	   "network off: the IP denials close the profile");
+	ok(off != NULL && strstr(off, "param") == NULL && strstr(off, "localhost") == NULL,
+	   "network off: no parameter, no host text, loopback not allowed back");
+	ok(off != NULL && strstr(off, "(allow network-outbound\n  (remote unix-socket") != NULL,
+	   "network off: the system Unix sockets (name lookups, syslog) stay allowed");
+	free(on);
+	free(off);
+
+	struct policy p;
+	memset(&p, 0, sizeof(p));
+	struct strv argv;
+	struct sb_shape got;
+	p.network_off = 1;
+	is_int(build(&p, &argv, &got), 0, "network off: argv built");
+	is_int(got.network_off, 1, "network off: the shape says so");
+	ok(argv.n > 2 && strstr(argv.v[2], "(deny network-outbound (remote ip))") != NULL,
+	   "network off: the profile given with -p holds the IP denials");
+	strv_free(&argv);
+	p.network_off = 0;
+	is_int(build(&p, &argv, &got), 0, "network on: argv built");
+	ok(got.network_off == 0 && argv.n > 2 && strstr(argv.v[2], "(remote ip)") == NULL,
+	   "network on: no IP denial");
+	strv_free(&argv);
 }
 
 /* Read-deny: a DENY_READ_ parameter per denied path (denied as a tree,
@@ -516,5 +558,6 @@ int main(void)
 	docs_example();
 	coverage();
 	deny_read();
+	network_off();
 	return done_testing();
 }

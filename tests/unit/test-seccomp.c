@@ -252,7 +252,7 @@ static const struct rule_case cases[] = {
 	W(UNIX, "sendto", NOTIF, ALLOW, "sendto dest 0x1_0000_0000", 3, PTR, 1, 0, HIGH_ONLY, 16),
 	C(UNIX, "sendmsg", NOTIF, "sendmsg", 3, PTR, 0),
 	C(UNIX, "sendmmsg", NOTIF, "sendmmsg", 3, PTR, 1, 0),
-	C(UNIX, "socketcall", ERR(ENOSYS), "socketcall", 3, PTR),
+	C(UNIX | SCG_NET_ALL | SCG_NET_NS, "socketcall", ERR(ENOSYS), "socketcall", 3, PTR),
 	C(UNIX, "bind", NOTIF, "bind", 3, PTR, 16),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -292,6 +292,54 @@ static void rule_cases(void)
 	for (enum seccomp_abi abi = 0; abi < SCA_COUNT; abi++)
 		if (seccomp_abi_built(abi))
 			ok(covered[abi] > 0, "%s: %d rule cases run", abi_name(abi), covered[abi]);
+}
+
+/* --network off's groups, which a plan never holds together: each
+ * alone. socket and socketpair by family (the low 32 bits of the first
+ * argument), on every ABI of the build. */
+static void net_groups(void)
+{
+	static const struct {
+		const char *call;
+		uint64_t domain;
+		uint32_t all, ns; /* with SCG_NET_ALL, with SCG_NET_NS */
+	} k[] = {
+		{ "socket", AF_UNIX, ALLOW, ALLOW },
+		{ "socket", AF_INET, ERR(EACCES), ALLOW },
+		{ "socket", AF_INET6, ERR(EACCES), ALLOW },
+		{ "socket", AF_NETLINK, ERR(EACCES), ALLOW },
+		{ "socket", AF_PACKET, ERR(EACCES), ALLOW },
+		{ "socket", 40 /* AF_VSOCK */, ERR(EACCES), ERR(EACCES) },
+		{ "socket", 31 /* AF_BLUETOOTH */, ERR(EACCES), ERR(EACCES) },
+		{ "socket", 0x100000000ull | AF_UNIX, ALLOW, ALLOW },
+		{ "socket", 0x100000000ull | 40, ERR(EACCES), ERR(EACCES) },
+		{ "socketpair", AF_UNIX, ALLOW, ALLOW },
+		{ "socketpair", AF_INET, ERR(EACCES), ERR(EACCES) },
+	};
+	for (enum seccomp_abi abi = 0; abi < SCA_COUNT; abi++) {
+		if (!seccomp_abi_built(abi))
+			continue;
+		uint32_t arch = seccomp_abi_arch(abi);
+		for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+			long nr = seccomp_abi_nr(abi, k[i].call);
+			if (nr < 0)
+				continue;
+			uint64_t args[6] = { k[i].domain, SOCK_STREAM, 0, PTR, 0, 0 };
+			char w[48];
+			is_int(decide(SCG_NET_ALL, arch, nr, args), k[i].all,
+			       "%s: network off, no namespace: %s(%llu) -> %s", abi_name(abi),
+			       k[i].call, (unsigned long long)k[i].domain,
+			       action(k[i].all, w, sizeof(w)));
+			is_int(decide(SCG_NET_NS, arch, nr, args), k[i].ns,
+			       "%s: network off, a namespace: %s(%llu) -> %s", abi_name(abi),
+			       k[i].call, (unsigned long long)k[i].domain,
+			       action(k[i].ns, w, sizeof(w)));
+			is_int(decide(SECCOMP_GROUPS_ALL & ~(SCG_NET_ALL | SCG_NET_NS), arch, nr,
+				      args),
+			       ALLOW, "%s: network on: %s(%llu) -> ALLOW", abi_name(abi), k[i].call,
+			       (unsigned long long)k[i].domain);
+		}
+	}
 }
 
 /* Calls no rule names, and architectures the build has no table for. */
@@ -759,6 +807,7 @@ static void kernel(void)
 int main(void)
 {
 	rule_cases();
+	net_groups();
 	other_decisions();
 	shape();
 	numbers();
