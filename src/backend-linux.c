@@ -358,10 +358,6 @@ static void ll_coverage(int abi, struct coverage *out)
 				1u << LAYER_SETID | 1u << LAYER_KEYRINGS | 1u << LAYER_NET_SECCOMP;
 	}
 	landlock_coverage(abi, mount_layer, out);
-	/* Landlock ABI 4: TCP bind and connect (used for --network off
-	 * without a network namespace). */
-	if (abi >= 4)
-		out->layers |= 1u << LAYER_NET_LANDLOCK;
 	if (!(out->layers & (1u << LAYER_UNIX_SUPERVISOR | 1u << LAYER_UNIX_LANDLOCK)))
 		out->gaps |= 1u << GAP_UNIX_SOCKETS;
 	/* The supervisor refuses abstract names the run did not bind, on

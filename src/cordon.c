@@ -127,14 +127,18 @@ void cordon_free(cordon *c)
 
 /* ---- the decision ---- */
 
+/* The backend's network mechanisms: listed and used only for --network
+ * off (network_coverage). */
+#define NET_LAYERS                                                                \
+	(1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_LANDLOCK | \
+	 1u << LAYER_NET_SEATBELT)
+
 /* The identifier lists of the bit sets. */
 static void decision_finish(struct decision *d)
 {
 	size_t k = 0;
-	const unsigned net = 1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP |
-			     1u << LAYER_NET_LANDLOCK | 1u << LAYER_NET_SEATBELT;
 	for (int i = 0; i < LAYER_COUNT; i++)
-		if ((d->cov.layers & (1u << i)) && (d->network_listed || !(net & (1u << i))))
+		if ((d->cov.layers & (1u << i)) && (d->network_listed || !(NET_LAYERS & (1u << i))))
 			d->layer_list[k++] = cordon_layer_ids[i].id;
 	d->layer_list[k] = NULL;
 	k = 0;
@@ -259,12 +263,10 @@ static int open_status_file(cordon *c)
 static int network_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
-	const unsigned net = 1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP |
-			     1u << LAYER_NET_LANDLOCK | 1u << LAYER_NET_SEATBELT;
 	const unsigned holds =
 		1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_SEATBELT;
-	unsigned have = d->cov.layers & net;
-	d->cov.layers &= ~net;
+	unsigned have = d->cov.layers & NET_LAYERS;
+	d->cov.layers &= ~NET_LAYERS;
 	d->network_listed = 0;
 	if (c->network != CORDON_NETWORK_OFF || !d->applied)
 		return 0;

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define READ_DIR_RIGHTS (LL_FS_READ_FILE | LL_FS_READ_DIR)
@@ -253,22 +252,11 @@ static int grant(void *arg, int dfd, const char *name, unsigned char type)
 	struct ll_path_beneath_attr pb = { .allowed_access =
 						   is_dir ? READ_DIR_RIGHTS : LL_FS_READ_FILE,
 					   .parent_fd = fd };
-	if (syscall(LL_SYS_ADD_RULE, (int)g->ruleset, LL_RULE_PATH_BENEATH, &pb, 0U) != 0)
+	if (ll_add_rule((int)g->ruleset, &pb) != 0)
 		r = -errno;
 	g->fds[g->n++] = fd;
 	if (g->n == GRANT_BATCH)
 		close_batch(g);
-	return r;
-}
-
-static int add_path(long rs, const char *path, uint64_t rights)
-{
-	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	struct ll_path_beneath_attr pb = { .allowed_access = rights, .parent_fd = fd };
-	int r = syscall(LL_SYS_ADD_RULE, (int)rs, LL_RULE_PATH_BENEATH, &pb, 0U) == 0 ? 0 : -errno;
-	close(fd);
 	return r;
 }
 
@@ -285,16 +273,15 @@ int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
 	 * renames and links go, and Landlock still refuses one that would
 	 * give a file more read rights where it lands. */
 	struct ll_ruleset_attr attr = { .handled_access_fs = READ_DIR_RIGHTS | LL_FS_REFER };
-	long rs = syscall(LL_SYS_CREATE_RULESET, &attr, sizeof(attr), 0U);
+	long rs = ll_create_ruleset(&attr, sizeof(attr), 0);
 	if (rs < 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset (reads)");
-	int r = add_path(rs, "/", LL_FS_REFER);
-	/* The writable set is read whole, whatever lies on its way. */
-	for (size_t i = 0; r == 0 && i < p->nw; i++) {
-		r = add_path(rs, p->w[i].path, p->w[i].is_dir ? READ_DIR_RIGHTS : LL_FS_READ_FILE);
-		if (r == -ENOENT)
-			r = 0; /* a device the machine lacks */
-	}
+	int r = -landlock_grant_path("/", (int)rs, LL_FS_REFER);
+	/* The writable set is read whole, whatever lies on its way (a
+	 * device the machine lacks: nothing to grant). */
+	for (size_t i = 0; r == 0 && i < p->nw; i++)
+		r = -landlock_grant_path(p->w[i].path, (int)rs,
+					 p->w[i].is_dir ? READ_DIR_RIGHTS : LL_FS_READ_FILE);
 	struct grant_ctx *g = calloc(1, sizeof(*g));
 	if (g == NULL) {
 		close((int)rs);

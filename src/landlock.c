@@ -3,13 +3,12 @@
  *
  * Only write-type rights are handled, so reads and execution are
  * unchanged everywhere (without the mount layer, the read layer of
- * landlock-reads.c keeps the denied paths out, as a layer of its own); every handled right is
- * granted on the writable set except device node creation. The parent opens each writable entry
- * once per run (O_PATH, close-on-exec) and decides its rights; each
- * command's child builds its own ruleset from those fds and restricts
- * itself, as its last step but seccomp. A ruleset of its own lets the
- * child add its private /dev/shm, which exists only in its mount
- * namespace, without touching anything another child uses.
+ * landlock-reads.c keeps the denied paths out, as a layer of its own);
+ * every handled right is granted on the writable set except device node
+ * creation. The parent opens each writable entry once per run (O_PATH, close-on-exec) and decides
+ * its rights; each command's child builds its own ruleset from those fds and restricts itself, as
+ * its last step but seccomp. A ruleset of its own lets the child add its private /dev/shm, which
+ * exists only in its mount namespace, without touching anything another child uses.
  */
 #include "linux-layers.h"
 
@@ -24,12 +23,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
+long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
 {
 	return syscall(LL_SYS_CREATE_RULESET, attr, size, flags);
 }
 
-static long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr)
+long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr)
 {
 	return syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, attr, 0U);
 }
@@ -98,6 +97,10 @@ void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 		cov->gaps |= 1u << GAP_SIGNALS | 1u << GAP_ABSTRACT_SOCKETS;
 	if (abi >= 9)
 		cov->layers |= 1u << LAYER_UNIX_LANDLOCK;
+	/* TCP bind and connect (ABI 4), used by --network off without a
+	 * network namespace. */
+	if (landlock_net_rights(abi) != 0)
+		cov->layers |= 1u << LAYER_NET_LANDLOCK;
 }
 
 /* Restricting with the ABI's empty ruleset shows the kernel allows it
@@ -179,12 +182,7 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	return 0;
 }
 
-/* The private /dev/shm and /dev/pts exist only in this child's mount
- * namespace, so the parent cannot name them: the child grants the root
- * of the tmpfs or devpts it has just mounted, in its own ruleset. (A
- * symlinked /dev/shm is followed as the mount followed it.) Not there:
- * nothing to grant. */
-static int grant_own(const char *path, int ruleset, uint64_t rights)
+int landlock_grant_path(const char *path, int ruleset, uint64_t rights)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
@@ -210,15 +208,20 @@ int landlock_apply(const struct linux_plan *plan)
 		if (ll_add_rule((int)rs, &pb) != 0)
 			e = errno;
 	}
+	/* The private /dev/shm and /dev/pts exist only in this child's mount
+	 * namespace, so the parent cannot name them: the child grants the
+	 * root of the tmpfs or devpts it has just mounted, in its own
+	 * ruleset. (A symlinked /dev/shm is followed as the mount followed
+	 * it.) */
 	if (e == 0 && plan->mount != NULL && l->own_rights != 0)
-		e = grant_own("/dev/shm", (int)rs, l->own_rights);
+		e = landlock_grant_path("/dev/shm", (int)rs, l->own_rights);
 	/* /dev/ptmx is a bind of the private devpts's ptmx: Landlock walks
 	 * up from a bind mount's root past its mount point, so the file
 	 * itself needs the rule. */
 	if (e == 0 && plan->devpts && l->own_rights != 0)
-		e = grant_own("/dev/pts", (int)rs, l->own_rights);
+		e = landlock_grant_path("/dev/pts", (int)rs, l->own_rights);
 	if (e == 0 && plan->devpts && l->own_rights != 0)
-		e = grant_own("/dev/ptmx", (int)rs, l->own_rights & LL_FS_FILE_RIGHTS);
+		e = landlock_grant_path("/dev/ptmx", (int)rs, l->own_rights & LL_FS_FILE_RIGHTS);
 	if (e == 0 && ll_restrict_self((int)rs) != 0)
 		e = errno;
 	close((int)rs);

@@ -82,11 +82,11 @@ static void write_strings(struct jbuf *b, char *const *v, size_t n)
 	jb_raw(b, "]");
 }
 
-/* The layer that keeps a denied path unreadable. */
-static const char *const deny_by_names[] = {
-	[DENY_BY_MOUNT] = "mount_namespace",
-	[DENY_BY_LANDLOCK] = "landlock",
-	[DENY_BY_SEATBELT] = "seatbelt",
+/* The layer that keeps a denied path unreadable, by its identifier. */
+static const enum layer_id deny_by_layer[] = {
+	[DENY_BY_MOUNT] = LAYER_MOUNTNS,
+	[DENY_BY_LANDLOCK] = LAYER_LANDLOCK,
+	[DENY_BY_SEATBELT] = LAYER_SEATBELT,
 };
 
 static void write_denied(struct jbuf *b, const struct policy *p)
@@ -105,7 +105,7 @@ static void write_denied(struct jbuf *b, const struct policy *p)
 		if (d->enforced == DENY_BY_NONE)
 			jb_raw(b, "null");
 		else
-			jb_str(b, deny_by_names[d->enforced]);
+			jb_str(b, cordon_layer_ids[deny_by_layer[d->enforced]].id);
 		jb_key(b, "readable");
 		write_strings(b, d->keep, d->nkeep);
 		jb_raw(b, "}");
