@@ -84,6 +84,18 @@ CONTROLS = {
                    "$p -c 'import setuptools, wheel; print(\"built\")' 2>&1", r"^built$",
                    [(r"No module named '(setuptools|wheel)'",
                      "python3-setuptools or python3-wheel is not installed")], "python3"),
+    # Sockets on the host's loopback, for the network corpus's controls.
+    "ipv6": ("python3 -c 'import socket; s = socket.socket(socket.AF_INET6); "
+             "s.bind((\"::1\", 0)); print(\"bound\")' 2>&1", r"^bound$",
+             [(r"Cannot assign requested address|Address family not supported",
+               "IPv6 is off here (no ::1)")], "python3"),
+    "curl": ("curl --version 2>&1", r"^curl \d", []),
+    "perl": ("perl -MIO::Socket::INET -e 'print \"ok\\n\"' 2>&1", r"^ok$", []),
+    # A socket made through io_uring (the helper built in CORDON_BUILD).
+    "io_uring": ('"{build_helpers}/uring-net" probe 2>&1', r"^socket made through io_uring$",
+                 [(r"io_uring refused", "io_uring is disabled here (kernel.io_uring_disabled)"),
+                  (r"IORING_OP_SOCKET refused: Invalid argument",
+                   "this kernel's io_uring has no IORING_OP_SOCKET (Linux < 5.19)")], "sh"),
 }
 _cache = {}
 
@@ -92,8 +104,10 @@ def _control_cmd(tool):
     cmd = CONTROLS[tool][0]
     if cmd is None and tool == "unshare":  # what the tests ask of it
         cmd = "unshare --uts true 2>&1" if os.geteuid() == 0 else "unshare -Ur true 2>&1"
-    return cmd.replace("{helpers}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                 "helpers"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    build = os.path.join(os.path.dirname(here), os.environ.get("CORDON_BUILD", "build"))
+    return cmd.replace("{helpers}", os.path.join(here, "helpers")).replace(
+        "{build_helpers}", os.path.join(build, "helpers"))
 
 
 def check(tool, path):
