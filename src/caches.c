@@ -241,7 +241,7 @@ static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
  * with a link and have the next run grant whatever it names. A location
  * inside a writable tree is writable already and gets no grant (nor a
  * directory made for it) of its own. */
-static int resolve_one(cordon *c, const struct cache_loc *loc)
+static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missing_home)
 {
 	struct policy *p = &c->pol;
 	struct cache_entry *e = NULL;
@@ -265,6 +265,10 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 		return 0;
 	}
 	if (lstat(real, &st) != 0) {
+		/* A home that does not exist (HOME=/nonexistent) is not made
+		 * for a cache: the cache is reported unavailable. */
+		if (missing_home != NULL && path_within(missing_home, real))
+			return 0;
 		if ((loc->is_dir ? mkdir_p(real) : make_file(real)) != 0)
 			return 0;
 		e->created = 1;
@@ -290,18 +294,23 @@ static int resolve_one(cordon *c, const struct cache_loc *loc)
 	return 0;
 }
 
+/* The home the default caches are under: $HOME as given (homes_load
+ * checked its length), else the password database's home. -1: none. */
+static int cache_home(const cordon *c, char home[CORDON_PATH_MAX])
+{
+	if (c->nhomes == 0)
+		return -1;
+	const char *h = getenv("HOME");
+	return path_join(home, CORDON_PATH_MAX, h != NULL && h[0] == '/' ? h : c->homes[0], "");
+}
+
 /* The run's cache locations for the tools in mask; 0 when there is no
  * home (the default caches then have no location). */
 static size_t locate(const cordon *c, unsigned mask, struct cache_loc locs[CACHE_LOC_MAX],
 		     unsigned *too_long)
 {
 	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX];
-	if (c->nhomes == 0 || mask == 0)
-		return 0;
-	/* $HOME as given (homes_load checked its length), else the
-	 * password database's home. */
-	const char *h = getenv("HOME");
-	if (path_join(home, sizeof(home), h != NULL && h[0] == '/' ? h : c->homes[0], "") != 0)
+	if (mask == 0 || cache_home(c, home) != 0)
 		return 0;
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0'; /* relative variables then name no location */
@@ -319,12 +328,18 @@ static int resolve(cordon *c)
 	size_t n = locate(c, c->caches, locs, &too_long);
 	if (n == 0 && too_long == 0)
 		return 0;
+	char home[CORDON_PATH_MAX];
+	struct stat hs;
+	const char *missing_home = NULL;
+	if (cache_home(c, home) == 0 && (stat(home, &hs) != 0 || !S_ISDIR(hs.st_mode)))
+		missing_home = home;
 	for (unsigned bit = 1; bit <= CORDON_CACHE_DEFAULT; bit <<= 1) {
 		if (!(c->caches & bit))
 			continue;
 		int present = (too_long & bit) || tool_present(locs, n, bit);
 		for (size_t i = 0; i < n; i++)
-			if (locs[i].bit == bit && present && (r = resolve_one(c, &locs[i])) != 0)
+			if (locs[i].bit == bit && present &&
+			    (r = resolve_one(c, &locs[i], missing_home)) != 0)
 				return r;
 		/* A location that cannot be a path: reported, never granted. */
 		if ((too_long & bit) && (r = push_entry(&c->pol, cache_tool_of_bit(bit), NULL,

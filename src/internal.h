@@ -208,7 +208,8 @@ int policy_resolve_untampered(const struct policy *p, const char *in, char *out,
 int caches_resolve(cordon *c);
 
 /* ---- runtmp.c: the run's own dir ---- */
-/* The state dir: 0, -1 when there is none (no HOME), -2 when too long. */
+/* The state dir: 0, -1 when there is none (no HOME), -2 when too long,
+ * -3 when it would be under a home that does not exist. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 int runtmp_create(cordon *c);
 void runtmp_remove(cordon *c);

@@ -30,9 +30,14 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 		n = snprintf(out, outlen, "%s", c->state_dir_opt);
 	else if (x != NULL && x[0] == '/')
 		n = snprintf(out, outlen, "%s/cordon", x);
-	else if (c->nhomes > 0)
+	else if (c->nhomes > 0) {
+		/* Never under a home that does not exist (HOME=/nonexistent):
+		 * cordon would make it. */
+		struct stat st;
+		if (stat(c->homes[0], &st) != 0 || !S_ISDIR(st.st_mode))
+			return -3;
 		n = snprintf(out, outlen, "%s/.local/state/cordon", c->homes[0]);
-	else
+	} else
 		return -1;
 	return n > 0 && (size_t)n < outlen ? 0 : -2;
 }
@@ -90,6 +95,12 @@ int runtmp_create(cordon *c)
 				   "the state directory's path would be longer than %d bytes "
 				   "(--state-dir, XDG_STATE_HOME or HOME)",
 				   CORDON_PATH_MAX - 1);
+	if (sr == -3)
+		return cordon_fail(
+			c, CORDON_EINVAL,
+			"no state directory: the home %s does not exist (set --state-dir "
+			"or XDG_STATE_HOME)",
+			c->homes[0]);
 	if (sr != 0)
 		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
 	/* The state dir is where runs' dirs are made and swept: a command

@@ -74,6 +74,23 @@ HOME=$long bad "HOME longer than a path" run "${S[@]}" "${R[@]}"
 grep -q 'HOME is longer than 4095 bytes' "$T/e"
 ok $? "HOME longer than a path: says so"
 XDG_STATE_HOME=$long bad "XDG_STATE_HOME longer than a path" run "${R[@]}"
+# A home that does not exist (HOME=/nonexistent, as for system users) is
+# never made: with no other state dir the run is refused; with one, it
+# runs and the default caches under that home are unavailable.
+nohome=$T/no-such-home
+mkdir -p "$T/fakebin" # an npm on PATH: its cache counts
+printf '#!/bin/sh\n' >"$T/fakebin/npm"
+chmod +x "$T/fakebin/npm"
+XDG_STATE_HOME='' HOME=$nohome bad "HOME that does not exist, no state dir" run "${R[@]}"
+grep -q "the home $nohome does not exist" "$T/e"
+ok $? "... says so: $(cat "$T/e")"
+(cd "$WS" && HOME=$nohome PATH="$T/fakebin:$PATH" "$CORDON" run "${S[@]}" --status-file "$T/nh.json" -- echo RAN) \
+	>"$T/o" 2>&1
+is "$?:$(cat "$T/o")" "0:RAN" "HOME that does not exist, --state-dir given: runs"
+[ ! -e "$nohome" ]
+ok $? "... and the home was not created"
+is "$(json_field "$T/nh.json" status 'sorted(set(x["state"] for x in e["caches"] or [] if x["path"].startswith("'"$nohome"'/")))')" \
+	'["unavailable"]' "... its default caches under that home are listed unavailable"
 bad "workspace longer than a path" run "${S[@]}" -w "$long" "${R[@]}"
 bad "state dir longer than a path" run --state-dir "$long" "${R[@]}"
 bad "status file longer than a path" run "${S[@]}" --status-file "$long" "${R[@]}"
