@@ -490,22 +490,66 @@ def workload(ctx, pr, tools, args, table):
     make = ["make", "-s", "-B", "-j2", "-C", d]
     rows = [("plain", make)]
     for row in table["true"]["rows"]:
-        if row["id"] in ("cordon_landlock", "cordon_all") and row["available"]:
+        if row["id"] in ("cordon_landlock", "cordon_all", "cordon_all_netoff") \
+                and row["available"]:
             if row.get("group", "main") != "main":
                 continue  # the seccomp-deny group has no workload row
             rows.append((row["id"], row["argv_prefix"] + make))
     log(f"{ctx['role']}: workload: {WORK_FILES} C files, make -j2, {args.work_runs} runs per way")
     if run(make, cwd=ctx["ws"]).returncode != 0:  # also the warm-up: compiler in the page cache
         raise SystemExit("the workload does not build")
-    timed = hyperfine(rows, [], args.work_runs, max(1, args.work_runs // 2), 0,
-                      os.path.join(ctx["raw"], "workload"), ctx["ws"])
+    timed = cpu_timed(rows, args.work_runs, ctx["ws"])
     res = {"files": WORK_FILES + 1, "command": shlex.join(make), "rows": []}
     for rid, cmd in rows:
         r = {"id": rid, "command": shlex.join(cmd)}
-        r.update(summarise(timed, rid, ["plain"]))
+        r.update(summarise_cpu(timed, rid, "plain"))
         res["rows"].append(r)
     shutil.rmtree(d)
     return res
+
+
+def cpu_timed(rows, runs, cwd):
+    """Each way `runs` times, interleaved (the order reversed every other
+    round): wall time, and CPU time -- user + system of the process and
+    every descendant it waited for, from wait4(2)'s rusage."""
+    out = {rid: {"wall": [], "cpu": []} for rid, _ in rows}
+    null = os.open(os.devnull, os.O_WRONLY)
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        for i in range(runs):
+            for rid, cmd in (rows if i % 2 == 0 else rows[::-1]):
+                t0 = time.monotonic()
+                pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=[
+                    (os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+                _, status, ru = os.wait4(pid, 0)
+                wall = time.monotonic() - t0
+                if status != 0:
+                    raise SystemExit(f"workload {rid} failed: wait status {status}")
+                out[rid]["wall"].append(wall)
+                out[rid]["cpu"].append(ru.ru_utime + ru.ru_stime)
+    finally:
+        os.chdir(here)
+        os.close(null)
+    return out
+
+
+def summarise_cpu(timed, rid, base):
+    """Medians of wall and CPU time, and the ratios to the base way: of the
+    medians, and the spread of the per-run paired ratios (run i of this way
+    against run i of the base, measured next to each other)."""
+    t, b = timed[rid], timed[base]
+    s = stats_ms(t["wall"])
+    s["cpu_median_ms"] = round(statistics.median(t["cpu"]) * 1000, 1)
+    s["x_" + base] = round(statistics.median(t["wall"]) / statistics.median(b["wall"]), 4)
+    s["cpu_x_" + base] = round(statistics.median(t["cpu"]) / statistics.median(b["cpu"]), 4)
+    for kind in ("wall", "cpu"):
+        paired = sorted(a / c for a, c in zip(t[kind], b[kind]))
+        s[f"{kind}_paired_x_{base}"] = {
+            "median": round(statistics.median(paired), 4), "min": round(paired[0], 4),
+            "p10": round(quantile(paired, 0.1), 4), "p90": round(quantile(paired, 0.9), 4),
+            "max": round(paired[-1], 4)}
+    return s
 
 
 def tool_paths():
@@ -532,7 +576,7 @@ def main():
     ap.add_argument("--lib-n", type=int, default=500)
     ap.add_argument("--lib-mb", type=int, default=256)
     ap.add_argument("--lib-first", type=int, default=30)
-    ap.add_argument("--work-runs", type=int, default=10)
+    ap.add_argument("--work-runs", type=int, default=20)
     ap.add_argument("--skip", default="", help="comma list of: commands,library,workload")
     ap.add_argument("--force-nons", action="store_true",
                     help="measure 'Landlock only' under seccomp-deny nons even without layers")
