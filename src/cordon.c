@@ -259,7 +259,7 @@ static int open_status_file(cordon *c)
 
 /* The network: the backend offers its mechanisms (the layers network_*);
  * they are reported only for --network off, strongest first. 1 when off
- * cannot be enforced at all. */
+ * cannot be enforced at all, 2 when the command is given a network socket. */
 static int network_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
@@ -280,6 +280,12 @@ static int network_coverage(cordon *c)
 		d->cov.gaps &= ~(1u << GAP_NETWORK);
 	if ((have & holds) && !(have & (1u << LAYER_NETNS)))
 		d->cov.gaps |= 1u << GAP_LOOPBACK;
+	/* A network socket the command is given (stdio, --keep-fd) was made
+	 * outside the run's namespace and filters: it reaches the network. */
+	if (inherited_network_socket(c)) {
+		d->cov.gaps |= 1u << GAP_INHERITED_SOCKET;
+		return 2;
+	}
 	/* Landlock's TCP rights alone leave UDP and raw sockets: still a
 	 * gap, and not what --network off promises. */
 	return !(have & holds);
@@ -328,6 +334,8 @@ static enum reason_id policy_coverage(cordon *c)
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
+	if (network_unenforced == 2)
+		return REASON_NETWORK_SOCKET_INHERITED;
 	if (network_unenforced)
 		return REASON_NETWORK_NOT_ENFORCEABLE;
 	if (explicit_unenforced)

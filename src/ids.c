@@ -71,6 +71,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					     "--network off was given, but this machine can neither "
 					     "give the command a network namespace nor refuse its "
 					     "IP sockets" },
+	[REASON_NETWORK_SOCKET_INHERITED] = { "network_socket_inherited",
+					      "--network off was given, but fd 0, 1 or 2 (or a "
+					      "--keep-fd fd) is a network socket, which the command "
+					      "could connect or send anywhere" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -167,6 +171,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_SECRETS] = { "secrets_readable",
 			  "some paths of the deny-read list (the user's secrets) are readable: "
 			  "see read_denied" },
+	[GAP_INHERITED_SOCKET] = { "inherited_network_socket",
+				   "--network off, but the command holds a network socket it was "
+				   "given (fd 0-2 or --keep-fd): it reaches the network" },
 	[GAP_LOOPBACK] = { "loopback_unavailable",
 			   "--network off without a network namespace: loopback cannot be told "
 			   "from the host's, so it is refused too (a test server on 127.0.0.1 "

@@ -263,6 +263,8 @@ int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
  * changeable (the gap stdio_metadata_not_restricted). */
 int stdio_metadata_gap(const cordon *c);
+/* A network socket (not AF_UNIX) on fd 0-2 or a kept fd. */
+int inherited_network_socket(const cordon *c);
 
 /* ---- status.c: the JSON events ---- */
 char *status_start_json(const cordon *c);

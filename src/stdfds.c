@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,6 +88,32 @@ void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
 		return;
 	for (int fd = 0; fd <= 2; fd++)
 		sp->action[fd] = decide(c, fd, sp);
+}
+
+/* Whether fd is a socket of a family other than AF_UNIX: a network
+ * socket made before the run, outside any namespace of the run's, which
+ * the command could connect or send anywhere. */
+static int network_socket(int fd)
+{
+#if defined(SO_DOMAIN)
+	int domain = AF_UNIX;
+	socklen_t len = sizeof(domain);
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain != AF_UNIX;
+#else
+	(void)fd; /* macOS: Seatbelt mediates every socket's connect and send */
+	return 0;
+#endif
+}
+
+int inherited_network_socket(const cordon *c)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (network_socket(fd))
+			return 1;
+	for (size_t i = 0; i < c->nkeep; i++)
+		if (network_socket(c->keep_fds[i]))
+			return 1;
+	return 0;
 }
 
 int stdio_metadata_gap(const cordon *c)

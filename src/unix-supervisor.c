@@ -97,6 +97,10 @@ struct supervisor {
 		int fd;
 	} * names;
 	size_t nnames;
+	/* --network off without a network namespace: a call on a network
+	 * socket (one the command was given: it cannot make one) is refused,
+	 * never made by this thread, which Landlock's TCP rules do not see. */
+	int refuse_network;
 };
 
 static void destroy(struct supervisor *s);
@@ -833,7 +837,9 @@ static void handle(struct supervisor *s, const struct seccomp_notif *n,
 		 * socket address has no pointer); a 32-bit ABI's msghdr
 		 * differs: its sendmsg and sendmmsg are refused (documented). */
 		int cont = 0;
-		if (c == C_BIND) {
+		if (s->refuse_network && sock_int(sfd, SO_DOMAIN) != AF_UNIX)
+			r = -EACCES;
+		else if (c == C_BIND) {
 			r = do_bind(s, &t, n, sfd, &cont);
 			if (cont)
 				resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -1055,11 +1061,11 @@ static int add_id(struct supervisor *s, const char *path)
 int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		       struct linux_plan *plan)
 {
-	(void)d;
 	struct supervisor *s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	plan->supervisor = s;
+	s->refuse_network = p->network_off && !(d->cov.layers & (1u << LAYER_NETNS));
 	s->listener = s->stop[0] = s->stop[1] = -1;
 	s->refs = 1; /* the run's */
 	pthread_mutex_init(&s->lock, NULL);

@@ -210,6 +210,64 @@ attack "$T/auto.out" "$DENY" nons -- "$DENY" noseccomp -- "$CORDON" run --state-
 is "$(json_field "$T/s.json" status '[e["applied"], "network_not_restricted" in e["gaps"]]')" '[true, true]' \
 	"network off, neither, auto: runs, gap network_not_restricted"
 
+# A network socket the command is given (stdin, --keep-fd), made before
+# the run outside its namespace and filters: "required" refuses the run,
+# "auto" runs with the gap inherited_network_socket; without a namespace
+# the socket supervisor refuses calls on it (it would make them outside
+# Landlock's TCP rules). given.py connects to the TCP listener and runs
+# the rest with the socket on fd 0 and fd 3.
+cat >"$T/given.py" <<'EOF'
+import os, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3)
+os.dup2(s.fileno(), 0)
+os.dup2(s.fileno(), 3)
+os.set_inheritable(3, True)
+os.execvp(sys.argv[2], sys.argv[2:])
+EOF
+cat >"$T/use.py" <<'EOF'
+import socket, sys
+s = socket.socket(fileno=int(sys.argv[1]))
+try:
+    if len(sys.argv) > 2:  # drop the connection, connect again (the listener)
+        import ctypes
+        ctypes.CDLL(None).connect(s.fileno(), bytes(16), 16)
+        s.connect(("127.0.0.1", int(sys.argv[2])))
+    s.sendall(b"given socket\n")
+    print("sent", s.recv(16))
+except OSError as e:
+    print("refused:", e.strerror)
+EOF
+rm -f "$T/s.json"
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox required \
+	--status-file "$T/s.json" --network off -- "$PY" "$T/use.py" 0) >"$T/out" 2>"$T/err"
+rc=$?
+is "$rc/$(json_field "$T/s.json" status 'e["cause"]')" "125/network_socket_inherited" \
+	"network off, a TCP socket on stdin, required: refused (exit 125), cause network_socket_inherited"
+is "$(wc -l <"$T/err")/$(cat "$T/out")" "1/" "... one line on stderr, nothing ran ($(head -c 100 "$T/err"))"
+rm -f "$T/s.json"
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox auto \
+	--status-file "$T/s.json" --network off -- "$PY" "$T/use.py" 0) >"$T/out" 2>&1
+is "$(json_field "$T/s.json" status '[e["applied"], "inherited_network_socket" in e["gaps"]]')" '[true, true]' \
+	"... auto: runs with the gap inherited_network_socket"
+grep -q '^sent' "$T/out"
+ok $? "... and the command could send on it, as the gap says ($(head -c 60 "$T/out"))"
+# (The listener logs each connection: given.py's own is one of them.)
+before=$(seen)
+rm -f "$T/s.json"
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$DENY" nons -- "$CORDON" run --state-dir "$STATE" \
+	--sandbox auto --keep-fd 3 --status-file "$T/s.json" --network off -- \
+	"$PY" "$T/use.py" 3 "$TCP4") >"$T/out" 2>&1
+sup=$(json_field "$T/s.json" status '"unix_socket_supervisor" in e["layers"]')
+if [ "$sup" = true ]; then
+	grep -q '^refused: Permission denied' "$T/out"
+	ok $? "... no namespace, --keep-fd 3: the socket supervisor refuses connecting it again ($(head -c 60 "$T/out"))"
+	sleep 0.3
+	is "$(($(seen) - before))" 1 "... and the listener saw no second connection (given.py's is the one)"
+else
+	skip "... no namespace, --keep-fd: the socket supervisor's refusal: no supervisor here (Landlock ABI >= 9)"
+	skip "... and the listener saw no second connection: no supervisor here"
+fi
+
 # Bad values.
 (cd "$WS" && crun --network maybe -- true) >/dev/null 2>"$T/err"
 is "$?/$(wc -l <"$T/err")" "125/1" "--network maybe: exit 125, one line ($(cat "$T/err"))"
