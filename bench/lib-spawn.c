@@ -2,7 +2,7 @@
  * lib-spawn - the library benchmark: what cordon costs a program that
  * embeds it (an agent starting many short commands from one process).
  *
- *   lib-spawn [-n N] [-m MB] -w WORKSPACE -s STATE_DIR [-f STATUS_FILE]
+ *   lib-spawn [-n N] [-m MB] [--network-off] -w WORKSPACE -s STATE_DIR [-f STATUS_FILE]
  *   lib-spawn --first-begin -w WORKSPACE -s STATE_DIR
  *   lib-spawn --phases [-n N] -w WORKSPACE -s STATE_DIR [-f STATUS_FILE]
  *
@@ -17,6 +17,9 @@
  *   cordon_spawn_off the same with the sandbox "off"
  *   cordon_run       cordon_new ... cordon_run ... cordon_free per command:
  *                    a run (temp dir, ruleset, two status events) each
+ * --network-off gives the cordon ways --network off (with the mount layer,
+ * the run's own network namespace: made by a run's first spawn, joined by
+ * the later ones).
  * -m MB first allocates and touches MB megabytes, as a large agent process
  * would have: fork copies the page tables of all of it, vfork-style
  * spawning does not.
@@ -70,6 +73,8 @@ static void check_status(int status)
 		die("/bin/true", "did not exit 0");
 }
 
+static int network_off;
+
 static cordon *configured(enum cordon_mode mode)
 {
 	cordon *c = cordon_new();
@@ -77,7 +82,8 @@ static cordon *configured(enum cordon_mode mode)
 		die("cordon_new", "out of memory");
 	if (cordon_set_mode(c, mode) != 0 || cordon_set_workspace(c, workspace) != 0 ||
 	    cordon_set_state_dir(c, state_dir) != 0 || cordon_set_caches(c, 0) != 0 ||
-	    (status_file != NULL && cordon_set_status_file(c, status_file) != 0))
+	    (status_file != NULL && cordon_set_status_file(c, status_file) != 0) ||
+	    (network_off && cordon_set_network(c, CORDON_NETWORK_OFF) != 0))
 		die("configure", cordon_last_error(c));
 	return c;
 }
@@ -222,6 +228,10 @@ int main(int argc, char *argv[])
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--network-off") == 0) {
+			network_off = 1;
+			continue;
+		}
 		if (strcmp(a, "--first-begin") == 0 || strcmp(a, "--phases") == 0) {
 			first = a[2] == 'f';
 			by_phase = a[2] == 'p';
@@ -244,7 +254,8 @@ int main(int argc, char *argv[])
 		i++;
 	}
 	if (workspace == NULL || state_dir == NULL || n < 1 || heavy_mb < 0)
-		die("usage", "lib-spawn [-n N] [-m MB] -w WORKSPACE -s STATE_DIR [-f FILE]");
+		die("usage", "lib-spawn [-n N] [-m MB] [--network-off] -w WORKSPACE -s STATE_DIR "
+			     "[-f FILE]");
 	if (first)
 		return first_begin();
 	if (by_phase)

@@ -408,6 +408,11 @@ def library(ctx, args, extra_libs):
             if r.returncode != 0:
                 raise SystemExit(f"lib-spawn under nons failed: {r.stderr}")
             res["landlock_only"] = json.loads(r.stdout)
+            # --network off: the run's network namespace, made once per run.
+            r = run([exe, "-n", str(args.lib_n), "--network-off", "-f", ctx["status"]] + common)
+            if r.returncode != 0:
+                raise SystemExit(f"lib-spawn --network-off failed: {r.stderr}")
+            res["netoff"] = json.loads(r.stdout)
         r = run([exe, "-n", str(max(10, args.lib_n // 5)), "-m", str(args.lib_mb)] + common)
         if r.returncode != 0:
             raise SystemExit(f"lib-spawn -m failed: {r.stderr}")
@@ -426,7 +431,7 @@ def library(ctx, args, extra_libs):
             "later_begin_median_us": round(statistics.median(seconds), 1),
             "probe_us": round(statistics.median(firsts) - statistics.median(seconds), 1),
         }
-        for part in ("light", "heavy", "landlock_only"):
+        for part in ("light", "heavy", "landlock_only", "netoff"):
             if part not in res:
                 continue
             w = res[part]["ways"]

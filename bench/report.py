@@ -141,6 +141,10 @@ def targets(passes):
             v = lib["heavy"]["ways"]["cordon_spawn"]["x_posix_spawn"]
             out.append((f"{who}, library, {lib['heavy']['ballast_mb']} MB caller: "
                         "cordon_spawn vs posix_spawn", v, LIMIT_LIB))
+            if "netoff" in lib:
+                v = lib["netoff"]["ways"]["cordon_spawn"]["x_posix_spawn"]
+                out.append((f"{who}, library, --network off: cordon_spawn vs posix_spawn", v,
+                            LIMIT_LIB))
         wl = p.get("workload")
         if wl:
             for r in wl["rows"]:
@@ -182,7 +186,7 @@ def render(doc):
             res = lib["this tree"]
             lh = ["library, per spawn of /bin/true", "median µs", "× posix_spawn",
                   "p10–p90 µs"]
-            for part in ("light", "heavy", "landlock_only"):
+            for part in ("light", "heavy", "landlock_only", "netoff"):
                 if part not in res:
                     continue
                 r = res[part]
@@ -190,6 +194,9 @@ def render(doc):
                           f"{v['p10_us']:.0f}–{v['p90_us']:.0f}"] for w, v in r["ways"].items()]
                 cap = (f"library: a caller with {r['ballast_mb']} MB of touched memory, "
                        f"{r['n']} spawns per way, interleaved")
+                if part == "netoff":
+                    cap = (f"library, --network off (the run's network namespace), {r['n']} "
+                           "spawns per way")
                 if part == "landlock_only":
                     cap = ("library, the mount layer refused (under seccomp-deny nons): "
                            f"Landlock and seccomp only, {r['n']} spawns per way")

@@ -375,182 +375,6 @@ static void ll_coverage(int abi, struct coverage *out)
 
 /* ---- the run ---- */
 
-/* ---- the run's thread ----
- *
- * With a PID namespace, every command of the run is started by one
- * thread that lives exactly as long as the run: the run's process 1
- * holds a parent death signal, which the kernel sends when the thread
- * that started it ends, not the process. Started from the caller's
- * thread, a command would die with that thread (a worker thread of the
- * caller that spawns and exits). The run's thread only clones; its
- * children share memory with it (CLONE_VM|CLONE_VFORK), so it is
- * suspended until each has exec'd.
- */
-struct linux_runner {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct linux_plan *plan;
-	int abi;
-	int ready, init_err; /* its own setup (the supervisor) done */
-	int stop;
-	/* A child it started may still run before its exec on this thread's
-	 * memory and thread pointer (the PID namespace's command waits for
-	 * the init program): no other child until the spawn says it is done. */
-	int busy;
-	/* one request at a time */
-	int pending, done;
-	int (*fn)(void *);
-	void *arg, *stack;
-	size_t size;
-	unsigned long flags;
-	pid_t pid;
-	int err;
-};
-
-static pid_t clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
-			 unsigned long flags)
-{
-#if defined(CORDON_ASAN)
-	/* Sanitizer builds start children by copying (see compat.c). */
-	(void)stack;
-	(void)size;
-	long pid = syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0L);
-	if (pid == 0)
-		_exit(fn(arg));
-	return (pid_t)pid;
-#else
-	char *top = (char *)stack + (size & ~(size_t)15);
-	return clone(fn, top, (int)(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), arg);
-#endif
-}
-
-static void *runner_main(void *v)
-{
-	struct linux_runner *r = v;
-	/* With the supervisor, this thread (and so every command it starts)
-	 * carries the notifying filter and the supervisor's domain. */
-	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi) : 0;
-	pthread_mutex_lock(&r->lock);
-	r->init_err = e;
-	r->ready = 1;
-	pthread_cond_broadcast(&r->cond);
-	if (e != 0) {
-		pthread_mutex_unlock(&r->lock);
-		return NULL;
-	}
-	for (;;) {
-		while (!r->pending && !r->stop)
-			pthread_cond_wait(&r->cond, &r->lock);
-		if (!r->pending)
-			break;
-		r->pid = clone_child(r->fn, r->arg, r->stack, r->size, r->flags);
-		r->err = r->pid < 0 ? errno : 0;
-		r->pending = 0;
-		r->done = 1;
-		pthread_cond_broadcast(&r->cond);
-	}
-	pthread_mutex_unlock(&r->lock);
-	return NULL;
-}
-
-static struct linux_runner *runner_new(struct linux_plan *plan, int abi)
-{
-	struct linux_runner *r = calloc(1, sizeof(*r));
-	sigset_t all, old;
-	if (r == NULL)
-		return NULL;
-	r->plan = plan;
-	r->abi = abi;
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->cond, NULL);
-	/* It takes no signal meant for the caller. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&r->thread, NULL, runner_main, r);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
-		pthread_mutex_destroy(&r->lock);
-		pthread_cond_destroy(&r->cond);
-		free(r);
-		errno = e;
-		return NULL;
-	}
-	pthread_mutex_lock(&r->lock);
-	while (!r->ready)
-		pthread_cond_wait(&r->cond, &r->lock);
-	e = r->init_err;
-	pthread_mutex_unlock(&r->lock);
-	if (e != 0) {
-		(void)pthread_join(r->thread, NULL);
-		pthread_mutex_destroy(&r->lock);
-		pthread_cond_destroy(&r->cond);
-		free(r);
-		errno = e;
-		return NULL;
-	}
-	return r;
-}
-
-/* Ends the run's thread; a process of the run still alive dies with it
- * (its parent death signal). */
-static void runner_free(struct linux_runner *r)
-{
-	if (r == NULL)
-		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = 1;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-	(void)pthread_join(r->thread, NULL);
-	pthread_mutex_destroy(&r->lock);
-	pthread_cond_destroy(&r->cond);
-	free(r);
-}
-
-/* launch.start: the child, started by the run's thread, as process 1 of
- * a new PID namespace (in a new user namespace unless root). */
-static pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size)
-{
-	const struct linux_plan *plan = state;
-	struct linux_runner *r = plan->runner;
-	unsigned long flags = 0;
-	if (plan->pid_namespace)
-		flags |= CLONE_NEWPID;
-	if (plan->pid_namespace && plan->mount != NULL && plan->mount->userns)
-		flags |= CLONE_NEWUSER;
-	pthread_mutex_lock(&r->lock);
-	while (r->pending || r->done || r->busy) /* another spawn's request */
-		pthread_cond_wait(&r->cond, &r->lock);
-	r->fn = fn;
-	r->arg = arg;
-	r->stack = stack;
-	r->size = size;
-	r->flags = flags;
-	r->pending = 1;
-	pthread_cond_broadcast(&r->cond);
-	while (!r->done)
-		pthread_cond_wait(&r->cond, &r->lock);
-	pid_t pid = r->pid;
-	int err = r->err;
-	r->done = 0;
-	r->busy = pid > 0;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-	errno = err;
-	return pid;
-}
-
-/* launch.after_exec: the child runs on nobody's memory any more. */
-static void runner_after_exec(const void *state)
-{
-	struct linux_runner *r = ((const struct linux_plan *)state)->runner;
-	pthread_mutex_lock(&r->lock);
-	r->busy = 0;
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
-}
-
 static void plan_free(void *state)
 {
 	struct linux_plan *plan = state;
@@ -566,14 +390,29 @@ static void plan_free(void *state)
 	free(plan);
 }
 
-/* The child's hook: every prepared layer, in the table's order. */
+/* The child's hook: every prepared layer, in the table's order. A child
+ * that joined the run's namespaces (linux-runner.c) finds the mount
+ * layer's view, the devpts, the IPC and network namespaces made: it only
+ * copies the view for its own /proc (mountns_join mounts it). The child that made them hands them
+ * to the parent once they are all there. */
 static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;
+	int joined = runner_joining(plan);
 	for (size_t i = 0; i < NLAYERS; i++) {
-		if (!(plan->prepared & (1u << layers[i].id)))
+		enum layer_id id = layers[i].id;
+		if (!(plan->prepared & (1u << id)))
 			continue;
-		int e = layers[i].apply(plan);
+		if (id == LAYER_NO_NEW_PRIVS && !joined)
+			(void)runner_handover(plan); /* none held: the next spawn makes its own */
+		int e;
+		if (joined && id == LAYER_MOUNTNS)
+			e = mountns_join(plan);
+		else if (joined && (id == LAYER_DEVPTS || id == LAYER_PIDNS || id == LAYER_IPCNS ||
+				    id == LAYER_NETNS))
+			e = 0;
+		else
+			e = layers[i].apply(plan);
 		if (e != 0)
 			return e;
 	}
@@ -602,9 +441,10 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 			return r;
 		plan->prepared |= 1u << layers[i].id;
 	}
-	/* The child needs the writable entries' fds until its hook ran, and
-	 * process 1 the init program's. */
-	out->keep_fds = calloc(plan->landlock.n + 2, sizeof(int));
+	/* The child needs the writable entries' fds until its hook ran,
+	 * process 1 the init program's, and the one that makes the run's
+	 * namespaces the socket it sends them on. */
+	out->keep_fds = calloc(plan->landlock.n + 3, sizeof(int));
 	if (out->keep_fds == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
@@ -619,6 +459,8 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 						 "cannot start the run's thread");
 		out->start = runner_start;
 		out->after_exec = runner_after_exec;
+		if (runner_ns_fd(plan->runner) >= 0)
+			out->keep_fds[out->nkeep++] = runner_ns_fd(plan->runner);
 	}
 	if (plan->pid_namespace) {
 		if (plan->mount != NULL)

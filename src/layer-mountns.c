@@ -303,6 +303,25 @@ int mountns_apply(const struct linux_plan *plan)
 	return 0;
 }
 
+int mountns_join(const struct linux_plan *plan)
+{
+	const struct mount_plan *m = plan->mount;
+	int e;
+	/* setns(2) put this process at the view's root: the cwd is entered
+	 * again by name, as after making the view ("/" when it is gone). */
+	if (unshare(CLONE_NEWNS) != 0)
+		return errno;
+	/* Its own /proc first: the view's is the first spawn's, whose PID
+	 * namespace may be gone (ESTALE), and stdio is found through it. */
+	if ((e = pidns_apply(plan)) != 0)
+		return e;
+	if ((e = reopen_stdio_readonly()) != 0)
+		return e;
+	if (m->cwd != NULL && chdir(m->cwd) != 0 && chdir("/") != 0)
+		return errno;
+	return 0;
+}
+
 /* A devpts instance of the command's own on /dev/pts, and its ptmx as
  * /dev/ptmx: script, expect and pty-using tests make their own ptys,
  * and no other terminal of the machine is there to write to. */

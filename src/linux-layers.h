@@ -116,6 +116,10 @@ int mountns_trial(const struct linux_trial *t);
 int mountns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int mountns_apply(const struct linux_plan *plan);
+/* In a child that joined the run's namespaces: a copy of the run's mount
+ * namespace with its own /proc (pidns_apply), stdio reopened in it, the
+ * cwd entered. */
+int mountns_join(const struct linux_plan *plan);
 void mountns_free(struct mount_plan *m);
 int devpts_trial(const struct linux_trial *t);
 int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
@@ -208,6 +212,20 @@ int supervisor_prepare(cordon *c, const struct policy *p, const struct decision 
 		       struct linux_plan *plan);
 /* In the run's thread, before any command: 0 or errno. */
 int supervisor_start(struct linux_plan *plan, int abi);
+
+/* ---- linux-runner.c: the run's thread and the run's namespaces ---- */
+pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
+			unsigned long flags);
+struct linux_runner *runner_new(struct linux_plan *plan, int abi);
+void runner_free(struct linux_runner *r);
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+void runner_after_exec(const void *state, int reached);
+/* The child's end of the socket pair the run's namespaces come on, or -1. */
+int runner_ns_fd(const struct linux_runner *r);
+/* Child: whether it joined the run's namespaces (else it makes them). */
+int runner_joining(const struct linux_plan *plan);
+/* Child that made them: their fds to the parent. 0 or errno. */
+int runner_handover(const struct linux_plan *plan);
 void supervisor_free(struct supervisor *s);
 
 /* layer-seccomp.c: denied and supervised system call uses, in groups. */

@@ -355,9 +355,21 @@ static void threads(void)
 /* With the mount layer each spawn of a run gets its own empty tmpfs on
  * /dev/shm, writable (the child grants it; later spawns hold the earlier
  * spawns' rules too, which must not matter). */
-static void private_shm_per_spawn(void)
+/* One shell line of a spawn's view: its namespaces, how many processes
+ * its /proc shows, what /dev/shm holds (a printf format: %% doubled). */
+#define NS_LINE                                                                                    \
+	"for n in user mnt ipc net pid; do printf '%%s ' \"$(readlink /proc/self/ns/$n)\"; done; " \
+	"printf '%%s ' \"$(ls /proc | grep -c '^[0-9]')\" \"$(ls /dev/shm | tr '\\n' ,)\"; "
+
+/* A library run's spawns share the run's namespaces (linux-runner.c):
+ * the user (not root), IPC and network namespaces and the mount view
+ * with its private /dev/shm are made by the first spawn and joined by the
+ * later ones; each has a PID namespace, and so a /proc, of its own, and
+ * each is confined as the first (a write outside refused). */
+static void namespaces_per_run(void)
 {
 	cordon *c = fresh();
+	cordon_set_network(c, CORDON_NETWORK_OFF);
 	if (cordon_begin(c) != 0) {
 		diag("begin: %s", cordon_last_error(c));
 		cordon_free(c);
@@ -367,23 +379,71 @@ static void private_shm_per_spawn(void)
 	int mountns = j != NULL && strstr(j, "\"mount_namespace\"") != NULL;
 	free(j);
 	if (!cordon_applied(c) || !mountns) {
-		skip("no mount layer here: /dev/shm is not writable, untested");
+		skip("no mount layer here: the run's namespaces are not made, untested");
 		cordon_free(c);
 		return;
 	}
-	const char *argv[] = { "sh", "-c",
-			       "[ -d /dev/shm ] || exit 0; [ -z \"$(ls -A /dev/shm)\" ] || exit 3; "
-			       "echo x > /dev/shm/f && [ \"$(stat -f -c %T /dev/shm)\" = tmpfs ]",
-			       NULL };
+	char later[1024], first[1100], out[3][512];
+	snprintf(later, sizeof(later),
+		 NS_LINE "echo x > /dev/shm/from-$1; (echo t > '%s/from-spawn') 2>/dev/null && "
+			 "exit 4; [ \"$$\" = 2 ] || exit 5",
+		 outside);
+	/* Only the first must find /dev/shm empty. */
+	snprintf(first, sizeof(first), "[ -z \"$(ls -A /dev/shm)\" ] || exit 3; %s", later);
 	int good = 0;
 	for (int i = 0; i < 3; i++) {
+		char tag[2] = { (char)('0' + i), '\0' };
+		const char *argv[] = { "sh", "-c", i == 0 ? first : later, "sh", tag, NULL };
+		int fds[2];
+		if (pipe(fds) != 0)
+			exit(2);
 		cordon_proc *p;
 		struct cordon_result res = { -1, 0, 0, 0 };
+		int keep = dup(1);
+		dup2(fds[1], 1);
+		close(fds[1]);
 		if (cordon_spawn(c, argv, &p) == 0)
 			cordon_wait(p, &res);
+		dup2(keep, 1);
+		close(keep);
+		ssize_t n = read(fds[0], out[i], sizeof(out[i]) - 1);
+		out[i][n > 0 ? n : 0] = '\0';
+		close(fds[0]);
+		if (res.exit_code != 0)
+			diag("spawn %d: exit %d: %s", i, res.exit_code, out[i]);
 		good += res.exit_code == 0;
 	}
-	is_int(good, 3, "three spawns of one run: each its own empty, writable tmpfs /dev/shm");
+	is_int(good, 3,
+	       "three spawns of one run: each confined (a write outside refused), "
+	       "process 1 of its own PID namespace");
+	ok(!exists(outside, "from-spawn"), "... and nothing reached the outside");
+	char user[3][64], mnt[3][64], ipc[3][64], net[3][64], pid[3][64], nproc[3][16], shm[3][128];
+	int parsed = 1;
+	for (int i = 0; i < 3; i++) {
+		shm[i][0] = '\0';
+		parsed &= sscanf(out[i], "%63s %63s %63s %63s %63s %15s %127s", user[i], mnt[i],
+				 ipc[i], net[i], pid[i], nproc[i], shm[i]) >= 6;
+	}
+	ok(parsed, "each spawn reported its namespaces");
+	if (!parsed) {
+		cordon_free(c);
+		return;
+	}
+	ok(strcmp(user[0], user[1]) == 0 && strcmp(user[1], user[2]) == 0 &&
+		   strcmp(ipc[0], ipc[1]) == 0 && strcmp(ipc[1], ipc[2]) == 0 &&
+		   strcmp(net[0], net[1]) == 0 && strcmp(net[1], net[2]) == 0,
+	   "later spawns joined the first one's user, IPC and network namespaces (%s %s %s)",
+	   user[0], ipc[0], net[0]);
+	ok(strcmp(pid[0], pid[1]) != 0 && strcmp(pid[1], pid[2]) != 0 &&
+		   strcmp(pid[0], pid[2]) != 0,
+	   "each spawn has a PID namespace of its own (%s %s %s)", pid[0], pid[1], pid[2]);
+	ok(atoi(nproc[1]) <= 8 && strcmp(nproc[0], nproc[1]) == 0 &&
+		   strcmp(nproc[1], nproc[2]) == 0,
+	   "a later spawn's /proc shows only its own processes, as the first's (%s %s %s)",
+	   nproc[0], nproc[1], nproc[2]);
+	ok(strcmp(shm[1], "from-0,") == 0 && strcmp(shm[2], "from-0,from-1,") == 0,
+	   "the run's /dev/shm: empty at the first spawn, shared by the later ones (%s | %s)",
+	   shm[1], shm[2]);
 	cordon_free(c);
 }
 
@@ -678,7 +738,7 @@ int main(int argc, char *argv[])
 	error_convention();
 	life_cycle();
 	begin_failure_leaves_nothing();
-	private_shm_per_spawn();
+	namespaces_per_run();
 	landlock_backend_present();
 	run_convenience();
 	concurrent_path_search();

@@ -1,0 +1,455 @@
+/*
+ * The run's thread, and the namespaces a run keeps (Linux).
+ *
+ * With a PID namespace, every command of the run is started by one
+ * thread that lives exactly as long as the run: the run's process 1
+ * holds a parent death signal, which the kernel sends when the thread
+ * that started it ends, not the process. Started from the caller's
+ * thread, a command would die with that thread (a worker thread of the
+ * caller that spawns and exits). The run's thread only clones; its
+ * children share memory with it (CLONE_VM|CLONE_VFORK), so it is
+ * suspended until each has exec'd.
+ *
+ * One set of namespaces per run. The run's first spawn makes them: the
+ * user namespace (when not root), the mount namespace with its view (the
+ * read-only mounts, the binds, the covers, /dev/shm, the devpts), the IPC
+ * namespace and, with --network off, the network namespace. Its process
+ * 1 hands them to the parent before its exec (runner_handover: one
+ * datagram with their fds) and the run holds them until it ends. Each
+ * later spawn joins them instead of making them again: a first child
+ * (join_main) enters them with setns(2) and starts the command's process
+ * 1 as a sibling (CLONE_PARENT, so the parent waits for it as for any
+ * other), in a PID namespace of its own, then exits. The PID namespace
+ * stays per spawn: its process 1 ends with its command, and each
+ * command's /proc shows its own processes only, so process 1 also takes
+ * a copy of the run's mount namespace to hold that /proc (mountns_join).
+ *
+ * A spawn whose stdio is a terminal gets namespaces of its own as
+ * before: the run's view holds a devpts of its own, where the caller's
+ * terminal cannot be reopened read-only. Joining that fails (the held
+ * namespaces refused) falls back the same way.
+ */
+#include "linux-layers.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The namespaces a run holds, in the order a joining child enters them
+ * (the user namespace first: it gives the capabilities for the rest). */
+enum { NS_USER, NS_MNT, NS_IPC, NS_NET, NS_COUNT };
+static const int ns_type[NS_COUNT] = { CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET };
+static const char *const ns_path[NS_COUNT] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
+					       "/proc/self/ns/ipc", "/proc/self/ns/net" };
+
+#define JOIN_STACK_SIZE (64 * 1024)
+
+struct linux_runner {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct linux_plan *plan;
+	int abi;
+	int ready, init_err; /* its own setup (the supervisor) done */
+	int stop;
+	/* A child it started may still run before its exec on this thread's
+	 * memory and thread pointer (the PID namespace's command waits for
+	 * the init program): no other child until the spawn says it is done. */
+	int busy;
+	/* one request at a time */
+	int pending, done;
+	int (*fn)(void *);
+	void *arg, *stack;
+	size_t size;
+	unsigned long flags;
+	pid_t pid;
+	int err;
+	/* The run's namespaces: fds (-1: not held), the socket pair their
+	 * first maker sends them on, and what the current spawn does (read
+	 * by its child: set before it starts, fixed until after_exec). */
+	int held[NS_COUNT], nheld;
+	int ns_rx, ns_tx;
+	int joining, want_ns;
+	int res[2]; /* the joining child's report: the pid it started, errno */
+	void *join_stack;
+};
+
+/* The namespaces this plan makes, as a mask of 1 << NS_*. */
+static unsigned ns_made(const struct linux_plan *plan)
+{
+	unsigned m = 0;
+	if (plan->mount == NULL || !plan->pid_namespace)
+		return 0;
+	if (plan->mount->userns)
+		m |= 1u << NS_USER;
+	m |= 1u << NS_MNT;
+	if (plan->prepared & (1u << LAYER_IPCNS))
+		m |= 1u << NS_IPC;
+	if ((plan->prepared & (1u << LAYER_NETNS)) && plan->net_namespace)
+		m |= 1u << NS_NET;
+	return m;
+}
+
+pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size, unsigned long flags)
+{
+#if defined(CORDON_ASAN)
+	/* Sanitizer builds start children by copying (see compat.c). */
+	(void)stack;
+	(void)size;
+	long pid = syscall(SYS_clone, (unsigned long)(flags | SIGCHLD), NULL, NULL, NULL, 0L);
+	if (pid == 0)
+		_exit(fn(arg));
+	return (pid_t)pid;
+#else
+	char *top = (char *)stack + (size & ~(size_t)15);
+	return clone(fn, top, (int)(flags | CLONE_VM | CLONE_VFORK | SIGCHLD), arg);
+#endif
+}
+
+/* ---- joining the run's namespaces ---- */
+
+/* The joining child: enters the run's namespaces, starts the command's
+ * process 1 (a sibling, in a PID namespace of its own), reports its pid
+ * and ends. Async-signal-safe: it shares the run's thread's memory. */
+static int join_main(void *v)
+{
+	const struct linux_runner *r = v;
+	int msg[2] = { -1, 0 };
+	for (int i = 0; i < NS_COUNT && msg[1] == 0; i++)
+		if (r->held[i] >= 0 && setns(r->held[i], ns_type[i]) != 0)
+			msg[1] = errno;
+	if (msg[1] == 0) {
+		pid_t pid = linux_clone_child(r->fn, r->arg, r->stack, r->size,
+					      CLONE_NEWPID | CLONE_PARENT);
+		msg[0] = (int)pid;
+		msg[1] = pid < 0 ? errno : 0;
+	}
+	ssize_t w = write(r->res[1], msg, sizeof(msg));
+	_exit(w == (ssize_t)sizeof(msg) ? 0 : 1);
+}
+
+/* On the run's thread: the joining child, then its report. */
+static pid_t join_start(struct linux_runner *r)
+{
+	pid_t a = linux_clone_child(join_main, r, r->join_stack, JOIN_STACK_SIZE, 0);
+	if (a < 0)
+		return -1;
+	int msg[2];
+	ssize_t n;
+	do
+		n = read(r->res[0], msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	while (waitpid(a, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(msg)) {
+		errno = EIO;
+		return -1;
+	}
+	if (msg[0] < 0) {
+		errno = msg[1] != 0 ? msg[1] : EIO;
+		return -1;
+	}
+	return (pid_t)msg[0];
+}
+
+static void drop_held(struct linux_runner *r)
+{
+	for (int i = 0; i < NS_COUNT; i++) {
+		if (r->held[i] >= 0)
+			close(r->held[i]);
+		r->held[i] = -1;
+	}
+	r->nheld = 0;
+}
+
+/* The child that made the run's namespaces: their fds to the parent,
+ * before the layers that follow (Landlock, seccomp). 0, or errno (the
+ * parent then keeps nothing, and the next spawn makes its own). */
+int runner_handover(const struct linux_plan *plan)
+{
+	const struct linux_runner *r = plan->runner;
+	if (r == NULL || !r->want_ns || r->joining)
+		return 0;
+	unsigned m = ns_made(plan);
+	int fds[NS_COUNT], n = 0, e = 0;
+	for (int i = 0; i < NS_COUNT && e == 0; i++) {
+		if (!(m & (1u << i)))
+			continue;
+		if ((fds[n] = open(ns_path[i], O_RDONLY | O_CLOEXEC)) < 0)
+			e = errno;
+		else
+			n++;
+	}
+	if (e == 0) {
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * NS_COUNT)];
+			struct cmsghdr align;
+		} u;
+		char byte = 'n';
+		struct iovec iov = { &byte, 1 };
+		struct msghdr mh;
+		memset(&mh, 0, sizeof(mh));
+		memset(&u, 0, sizeof(u));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = u.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
+		if (sendmsg(r->ns_tx, &mh, MSG_NOSIGNAL) != 1)
+			e = errno;
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	return e;
+}
+
+/* Parent, after a spawn that made the namespaces: take them, if its
+ * child applied every layer (else drop what came). */
+static void collect(struct linux_runner *r, int reached)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * NS_COUNT)];
+		struct cmsghdr align;
+	} u;
+	char byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof(u.buf);
+	if (recvmsg(r->ns_rx, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return;
+	unsigned m = ns_made(r->plan);
+	int fds[NS_COUNT], n = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < k && n < NS_COUNT; i++)
+				memcpy(&fds[n++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+		}
+	int want = __builtin_popcount(m);
+	if (!reached || n != want || (mh.msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		return;
+	}
+	for (int i = 0, k = 0; i < NS_COUNT; i++)
+		r->held[i] = (m & (1u << i)) ? fds[k++] : -1;
+	r->nheld = n;
+}
+
+/* Whether the child of this spawn may join: namespaces held, and no
+ * terminal on fds 0-2 (the run's view cannot reach it again). */
+static int may_join(const struct linux_runner *r)
+{
+	if (r->nheld == 0)
+		return 0;
+	for (int fd = 0; fd <= 2; fd++)
+		if (isatty(fd))
+			return 0;
+	return 1;
+}
+
+int runner_joining(const struct linux_plan *plan)
+{
+	return plan->runner != NULL && plan->runner->joining;
+}
+
+/* ---- the thread ---- */
+
+static void *runner_main(void *v)
+{
+	struct linux_runner *r = v;
+	/* With the supervisor, this thread (and so every command it starts)
+	 * carries the notifying filter and the supervisor's domain. */
+	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi) : 0;
+	pthread_mutex_lock(&r->lock);
+	r->init_err = e;
+	r->ready = 1;
+	pthread_cond_broadcast(&r->cond);
+	if (e != 0) {
+		pthread_mutex_unlock(&r->lock);
+		return NULL;
+	}
+	for (;;) {
+		while (!r->pending && !r->stop)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (!r->pending)
+			break;
+		r->pid = r->joining ? join_start(r)
+				    : linux_clone_child(r->fn, r->arg, r->stack, r->size, r->flags);
+		r->err = r->pid < 0 ? errno : 0;
+		r->pending = 0;
+		r->done = 1;
+		pthread_cond_broadcast(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static void runner_destroy(struct linux_runner *r)
+{
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	drop_held(r);
+	for (int i = 0; i < 2; i++)
+		if (r->res[i] >= 0)
+			close(r->res[i]);
+	if (r->ns_rx >= 0)
+		close(r->ns_rx);
+	if (r->ns_tx >= 0)
+		close(r->ns_tx);
+	free(r->join_stack);
+	free(r);
+}
+
+struct linux_runner *runner_new(struct linux_plan *plan, int abi)
+{
+	struct linux_runner *r = calloc(1, sizeof(*r));
+	sigset_t all, old;
+	if (r == NULL)
+		return NULL;
+	r->plan = plan;
+	r->abi = abi;
+	r->ns_rx = r->ns_tx = r->res[0] = r->res[1] = -1;
+	for (int i = 0; i < NS_COUNT; i++)
+		r->held[i] = -1;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	/* The namespaces to keep: only where a spawn makes them. Without
+	 * the pair or the stack every spawn makes its own, as before. */
+	if (ns_made(plan) != 0) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0) {
+			r->ns_rx = sv[0];
+			r->ns_tx = sv[1];
+		}
+		if (pipe2(r->res, O_CLOEXEC) != 0)
+			r->res[0] = r->res[1] = -1;
+		r->join_stack = malloc(JOIN_STACK_SIZE);
+	}
+	/* It takes no signal meant for the caller. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&r->thread, NULL, runner_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		runner_destroy(r);
+		errno = e;
+		return NULL;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (!r->ready)
+		pthread_cond_wait(&r->cond, &r->lock);
+	e = r->init_err;
+	pthread_mutex_unlock(&r->lock);
+	if (e != 0) {
+		(void)pthread_join(r->thread, NULL);
+		runner_destroy(r);
+		errno = e;
+		return NULL;
+	}
+	return r;
+}
+
+/* The child's end of the namespace pair, kept open until its hook ran;
+ * -1: none. */
+int runner_ns_fd(const struct linux_runner *r)
+{
+	return r != NULL ? r->ns_tx : -1;
+}
+
+/* Ends the run's thread; a process of the run still alive dies with it
+ * (its parent death signal). The namespaces go with their last process. */
+void runner_free(struct linux_runner *r)
+{
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	(void)pthread_join(r->thread, NULL);
+	runner_destroy(r);
+}
+
+/* launch.start: the child, started by the run's thread, as process 1 of
+ * a new PID namespace (in a new user namespace unless root), or joining
+ * the run's namespaces. */
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size)
+{
+	const struct linux_plan *plan = state;
+	struct linux_runner *r = plan->runner;
+	unsigned long flags = 0;
+	if (plan->pid_namespace)
+		flags |= CLONE_NEWPID;
+	if (plan->pid_namespace && plan->mount != NULL && plan->mount->userns)
+		flags |= CLONE_NEWUSER;
+	pthread_mutex_lock(&r->lock);
+	while (r->pending || r->done || r->busy) /* another spawn's request */
+		pthread_cond_wait(&r->cond, &r->lock);
+	r->fn = fn;
+	r->arg = arg;
+	r->stack = stack;
+	r->size = size;
+	r->flags = flags;
+	int can_join = r->join_stack != NULL && r->res[0] >= 0;
+	r->joining = can_join && may_join(r);
+	r->want_ns = can_join && r->ns_tx >= 0 && r->nheld == 0;
+	pid_t pid;
+	int err;
+	for (;;) {
+		r->pending = 1;
+		pthread_cond_broadcast(&r->cond);
+		while (!r->done)
+			pthread_cond_wait(&r->cond, &r->lock);
+		pid = r->pid;
+		err = r->err;
+		r->done = 0;
+		if (pid > 0 || !r->joining)
+			break;
+		/* The held namespaces refused: a spawn of its own, as the first. */
+		drop_held(r);
+		r->joining = 0;
+		r->want_ns = 0;
+	}
+	r->busy = pid > 0;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	errno = err;
+	return pid;
+}
+
+/* launch.after_exec: the child runs on nobody's memory any more. A spawn
+ * that made the run's namespaces has sent them by now. */
+void runner_after_exec(const void *state, int reached)
+{
+	struct linux_runner *r = ((const struct linux_plan *)state)->runner;
+	pthread_mutex_lock(&r->lock);
+	if (r->want_ns && !r->joining)
+		collect(r, reached);
+	r->joining = r->want_ns = 0;
+	r->busy = 0;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+#else
+typedef int cordon_no_linux_runner_here;
+#endif
