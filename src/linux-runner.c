@@ -52,7 +52,7 @@ static const int ns_type[NS_COUNT] = { CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWIPC,
 static const char *const ns_path[NS_COUNT] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
 					       "/proc/self/ns/ipc", "/proc/self/ns/net" };
 
-#define JOIN_STACK_SIZE (64 * 1024)
+#define JOIN_STACK_SIZE ((size_t)64 * 1024)
 
 struct linux_runner {
 	pthread_t thread;
@@ -236,7 +236,7 @@ static void collect(struct linux_runner *r, int reached)
 	if (recvmsg(r->ns_rx, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
 		return;
 	unsigned m = ns_made(r->plan);
-	int fds[NS_COUNT], n = 0;
+	int fds[NS_COUNT] = { -1, -1, -1, -1 }, n = 0;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
 			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
