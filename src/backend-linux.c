@@ -392,9 +392,9 @@ static void plan_free(void *state)
 
 /* The child's hook: every prepared layer, in the table's order. A child
  * that joined the run's namespaces (linux-runner.c) finds the mount
- * layer's view, the devpts, the IPC and network namespaces made: it only
- * copies the view for its own /proc (mountns_join mounts it). The child that made them hands them
- * to the parent once they are all there. */
+ * layer's view, the IPC and network namespaces made: it copies the view
+ * for a /proc (mountns_join mounts it) and a devpts of its own. The child
+ * that made them hands them to the parent once they are all there. */
 static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;
@@ -408,8 +408,7 @@ static int apply_all(const void *state)
 		int e;
 		if (joined && id == LAYER_MOUNTNS)
 			e = mountns_join(plan);
-		else if (joined && (id == LAYER_DEVPTS || id == LAYER_PIDNS || id == LAYER_IPCNS ||
-				    id == LAYER_NETNS))
+		else if (joined && (id == LAYER_PIDNS || id == LAYER_IPCNS || id == LAYER_NETNS))
 			e = 0;
 		else
 			e = layers[i].apply(plan);

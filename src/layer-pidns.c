@@ -305,7 +305,9 @@ static char *decimal(long n, char *buf)
  * It shares the runner thread's memory and thread pointer (so errno)
  * until its exec, while that thread goes on after process 1's exec: the
  * runner thread then only takes locks and waits on a condition (errno
- * untouched), and starts no other child until this one has exec'd or
+ * untouched; when it started a joining child, it has read that child's
+ * report and reaped it, both succeeding), and starts no other child
+ * until this one has exec'd or
  * gone (the end of the error pipe: launch.after_exec). A failure here is
  * reported on the error pipe like any before exec. */
 struct nested {

@@ -22,7 +22,8 @@
  * other), in a PID namespace of its own, then exits. The PID namespace
  * stays per spawn: its process 1 ends with its command, and each
  * command's /proc shows its own processes only, so process 1 also takes
- * a copy of the run's mount namespace to hold that /proc (mountns_join).
+ * a copy of the run's mount namespace to hold that /proc (mountns_join)
+ * and a devpts instance of its own (its ptys are its own, as before).
  *
  * A spawn whose stdio is a terminal gets namespaces of its own as
  * before: the run's view holds a devpts of its own, where the caller's

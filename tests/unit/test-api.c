@@ -359,7 +359,8 @@ static void threads(void)
  * its /proc shows, what /dev/shm holds (a printf format: %% doubled). */
 #define NS_LINE                                                                                    \
 	"for n in user mnt ipc net pid; do printf '%%s ' \"$(readlink /proc/self/ns/$n)\"; done; " \
-	"printf '%%s ' \"$(ls /proc | grep -c '^[0-9]')\" \"$(ls /dev/shm | tr '\\n' ,)\"; "
+	"printf '%%s ' \"$(stat -c %%d /dev/pts 2>/dev/null || echo -)\" "                         \
+	"\"$(ls /proc | grep -c '^[0-9]')\" \"$(ls /dev/shm | tr '\\n' ,)\"; "
 
 /* A library run's spawns share the run's namespaces (linux-runner.c):
  * the user (not root), IPC and network namespaces and the mount view
@@ -417,12 +418,13 @@ static void namespaces_per_run(void)
 	       "three spawns of one run: each confined (a write outside refused), "
 	       "process 1 of its own PID namespace");
 	ok(!exists(outside, "from-spawn"), "... and nothing reached the outside");
-	char user[3][64], mnt[3][64], ipc[3][64], net[3][64], pid[3][64], nproc[3][16], shm[3][128];
+	char user[3][64], mnt[3][64], ipc[3][64], net[3][64], pid[3][64], pts[3][24], nproc[3][16],
+		shm[3][128];
 	int parsed = 1;
 	for (int i = 0; i < 3; i++) {
 		shm[i][0] = '\0';
-		parsed &= sscanf(out[i], "%63s %63s %63s %63s %63s %15s %127s", user[i], mnt[i],
-				 ipc[i], net[i], pid[i], nproc[i], shm[i]) >= 6;
+		parsed &= sscanf(out[i], "%63s %63s %63s %63s %63s %23s %15s %127s", user[i],
+				 mnt[i], ipc[i], net[i], pid[i], pts[i], nproc[i], shm[i]) >= 7;
 	}
 	ok(parsed, "each spawn reported its namespaces");
 	if (!parsed) {
@@ -437,6 +439,11 @@ static void namespaces_per_run(void)
 	ok(strcmp(pid[0], pid[1]) != 0 && strcmp(pid[1], pid[2]) != 0 &&
 		   strcmp(pid[0], pid[2]) != 0,
 	   "each spawn has a PID namespace of its own (%s %s %s)", pid[0], pid[1], pid[2]);
+	/* The first's stays mounted in the run's view; a later one's device
+	 * number may be reused by the next once it is gone. */
+	ok(strcmp(pts[0], pts[1]) != 0 && strcmp(pts[0], pts[2]) != 0 && strcmp(pts[0], "-") != 0,
+	   "later spawns have a devpts instance of their own, not the run's (devices %s %s %s)",
+	   pts[0], pts[1], pts[2]);
 	ok(atoi(nproc[1]) <= 8 && strcmp(nproc[0], nproc[1]) == 0 &&
 		   strcmp(nproc[1], nproc[2]) == 0,
 	   "a later spawn's /proc shows only its own processes, as the first's (%s %s %s)",
