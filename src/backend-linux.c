@@ -393,8 +393,7 @@ static void plan_free(void *state)
 /* The child's hook: every prepared layer, in the table's order. A child
  * that joined the run's namespaces (linux-runner.c) finds the mount
  * layer's view, the IPC and network namespaces made: it copies the view
- * for a /proc (mountns_join mounts it) and a devpts of its own. The child
- * that made them hands them to the parent once they are all there. */
+ * for a /proc (mountns_join mounts it) and a devpts of its own. */
 static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;
@@ -403,8 +402,6 @@ static int apply_all(const void *state)
 		enum layer_id id = layers[i].id;
 		if (!(plan->prepared & (1u << id)))
 			continue;
-		if (id == LAYER_NO_NEW_PRIVS && !joined)
-			(void)runner_handover(plan); /* none held: the next spawn makes its own */
 		int e;
 		if (joined && id == LAYER_MOUNTNS)
 			e = mountns_join(plan);
@@ -440,10 +437,9 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 			return r;
 		plan->prepared |= 1u << layers[i].id;
 	}
-	/* The child needs the writable entries' fds until its hook ran,
-	 * process 1 the init program's, and the one that makes the run's
-	 * namespaces the socket it sends them on. */
-	out->keep_fds = calloc(plan->landlock.n + 3, sizeof(int));
+	/* The child needs the writable entries' fds until its hook ran, and
+	 * process 1 the init program's. */
+	out->keep_fds = calloc(plan->landlock.n + 2, sizeof(int));
 	if (out->keep_fds == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
@@ -458,8 +454,6 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 						 "cannot start the run's thread");
 		out->start = runner_start;
 		out->after_exec = runner_after_exec;
-		if (runner_ns_fd(plan->runner) >= 0)
-			out->keep_fds[out->nkeep++] = runner_ns_fd(plan->runner);
 	}
 	if (plan->pid_namespace) {
 		if (plan->mount != NULL)

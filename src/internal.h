@@ -306,8 +306,9 @@ struct launch {
 		    size_t cmd_stack_size, int statusfd, int errfd);
 	/* Parent, or NULL: the child and its command have exec'd or gone
 	 * (the end of the error pipe); nothing runs on the caller's memory
-	 * any more. reached: the child said it applied every step. */
-	void (*after_exec)(const void *state, int reached);
+	 * any more. pid: the child (not reaped yet); reached: it said it
+	 * applied every step. */
+	void (*after_exec)(const void *state, pid_t pid, int reached);
 	/* The backend's own release of state (parent). */
 	void (*release)(void *state);
 };

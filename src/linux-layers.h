@@ -219,13 +219,9 @@ pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
 struct linux_runner *runner_new(struct linux_plan *plan, int abi);
 void runner_free(struct linux_runner *r);
 pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
-void runner_after_exec(const void *state, int reached);
-/* The child's end of the socket pair the run's namespaces come on, or -1. */
-int runner_ns_fd(const struct linux_runner *r);
+void runner_after_exec(const void *state, pid_t pid, int reached);
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);
-/* Child that made them: their fds to the parent. 0 or errno. */
-int runner_handover(const struct linux_plan *plan);
 void supervisor_free(struct supervisor *s);
 
 /* layer-seccomp.c: denied and supervised system call uses, in groups. */

@@ -13,12 +13,14 @@
  * One set of namespaces per run. The run's first spawn makes them: the
  * user namespace (when not root), the mount namespace with its view (the
  * read-only mounts, the binds, the covers, /dev/shm, the devpts), the IPC
- * namespace and, with --network off, the network namespace. Its process
- * 1 hands them to the parent before its exec (runner_handover: one
- * datagram with their fds) and the run holds them until it ends. Each
- * later spawn joins them instead of making them again: a first child
- * (join_main) enters them with setns(2) and starts the command's process
- * 1 as a sibling (CLONE_PARENT, so the parent waits for it as for any
+ * namespace and, with --network off, the network namespace. Once its
+ * command has exec'd, the parent opens them through /proc/PID/ns of its
+ * process 1 (its own child, not yet reaped: the pid cannot have been
+ * reused; a process 1 already gone leaves nothing to open, and the next
+ * spawn makes its own and tries again), and the run holds them until it
+ * ends. Each later spawn joins them instead of making them again: a
+ * first child (join_main) enters them with setns(2) and starts the
+ * command's process 1 as a sibling (CLONE_PARENT, so the parent waits for it as for any
  * other), in a PID namespace of its own, then exits. The PID namespace
  * stays per spawn: its process 1 ends with its command, and each
  * command's /proc shows its own processes only, so process 1 also takes
@@ -39,9 +41,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,8 +52,7 @@
  * (the user namespace first: it gives the capabilities for the rest). */
 enum { NS_USER, NS_MNT, NS_IPC, NS_NET, NS_COUNT };
 static const int ns_type[NS_COUNT] = { CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET };
-static const char *const ns_path[NS_COUNT] = { "/proc/self/ns/user", "/proc/self/ns/mnt",
-					       "/proc/self/ns/ipc", "/proc/self/ns/net" };
+static const char *const ns_name[NS_COUNT] = { "user", "mnt", "ipc", "net" };
 
 #define JOIN_STACK_SIZE ((size_t)64 * 1024)
 
@@ -75,11 +76,10 @@ struct linux_runner {
 	unsigned long flags;
 	pid_t pid;
 	int err;
-	/* The run's namespaces: fds (-1: not held), the socket pair their
-	 * first maker sends them on, and what the current spawn does (read
-	 * by its child: set before it starts, fixed until after_exec). */
+	/* The run's namespaces: fds (-1: not held), and what the current
+	 * spawn does (read by its child: set before it starts, fixed until
+	 * after_exec). */
 	int held[NS_COUNT], nheld;
-	int ns_rx, ns_tx;
 	int joining, want_ns;
 	int res[2]; /* the joining child's report: the pid it started, errno */
 	void *join_stack;
@@ -173,86 +173,25 @@ static void drop_held(struct linux_runner *r)
 	r->nheld = 0;
 }
 
-/* The child that made the run's namespaces: their fds to the parent,
- * before the layers that follow (Landlock, seccomp). 0, or errno (the
- * parent then keeps nothing, and the next spawn makes its own). */
-int runner_handover(const struct linux_plan *plan)
+/* Parent, after a spawn that made the namespaces and applied every
+ * layer: its process 1's, through /proc. All of them or none. */
+static void collect(struct linux_runner *r, pid_t pid, int reached)
 {
-	const struct linux_runner *r = plan->runner;
-	if (r == NULL || !r->want_ns || r->joining)
-		return 0;
-	unsigned m = ns_made(plan);
-	int fds[NS_COUNT], n = 0, e = 0;
-	for (int i = 0; i < NS_COUNT && e == 0; i++) {
+	unsigned m = ns_made(r->plan);
+	int fds[NS_COUNT] = { -1, -1, -1, -1 }, ok = reached && pid > 0;
+	for (int i = 0; ok && i < NS_COUNT; i++) {
+		char path[64];
 		if (!(m & (1u << i)))
 			continue;
-		if ((fds[n] = open(ns_path[i], O_RDONLY | O_CLOEXEC)) < 0)
-			e = errno;
-		else
-			n++;
+		(void)snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, ns_name[i]);
+		ok = (fds[i] = open(path, O_RDONLY | O_CLOEXEC)) >= 0;
 	}
-	if (e == 0) {
-		union {
-			char buf[CMSG_SPACE(sizeof(int) * NS_COUNT)];
-			struct cmsghdr align;
-		} u;
-		char byte = 'n';
-		struct iovec iov = { &byte, 1 };
-		struct msghdr mh;
-		memset(&mh, 0, sizeof(mh));
-		memset(&u, 0, sizeof(u));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n);
-		if (sendmsg(r->ns_tx, &mh, MSG_NOSIGNAL) != 1)
-			e = errno;
-	}
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	return e;
-}
-
-/* Parent, after a spawn that made the namespaces: take them, if its
- * child applied every layer (else drop what came). */
-static void collect(struct linux_runner *r, int reached)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * NS_COUNT)];
-		struct cmsghdr align;
-	} u;
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh;
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = u.buf;
-	mh.msg_controllen = sizeof(u.buf);
-	if (recvmsg(r->ns_rx, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
-		return;
-	unsigned m = ns_made(r->plan);
-	int fds[NS_COUNT] = { -1, -1, -1, -1 }, n = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t i = 0; i < k && n < NS_COUNT; i++)
-				memcpy(&fds[n++], CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-		}
-	int want = __builtin_popcount(m);
-	if (!reached || n != want || (mh.msg_flags & MSG_CTRUNC)) {
-		for (int i = 0; i < n; i++)
+	for (int i = 0; i < NS_COUNT; i++) {
+		if (!ok && fds[i] >= 0)
 			close(fds[i]);
-		return;
+		r->held[i] = ok ? fds[i] : -1;
+		r->nheld += ok && fds[i] >= 0;
 	}
-	for (int i = 0, k = 0; i < NS_COUNT; i++)
-		r->held[i] = (m & (1u << i)) ? fds[k++] : -1;
-	r->nheld = n;
 }
 
 /* Whether the child of this spawn may join: namespaces held, and no
@@ -312,10 +251,6 @@ static void runner_destroy(struct linux_runner *r)
 	for (int i = 0; i < 2; i++)
 		if (r->res[i] >= 0)
 			close(r->res[i]);
-	if (r->ns_rx >= 0)
-		close(r->ns_rx);
-	if (r->ns_tx >= 0)
-		close(r->ns_tx);
 	free(r->join_stack);
 	free(r);
 }
@@ -328,19 +263,14 @@ struct linux_runner *runner_new(struct linux_plan *plan, int abi)
 		return NULL;
 	r->plan = plan;
 	r->abi = abi;
-	r->ns_rx = r->ns_tx = r->res[0] = r->res[1] = -1;
+	r->res[0] = r->res[1] = -1;
 	for (int i = 0; i < NS_COUNT; i++)
 		r->held[i] = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	/* The namespaces to keep: only where a spawn makes them. Without
-	 * the pair or the stack every spawn makes its own, as before. */
+	 * the pipe or the stack every spawn makes its own, as before. */
 	if (ns_made(plan) != 0) {
-		int sv[2];
-		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0) {
-			r->ns_rx = sv[0];
-			r->ns_tx = sv[1];
-		}
 		if (pipe2(r->res, O_CLOEXEC) != 0)
 			r->res[0] = r->res[1] = -1;
 		r->join_stack = malloc(JOIN_STACK_SIZE);
@@ -367,13 +297,6 @@ struct linux_runner *runner_new(struct linux_plan *plan, int abi)
 		return NULL;
 	}
 	return r;
-}
-
-/* The child's end of the namespace pair, kept open until its hook ran;
- * -1: none. */
-int runner_ns_fd(const struct linux_runner *r)
-{
-	return r != NULL ? r->ns_tx : -1;
 }
 
 /* Ends the run's thread; a process of the run still alive dies with it
@@ -412,7 +335,7 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	r->flags = flags;
 	int can_join = r->join_stack != NULL && r->res[0] >= 0;
 	r->joining = can_join && may_join(r);
-	r->want_ns = can_join && r->ns_tx >= 0 && r->nheld == 0;
+	r->want_ns = can_join && r->nheld == 0;
 	pid_t pid;
 	int err;
 	for (;;) {
@@ -437,14 +360,13 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	return pid;
 }
 
-/* launch.after_exec: the child runs on nobody's memory any more. A spawn
- * that made the run's namespaces has sent them by now. */
-void runner_after_exec(const void *state, int reached)
+/* launch.after_exec: the child runs on nobody's memory any more. */
+void runner_after_exec(const void *state, pid_t pid, int reached)
 {
 	struct linux_runner *r = ((const struct linux_plan *)state)->runner;
 	pthread_mutex_lock(&r->lock);
 	if (r->want_ns && !r->joining)
-		collect(r, reached);
+		collect(r, pid, reached);
 	r->joining = r->want_ns = 0;
 	r->busy = 0;
 	pthread_cond_broadcast(&r->cond);

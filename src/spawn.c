@@ -442,7 +442,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		while (m != 0 && ((m = read(pipefd[0], rest, sizeof(rest))) > 0 || errno == EINTR))
 			;
 		if (l->after_exec != NULL)
-			l->after_exec(l->state, reached);
+			l->after_exec(l->state, pid, reached);
 	}
 	close(pipefd[0]);
 	free(stack);
