@@ -221,6 +221,7 @@ deps:
 valgrind: $(UNIT_BIN)
 	@for t in $(UNIT_BIN); do \
 	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+	    --child-silent-after-fork=yes \
 	    $$t 2>&1 >/dev/null | grep -v '^--[0-9]*-- ' ; \
 	  [ "$${PIPESTATUS[0]}" -eq 0 ] || { echo "valgrind: $$t failed"; exit 1; }; \
 	done; echo "valgrind: $(words $(UNIT_BIN)) unit tests clean"
