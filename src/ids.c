@@ -174,6 +174,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_INHERITED_SOCKET] = { "inherited_network_socket",
 				   "--network off, but the command holds a network socket it was "
 				   "given (fd 0-2 or --keep-fd): it reaches the network" },
+	[GAP_BLOCK_DEVICES] = { "block_devices_readable",
+				"a disk's block device is readable by the command (root, or the "
+				"disk group) and not covered: the secrets can be read from it raw" },
 	[GAP_LOOPBACK] = { "loopback_unavailable",
 			   "--network off without a network namespace: loopback cannot be told "
 			   "from the host's, so it is refused too (a test server on 127.0.0.1 "

@@ -133,6 +133,11 @@ struct policy {
 	 * of what exists in the homes, and --deny-read. */
 	struct deny_entry *deny;
 	size_t ndeny;
+	/* Block devices (disks) the caller can read (root, the disk group):
+	 * the secrets could be read from them raw. Listed when there are
+	 * paths to deny; the mount layer covers them. */
+	char **blockdevs;
+	size_t nblockdevs;
 	/* The Landlock read layer was not built (too many rules, or a
 	 * directory on the way the caller cannot list): set by its prepare. */
 	int reads_unbuilt;

@@ -299,9 +299,44 @@ static int resolve(cordon *c)
 	return r;
 }
 
+/* The block devices in dir that the caller can read. 0 or CORDON_ENOMEM. */
+static int block_devices_in(struct policy *p, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0;
+	struct dirent *e;
+	int r = 0;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		char path[CORDON_PATH_MAX];
+		struct stat st;
+		if (e->d_type != DT_BLK && e->d_type != DT_UNKNOWN)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) != 0 || !S_ISBLK(st.st_mode) || access(path, R_OK) != 0)
+			continue;
+		char **v = realloc(p->blockdevs, (p->nblockdevs + 1) * sizeof(*v));
+		if (v == NULL || (v[p->nblockdevs] = strdup(path)) == NULL) {
+			if (v != NULL)
+				p->blockdevs = v;
+			r = CORDON_ENOMEM;
+			break;
+		}
+		p->blockdevs = v;
+		p->nblockdevs++;
+	}
+	closedir(d);
+	return r;
+}
+
 int secrets_resolve(cordon *c)
 {
 	int r = resolve(c);
+	/* A disk the caller can read holds every secret raw: where there is
+	 * something to deny, such devices are listed (covered by the mount
+	 * layer, a gap without it). */
+	if (r == 0 && c->pol.ndeny > 0 && (r = block_devices_in(&c->pol, "/dev")) == 0)
+		r = block_devices_in(&c->pol, "/dev/mapper");
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 

@@ -240,6 +240,39 @@ else
 	fi
 fi
 
+# A disk the caller can read holds every secret raw: a loop device of the
+# test's own (root only) over a file with a token. With the mount layer
+# it is covered (an empty file in its place); without it the Landlock
+# read layer does not cover devices: the gap block_devices_readable says
+# so.
+if ! is_root; then
+	for c in "control: the loop device reads" "mount layer: a readable disk is covered" \
+		"... no gap" "no mount layer: the disk reads, and the gap block_devices_readable says so"; do
+		skip "$c: needs root (a loop device of the test's own)"
+	done
+elif ! command -v losetup >/dev/null 2>&1 || ! { head -c 65536 /dev/zero >"$T/disk.img" &&
+	LOOP=$(losetup -f --show "$T/disk.img" 2>"$T/losetup.err"); }; then
+	for c in "control: the loop device reads" "mount layer: a readable disk is covered" \
+		"... no gap" "no mount layer: the disk reads, and the gap block_devices_readable says so"; do
+		skip "$c: no loop device can be made here ($(head -c 100 "$T/losetup.err" 2>/dev/null))"
+	done
+else
+	trap 'losetup -d "$LOOP" 2>/dev/null; cleanup' EXIT
+	printf 'DISK-SECRET-TOKEN' | dd of="$LOOP" conv=notrunc status=none 2>/dev/null
+	is "$(head -c 17 "$LOOP")" DISK-SECRET-TOKEN "control: the loop device $LOOP reads the token"
+	rm -f "$T/s.json"
+	out=$( (cd "$WS" && crun --status-file "$T/s.json" -- head -c 17 "$LOOP") 2>&1)
+	is "$out" "" "mount layer: a readable disk is covered (an empty file in its place)"
+	is "$(json_field "$T/s.json" status '"block_devices_readable" in e["gaps"]')" false "... no gap"
+	rm -f "$T/s.json"
+	out=$( (cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" \
+		-- head -c 17 "$LOOP") 2>&1)
+	is "$out/$(json_field "$T/s.json" status '"block_devices_readable" in e["gaps"]')" \
+		"DISK-SECRET-TOKEN/true" "no mount layer: the disk reads, and the gap block_devices_readable says so"
+	losetup -d "$LOOP"
+	trap cleanup EXIT
+fi
+
 # Explicit --deny-read inside a writable tree without the mount layer:
 # refused in required mode.
 rm -f "$WS/ran"

@@ -84,6 +84,13 @@ CONTROLS = {
                    "$p -c 'import setuptools, wheel; print(\"built\")' 2>&1", r"^built$",
                    [(r"No module named '(setuptools|wheel)'",
                      "python3-setuptools or python3-wheel is not installed")], "python3"),
+    # A loop device of its own (root): the reads corpus's raw disk.
+    "losetup": ("head -c 65536 /dev/zero > d && l=$(losetup -f --show d 2>&1) && "
+                "printf tok | dd of=\"$l\" conv=notrunc status=none && head -c 3 \"$l\"; "
+                "rc=$?; losetup -d \"$l\" 2>/dev/null; exit $rc", r"^tok",
+                [(r"Permission denied|Operation not permitted|No such file or directory|"
+                  r"cannot find an unused loop device|failed to set up loop device",
+                  "no loop device can be made here")]),
     # Sockets on the host's loopback, for the network corpus's controls.
     "ipv6": ("python3 -c 'import socket; s = socket.socket(socket.AF_INET6); "
              "s.bind((\"::1\", 0)); print(\"bound\")' 2>&1", r"^bound$",
