@@ -331,7 +331,7 @@ static enum reason_id policy_coverage(cordon *c)
 	}
 	/* Readable disks: the mount layer covers them; any other way leaves
 	 * them (the secrets can be read raw). */
-	if (d->applied && c->pol.nblockdevs > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
+	if (d->applied && c->pol.blockdevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
 	int network_unenforced = network_coverage(c);
 	decision_finish(d);

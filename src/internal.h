@@ -136,8 +136,7 @@ struct policy {
 	/* Block devices (disks) the caller can read (root, the disk group):
 	 * the secrets could be read from them raw. Listed when there are
 	 * paths to deny; the mount layer covers them. */
-	char **blockdevs;
-	size_t nblockdevs;
+	struct strv blockdevs;
 	/* The Landlock read layer was not built (too many rules, or a
 	 * directory on the way the caller cannot list): set by its prepare. */
 	int reads_unbuilt;

@@ -190,12 +190,12 @@ static int plan_covers(struct mount_plan *m, const struct policy *pol)
 		return 0;
 	if ((m->void_dir = joined(m->scratch, "void")) == NULL ||
 	    (m->empty_file = joined(m->scratch, "empty")) == NULL ||
-	    (m->covers = calloc(pol->ndeny + pol->nblockdevs, sizeof(*m->covers))) == NULL)
+	    (m->covers = calloc(pol->ndeny + pol->blockdevs.n, sizeof(*m->covers))) == NULL)
 		return -1;
 	/* Each readable disk: an empty read-only file in its place. */
-	for (size_t i = 0; i < pol->nblockdevs; i++) {
+	for (size_t i = 0; i < pol->blockdevs.n; i++) {
 		struct cover *cv = &m->covers[m->ncovers++];
-		if ((cv->target = strdup(pol->blockdevs[i])) == NULL ||
+		if ((cv->target = strdup(pol->blockdevs.v[i])) == NULL ||
 		    (cv->src = strdup(m->empty_file)) == NULL)
 			return -1;
 	}

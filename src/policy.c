@@ -154,9 +154,7 @@ void policy_free(struct policy *p)
 		free(p->deny[i].keep);
 	}
 	free(p->deny);
-	for (size_t i = 0; i < p->nblockdevs; i++)
-		free(p->blockdevs[i]);
-	free(p->blockdevs);
+	strv_free(&p->blockdevs);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -315,15 +315,7 @@ static int block_devices_in(struct policy *p, const char *dir)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
 		    lstat(path, &st) != 0 || !S_ISBLK(st.st_mode) || access(path, R_OK) != 0)
 			continue;
-		char **v = realloc(p->blockdevs, (p->nblockdevs + 1) * sizeof(*v));
-		if (v == NULL || (v[p->nblockdevs] = strdup(path)) == NULL) {
-			if (v != NULL)
-				p->blockdevs = v;
-			r = CORDON_ENOMEM;
-			break;
-		}
-		p->blockdevs = v;
-		p->nblockdevs++;
+		r = strv_push(&p->blockdevs, path);
 	}
 	closedir(d);
 	return r;
