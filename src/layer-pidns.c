@@ -307,8 +307,8 @@ static char *decimal(long n, char *buf)
  * runner thread then only takes locks and waits on a condition (errno
  * untouched; when it started a joining child, it has read that child's
  * report and reaped it, both succeeding), and starts no other child
- * until this one has exec'd or
- * gone (the end of the error pipe: launch.after_exec). A failure here is
+ * until this one has exec'd or gone (the end of the error pipe:
+ * launch.after_exec). A failure here is
  * reported on the error pipe like any before exec. */
 struct nested {
 	int (*cmd)(void *);

@@ -20,8 +20,8 @@
  * spawn makes its own and tries again), and the run holds them until it
  * ends. Each later spawn joins them instead of making them again: a
  * first child (join_main) enters them with setns(2) and starts the
- * command's process 1 as a sibling (CLONE_PARENT, so the parent waits for it as for any
- * other), in a PID namespace of its own, then exits. The PID namespace
+ * command's process 1 as a sibling (CLONE_PARENT, so the parent waits
+ * for it as for any other), in a PID namespace of its own, then exits. The PID namespace
  * stays per spawn: its process 1 ends with its command, and each
  * command's /proc shows its own processes only, so process 1 also takes
  * a copy of the run's mount namespace to hold that /proc (mountns_join)
