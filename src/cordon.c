@@ -169,6 +169,7 @@ static void decide_into(const cordon *c, struct decision *d)
 		d->applied = 1;
 		d->backend->coverage(pr.abi, &d->cov);
 		d->cov.layers |= 1u << LAYER_FDS_CLOSED; /* spawn.c closes them */
+		d->offered = d->cov.layers;
 	} else {
 		d->cov.gaps = 1u << GAP_UNCONFINED;
 		d->detail = pr.detail;
@@ -193,7 +194,7 @@ static int decision_changed(cordon *c)
 {
 	struct decision now;
 	decide_into(c, &now);
-	if (now.applied == c->dec.applied && now.cov.layers == c->dec.cov.layers) {
+	if (now.applied == c->dec.applied && now.offered == c->dec.offered) {
 		c->dec.cov.unsure = now.cov.unsure;
 		return 0;
 	}
@@ -393,6 +394,7 @@ static void emit_refusal(cordon *c, enum reason_id cause)
 static int plan(cordon *c)
 {
 	int r;
+	c->plans++;
 	decide(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		enum reason_id cause = c->dec.cause;
@@ -471,6 +473,7 @@ static int begin(cordon *c)
 		return r;
 	status_run_begins(c);
 	c->start_written = 0;
+	c->plans = 0;
 	c->caches_resolved = 0;
 	c->secrets_resolved = 0;
 	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)

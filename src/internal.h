@@ -244,6 +244,10 @@ struct decision {
 	const char *detail; /* what the platform's probe saw, or NULL */
 	int abi, kernel_abi;
 	struct coverage cov;
+	/* The backend's layers as the probe gave them, before this run's
+	 * policy added or took any (policy_coverage): what decision_changed
+	 * compares. */
+	unsigned offered;
 	/* --network off is enforced in this run: the network_* layers of
 	 * cov are listed (the backend offers them; a run uses them only
 	 * then, so the probe and runs with the network on do not list them) */
@@ -346,6 +350,7 @@ struct cordon {
 	char homes[2][CORDON_PATH_MAX]; /* canonical $HOME and passwd home (homes_load) */
 	int nhomes;
 	struct decision dec;
+	unsigned plans; /* plans made in this run (a test sees no needless one) */
 	struct policy pol;
 	struct launch launch; /* what the backend prepared */
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while

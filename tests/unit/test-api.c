@@ -5,6 +5,7 @@
  * contains the Landlock backend.
  */
 #include "cordon.h"
+#include "internal.h"
 #include "tap.h"
 #include "fixture.h"
 
@@ -507,6 +508,46 @@ static void end_without_spawn(void)
 	snprintf(no_spawn_event, sizeof(no_spawn_event), "%s", buf);
 }
 
+/* A process's first run, whose layers are only assumed until its first
+ * child applies them: that spawn plans again only when what is known
+ * changed, so a run that met no refusal makes its plan (the ruleset,
+ * the mount plan, the run's thread) once. With the default read denials
+ * and --network off, whose layers the run's policy adds and takes. */
+static int first_run_plans(int fd)
+{
+	cordon *c = fresh();
+	cordon_set_network(c, CORDON_NETWORK_OFF);
+	const char *argv[] = { "true", NULL };
+	cordon_proc *p;
+	struct cordon_result res = { -1, 0, 0, 0 };
+	int r = cordon_begin(c);
+	unsigned at_begin = c->plans;
+	if (r == 0 && (r = cordon_spawn(c, argv, &p)) == 0)
+		r = cordon_wait(p, &res);
+	dprintf(fd, "r=%d applied=%d begin=%u spawn=%u exit=%d", r, cordon_applied(c), at_begin,
+		c->plans, res.exit_code);
+	if (c->stage == ST_BEGUN)
+		cordon_end(c);
+	cordon_free(c);
+	return 0;
+}
+
+static void first_run_plans_once(void)
+{
+	char buf[256];
+	int r = -1, applied = 0, exit_code = -1;
+	unsigned at_begin = 0, plans = 0;
+	in_child(first_run_plans, buf, sizeof(buf));
+	sscanf(buf, "r=%d applied=%d begin=%u spawn=%u exit=%d", &r, &applied, &at_begin, &plans,
+	       &exit_code);
+	if (r == 0 && !applied) {
+		skip("no confinement here: nothing to plan");
+		return;
+	}
+	ok(r == 0 && exit_code == 0 && at_begin == 1 && plans == 1,
+	   "a process's first run plans once, not again at its first spawn (%s)", buf);
+}
+
 /* Later: the probe settles this process (a trial of every layer). */
 static void end_without_spawn_is_probe(void)
 {
@@ -739,8 +780,9 @@ int main(int argc, char *argv[])
 		return scenario(argv[2], argv[3]);
 	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
-	/* These two fork before this process has run anything. */
+	/* These fork before this process has run anything. */
 	end_without_spawn();
+	first_run_plans_once();
 	threads();
 	error_convention();
 	life_cycle();
