@@ -449,6 +449,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	if (plan->landlock.read_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->landlock.read_fd;
 	if (plan->pid_namespace || plan->supervisor != NULL) {
+		plan->seccomp_on_runner = plan->seccomp.len > 0;
 		if ((plan->runner = runner_new(plan, d->abi)) == NULL)
 			return cordon_fail_errno(c, CORDON_ESYS, errno,
 						 "cannot start the run's thread");

@@ -91,6 +91,9 @@ struct linux_plan {
 	int reduce_caps;
 	struct landlock_plan landlock;
 	unsigned seccomp_groups; /* enum seccomp_group bits of the filter */
+	/* The run's thread carries the filter (seccomp_start_run): every
+	 * child inherits it, none installs its own. */
+	int seccomp_on_runner;
 	/* The filter; .len 0: none. .filter points into seccomp_insns. */
 	struct sock_fprog seccomp;
 	struct sock_filter seccomp_insns[SECCOMP_MAX_INSNS];
@@ -263,6 +266,12 @@ int seccomp_trial(const struct linux_trial *t);
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int seccomp_apply(const struct linux_plan *plan);
+/* On the run's thread, before it starts any command: no_new_privs, then
+ * one filter of notify_groups and, when plan->seccomp_on_runner, the
+ * plan's groups (after the keyring step of seccomp_apply). With listener
+ * non-NULL it is installed with a listener, whose fd goes there. 0 or
+ * errno. */
+int seccomp_start_run(const struct linux_plan *plan, unsigned notify_groups, int *listener);
 
 /* The tables behind the filter, for tests. Every table is compiled into
  * every Linux build; the filter holds those of the build's architecture. */

@@ -216,9 +216,11 @@ int runner_joining(const struct linux_plan *plan)
 static void *runner_main(void *v)
 {
 	struct linux_runner *r = v;
-	/* With the supervisor, this thread (and so every command it starts)
-	 * carries the notifying filter and the supervisor's domain. */
-	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi) : 0;
+	/* This thread, and so every command it starts, carries the run's
+	 * filter: the supervisor's notifying rules and the seccomp layer's. */
+	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi)
+		: r->plan->seccomp_on_runner ? seccomp_start_run(r->plan, 0, NULL)
+					     : 0;
 	pthread_mutex_lock(&r->lock);
 	r->init_err = e;
 	r->ready = 1;

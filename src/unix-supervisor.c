@@ -47,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <linux/magic.h>
 #include <limits.h>
@@ -1093,22 +1092,20 @@ static void hand_over(struct supervisor *s, int listener)
 }
 
 /* In the run's thread, before it starts any command: the receiving
- * thread (which starts the workers), then the filter, on this thread
- * only, so the supervisor's threads are not filtered. (No Landlock domain
+ * thread (which starts the workers), then the run's filter with the
+ * notifying rules (seccomp_start_run), on this thread only, so the
+ * supervisor's threads are not filtered. (No Landlock domain
  * here: every command would inherit it as a layer of its own, and a
  * layer without rules refuses every rename and link across
  * directories.) 0 or errno. */
 int supervisor_start(struct linux_plan *plan, int abi)
 {
 	struct supervisor *s = plan->supervisor;
-	struct sock_filter insns[SECCOMP_MAX_INSNS];
 	pthread_t th;
 	pthread_attr_t attr;
 	int e;
 
 	(void)abi;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return errno;
 	pthread_mutex_lock(&s->lock);
 	s->refs++;
 	pthread_mutex_unlock(&s->lock);
@@ -1122,11 +1119,10 @@ int supervisor_start(struct linux_plan *plan, int abi)
 		pthread_mutex_unlock(&s->lock);
 		return e;
 	}
-	int n = seccomp_build(SCG_UNIX_NOTIFY | SCG_IO_URING, insns, SECCOMP_MAX_INSNS);
-	int l = n > 0 ? seccomp_install_listener(&(struct sock_fprog){ (unsigned short)n, insns })
-		      : -ENOSYS;
-	hand_over(s, l < 0 ? -2 : l);
-	return l < 0 ? -l : 0;
+	int l = -1;
+	e = seccomp_start_run(plan, SCG_UNIX_NOTIFY | SCG_IO_URING, &l);
+	hand_over(s, e != 0 ? -2 : l);
+	return e;
 }
 
 /* The end of the run. Its threads stop at once unless a worker is inside

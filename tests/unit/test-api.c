@@ -455,6 +455,82 @@ static void namespaces_per_run(void)
 	cordon_free(c);
 }
 
+/* The seccomp layer is one filter per run, carried by the run's thread
+ * (layer-seccomp.c: seccomp_start_run), not one per spawn: each of a
+ * run's commands runs under one filter of cordon's (two before: the
+ * supervisor's and its own), and the layer's rules hold for every one of
+ * them: a setuid bit asked for on a file in the workspace is refused,
+ * and the file outside the run keeps its mode. */
+static void filter_per_run(void)
+{
+	cordon *c = fresh();
+	cordon_set_network(c, CORDON_NETWORK_OFF);
+	if (cordon_begin(c) != 0) {
+		diag("begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	int have = 0;
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		have |= strcmp(*l, "seccomp") == 0;
+	if (!cordon_applied(c) || !have) {
+		skip("no seccomp layer here: its filter is not installed, untested");
+		cordon_free(c);
+		return;
+	}
+	char cmd[512], out[3][128];
+	snprintf(cmd, sizeof(cmd),
+		 "f='%s/suid-'$1; : > \"$f\"; chmod 4755 \"$f\" 2>/dev/null && exit 6; "
+		 "grep '^Seccomp_filters:' /proc/self/status | tr -dc 0-9",
+		 ws);
+	int good = 0;
+	for (int i = 0; i < 3; i++) {
+		char tag[2] = { (char)('0' + i), '\0' };
+		const char *argv[] = { "sh", "-c", cmd, "sh", tag, NULL };
+		out[i][0] = '\0';
+		int fds[2];
+		if (pipe(fds) != 0)
+			exit(2);
+		cordon_proc *p;
+		struct cordon_result res = { -1, 0, 0, 0 };
+		int keep = dup(1);
+		dup2(fds[1], 1);
+		close(fds[1]);
+		if (cordon_spawn(c, argv, &p) == 0)
+			cordon_wait(p, &res);
+		dup2(keep, 1);
+		close(keep);
+		ssize_t n = read(fds[0], out[i], sizeof(out[i]) - 1);
+		out[i][n > 0 ? n : 0] = '\0';
+		close(fds[0]);
+		char path[400];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/suid-%d", ws, i);
+		good += res.exit_code == 0 && stat(path, &st) == 0 && !(st.st_mode & S_ISUID);
+		unlink(path);
+	}
+	cordon_end(c);
+	cordon_free(c);
+	ok(good == 3, "every spawn of a run: a setuid bit refused, the file keeps its mode (%d of 3)",
+	   good);
+	if (out[0][0] == '\0') {
+		skip("no Seccomp_filters line in /proc (kernel before 5.9): the count is untested");
+		return;
+	}
+	/* This process's own filters (a container's) are inherited too. */
+	int base = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Seccomp_filters:", 16) == 0)
+			base = atoi(line + 16);
+	if (f != NULL)
+		fclose(f);
+	ok(atoi(out[0]) == base + 1 && atoi(out[1]) == base + 1 && atoi(out[2]) == base + 1,
+	   "... each under one filter of the run's (%s %s %s; this process has %d)", out[0],
+	   out[1], out[2], base);
+}
+
 static void landlock_backend_present(void)
 {
 #if defined(__linux__)
@@ -788,6 +864,7 @@ int main(int argc, char *argv[])
 	life_cycle();
 	begin_failure_leaves_nothing();
 	namespaces_per_run();
+	filter_per_run();
 	landlock_backend_present();
 	run_convenience();
 	concurrent_path_search();
