@@ -551,19 +551,37 @@ int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 }
 
 /* KEYCTL_JOIN_SESSION_KEYRING with no name: a new, empty, anonymous
- * session keyring (linux/keyctl.h). */
+ * session keyring; KEYCTL_GET_KEYRING_ID of KEY_SPEC_SESSION_KEYRING
+ * (linux/keyctl.h). */
+#define CORDON_KEYCTL_GET_KEYRING_ID 0
 #define CORDON_KEYCTL_JOIN_SESSION_KEYRING 1
+#define CORDON_KEY_SPEC_SESSION_KEYRING (-3L)
+
+/* Whether keyctl fails for everyone here with EPERM or ENOSYS: a filter
+ * of the caller's (Docker's default profile refuses add_key, keyctl and
+ * request_key), inherited by every command too. */
+static int keyctl_refused_here(void)
+{
+	if (syscall(SYS_keyctl, CORDON_KEYCTL_GET_KEYRING_ID, CORDON_KEY_SPEC_SESSION_KEYRING, 0L,
+		    0L, 0L) >= 0)
+		return 0;
+	return errno == EPERM || errno == ENOSYS;
+}
 
 /* The command gets a session keyring of its own, so the caller's is not
  * in its possession chain; then every keyring call is refused, so none of
  * the caller's or the user's keys can be reached by serial number
- * either. 0 or errno. */
+ * either. Where keyctl is refused already (a container's filter), the
+ * join is too: the command keeps the caller's session keyring, which no
+ * call of its can reach either, and the rest of the layer holds. 0 or
+ * errno. */
 static int own_session_keyring(unsigned groups)
 {
-	if ((groups & SCG_KEYRINGS) &&
-	    syscall(SYS_keyctl, CORDON_KEYCTL_JOIN_SESSION_KEYRING, 0L, 0L, 0L, 0L) < 0)
-		return errno;
-	return 0;
+	if (!(groups & SCG_KEYRINGS) ||
+	    syscall(SYS_keyctl, CORDON_KEYCTL_JOIN_SESSION_KEYRING, 0L, 0L, 0L, 0L) >= 0)
+		return 0;
+	int e = errno;
+	return (e == EPERM || e == ENOSYS) && keyctl_refused_here() ? 0 : e;
 }
 
 int seccomp_apply(const struct linux_plan *plan)

@@ -172,6 +172,23 @@ if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${KEYS[@]}" read corpus-secr
 	out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- "${KEYS[@]}" read corpus-secret 2>&1)
 	case $out in *s3cret*) ok 1 "confined: the caller's key cannot be read"; diag "$out" ;;
 	*) ok 0 "confined: the caller's key cannot be read ($out)" ;; esac
+	# Where keyctl is refused from outside already (Docker's default
+	# seccomp profile), the run goes on (it used to fail with 125 at the
+	# session keyring join) and the key stays out of reach.
+	nokeys=("$HELPERS/seccomp-deny" nokeys --)
+	if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${nokeys[@]}" "${KEYS[@]}" read corpus-secret 2>&1); then
+		skip "seccomp-deny nokeys did not refuse keyctl here: $out"
+	else
+		out=$(cd "$WS" && "${KEYS[@]}" wrap corpus-secret s3cret -- "${nokeys[@]}" "$CORDON" run --sandbox required \
+			--state-dir "$STATE" --status-fd 3 -- sh -c 'echo ran; "$@"' sh "${KEYS[@]}" read corpus-secret 3>"$T/nokeys.status" 2>&1)
+		rc=$?
+		case $out in ran*) ok 0 "keyctl refused from outside: the run goes on (exit $rc)" ;;
+		*) ok 1 "keyctl refused from outside: the run goes on (exit $rc)"; diag "$out" ;; esac
+		case $out in *s3cret*) ok 1 "... and the caller's key cannot be read"; diag "$out" ;;
+		*) ok 0 "... and the caller's key cannot be read" ;; esac
+		grep -q '"keyrings_refused"' "$T/nokeys.status"
+		ok $? "... with keyrings_refused in its layers"
+	fi
 else
 	skip "keyrings do not work here: $out"
 fi

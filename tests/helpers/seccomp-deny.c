@@ -19,6 +19,8 @@
  *   killmount   mount(2) kills the process (SIGSYS), as systemd's
  *               SystemCallFilter= does by default: a child that tries the
  *               mount layer dies
+ *   nokeys      add_key(2), request_key(2) and keyctl(2) fail with EPERM,
+ *               as Docker's default seccomp profile has them
  * Test helper only.
  */
 #include <errno.h>
@@ -58,7 +60,8 @@ int main(int argc, char *argv[])
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
-			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount -- "
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount|nokeys "
+			"-- "
 			"COMMAND...\n");
 		return 2;
 	}
@@ -99,6 +102,14 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	struct sock_filter nokeys[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_add_key, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_request_key, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_keyctl, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
 	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
 		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
@@ -112,6 +123,9 @@ int main(int argc, char *argv[])
 	} else if (strcmp(argv[1], "noexecveat") == 0) {
 		p.len = (unsigned short)(sizeof(noexecveat) / sizeof(noexecveat[0]));
 		p.filter = noexecveat;
+	} else if (strcmp(argv[1], "nokeys") == 0) {
+		p.len = (unsigned short)(sizeof(nokeys) / sizeof(nokeys[0]));
+		p.filter = nokeys;
 	}
 	if (p.filter != NULL) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
