@@ -54,6 +54,13 @@ struct backend {
 	 * code with the message set. */
 	int (*prepare)(cordon *c, const struct policy *pol, const struct decision *dec,
 		       struct launch *out);
+	/* Optional, at the top of a run, when the decision needs no trial
+	 * to wait for: start what prepare will need and can make without
+	 * the run's policy, so that it overlaps the run's own preparation.
+	 * Returns it (prepare takes it from c->early when it fits, and frees
+	 * it when not), or NULL. */
+	void *(*prestart)(int max_abi, int network_off);
+	void (*prestart_free)(void *early);
 };
 
 extern const struct backend cordon_backend_landlock;

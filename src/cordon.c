@@ -89,8 +89,17 @@ const char *cordon_tampered_moved(const cordon *c, size_t i)
 	return c != NULL && i < c->ntampered ? c->tampered[i].moved : NULL;
 }
 
+static void early_free(cordon *c)
+{
+	const struct backend *be = backend_for_platform();
+	if (c->early != NULL && be->prestart_free != NULL)
+		be->prestart_free(c->early);
+	c->early = NULL;
+}
+
 static void release_run(cordon *c)
 {
+	early_free(c);
 	gitguard_free(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
@@ -429,6 +438,7 @@ static int plan(cordon *c)
 			return r;
 		}
 	}
+	early_free(c); /* not taken: not made for this decision */
 	enum reason_id refuse = policy_coverage(c);
 	if (refuse != REASON_NONE) {
 		runtmp_remove(c);
@@ -474,6 +484,7 @@ static int begin(cordon *c)
 	status_run_begins(c);
 	c->start_written = 0;
 	c->plans = 0;
+	c->early_adopted = 0;
 	c->caches_resolved = 0;
 	c->secrets_resolved = 0;
 	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
@@ -481,6 +492,8 @@ static int begin(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();
+	if (c->mode != CORDON_MODE_OFF && be->prestart != NULL && c->early == NULL)
+		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||

@@ -353,6 +353,8 @@ struct cordon {
 	unsigned plans; /* plans made in this run (a test sees no needless one) */
 	struct policy pol;
 	struct launch launch; /* what the backend prepared */
+	void *early; /* what the backend's prestart made, until prepare takes it */
+	int early_adopted; /* prepare used it (a test sees that it did) */
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */
 	int tmp_lock_fd;

@@ -527,17 +527,24 @@ int seccomp_trial(const struct linux_trial *t)
 	return t->seccomp != NULL ? install(t->seccomp) : ENOSYS;
 }
 
+unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace)
+{
+	/* io_uring always: its OPENAT would make setuid files, and its
+	 * CONNECT and SENDMSG would pass the supervisor, unseen by seccomp. */
+	unsigned g = SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING;
+	if (!pid_namespace)
+		g |= SCG_PROCESSES;
+	if (network_off)
+		g |= net_namespace ? SCG_NET_NS : SCG_NET_ALL;
+	return g;
+}
+
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan)
 {
 	(void)d;
-	/* io_uring always: its OPENAT would make setuid files, and its
-	 * CONNECT and SENDMSG would pass the supervisor, unseen by seccomp. */
-	plan->seccomp_groups = SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING;
-	if (!plan->pid_namespace)
-		plan->seccomp_groups |= SCG_PROCESSES;
-	if (p != NULL && p->network_off)
-		plan->seccomp_groups |= plan->net_namespace ? SCG_NET_NS : SCG_NET_ALL;
+	plan->seccomp_groups = seccomp_groups_for(plan->pid_namespace, p != NULL && p->network_off,
+						  plan->net_namespace);
 	int n = seccomp_build(plan->seccomp_groups, plan->seccomp_insns, SECCOMP_MAX_INSNS);
 	if (n == 0)
 		return cordon_fail(c, CORDON_ECONFINE,
@@ -603,18 +610,14 @@ int seccomp_apply(const struct linux_plan *plan)
  * both answers each call as the two stacked did. The run's commands share
  * one empty session keyring, which none of them can use.
  */
-int seccomp_start_run(const struct linux_plan *plan, unsigned notify_groups, int *listener)
+int seccomp_start_run(unsigned groups, int *listener)
 {
 	struct sock_filter insns[SECCOMP_MAX_INSNS];
-	unsigned groups = notify_groups;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return errno;
-	if (plan->seccomp_on_runner) {
-		int e = own_session_keyring(plan->seccomp_groups);
-		if (e != 0)
-			return e;
-		groups |= plan->seccomp_groups;
-	}
+	int e = own_session_keyring(groups);
+	if (e != 0)
+		return e;
 	int n = seccomp_build(groups, insns, SECCOMP_MAX_INSNS);
 	if (n <= 0)
 		return ENOSYS;

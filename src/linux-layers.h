@@ -213,13 +213,23 @@ int supervisor_ptrace_blocked(void);
 int supervisor_trial(const struct linux_trial *t);
 int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		       struct linux_plan *plan);
-/* In the run's thread, before any command: 0 or errno. */
-int supervisor_start(struct linux_plan *plan, int abi);
+/* The supervisor before the run's policy is known (its threads may
+ * start); supervisor_prepare fills it in. NULL (errno) on failure. */
+struct supervisor *supervisor_new(void);
+/* In the run's thread, before any command: its threads, then the run's
+ * filter of these groups (with the notifying rules). 0 or errno. */
+int supervisor_start(struct supervisor *s, unsigned groups);
 
 /* ---- linux-runner.c: the run's thread and the run's namespaces ---- */
 pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size,
 			unsigned long flags);
-struct linux_runner *runner_new(struct linux_plan *plan, int abi);
+/* The run's thread: runner_launch starts it (it sets up the supervisor's
+ * threads and the run's filter of these groups at once, beside the
+ * caller's work), runner_adopt gives it its plan and waits until that
+ * setup is done (0 or its errno); runner_new is both. */
+struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups);
+int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
+struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
 pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
 void runner_after_exec(const void *state, pid_t pid, int reached);
@@ -266,12 +276,13 @@ int seccomp_trial(const struct linux_trial *t);
 int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		    struct linux_plan *plan);
 int seccomp_apply(const struct linux_plan *plan);
-/* On the run's thread, before it starts any command: no_new_privs, then
- * one filter of notify_groups and, when plan->seccomp_on_runner, the
- * plan's groups (after the keyring step of seccomp_apply). With listener
- * non-NULL it is installed with a listener, whose fd goes there. 0 or
- * errno. */
-int seccomp_start_run(const struct linux_plan *plan, unsigned notify_groups, int *listener);
+/* The seccomp layer's groups for a run (seccomp_prepare's). */
+unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace);
+/* On the run's thread, before it starts any command: no_new_privs, the
+ * keyring step of seccomp_apply (with SCG_KEYRINGS), then one filter of
+ * these groups. With listener non-NULL it is installed with a listener,
+ * whose fd goes there. 0 or errno. */
+int seccomp_start_run(unsigned groups, int *listener);
 
 /* The tables behind the filter, for tests. Every table is compiled into
  * every Linux build; the filter holds those of the build's architecture. */

@@ -60,9 +60,12 @@ struct linux_runner {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct linux_plan *plan;
-	int abi;
-	int ready, init_err; /* its own setup (the supervisor) done */
+	struct linux_plan *plan; /* set by runner_adopt; the thread never reads it */
+	/* What the thread sets up first: the supervisor's threads (or NULL),
+	 * then the run's filter of these groups (0: none). */
+	struct supervisor *sup;
+	unsigned groups;
+	int ready, init_err; /* its own setup done */
 	int stop;
 	/* A child it started may still run before its exec on this thread's
 	 * memory and thread pointer (the PID namespace's command waits for
@@ -218,9 +221,9 @@ static void *runner_main(void *v)
 	struct linux_runner *r = v;
 	/* This thread, and so every command it starts, carries the run's
 	 * filter: the supervisor's notifying rules and the seccomp layer's. */
-	int e = r->plan->supervisor != NULL ? supervisor_start(r->plan, r->abi)
-		: r->plan->seccomp_on_runner ? seccomp_start_run(r->plan, 0, NULL)
-					     : 0;
+	int e = r->sup != NULL	 ? supervisor_start(r->sup, r->groups)
+		: r->groups != 0 ? seccomp_start_run(r->groups, NULL)
+				 : 0;
 	pthread_mutex_lock(&r->lock);
 	r->init_err = e;
 	r->ready = 1;
@@ -257,26 +260,19 @@ static void runner_destroy(struct linux_runner *r)
 	free(r);
 }
 
-struct linux_runner *runner_new(struct linux_plan *plan, int abi)
+struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups)
 {
 	struct linux_runner *r = calloc(1, sizeof(*r));
 	sigset_t all, old;
 	if (r == NULL)
 		return NULL;
-	r->plan = plan;
-	r->abi = abi;
+	r->sup = sup;
+	r->groups = groups;
 	r->res[0] = r->res[1] = -1;
 	for (int i = 0; i < NS_COUNT; i++)
 		r->held[i] = -1;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	/* The namespaces to keep: only where a spawn makes them. Without
-	 * the pipe or the stack every spawn makes its own, as before. */
-	if (ns_made(plan) != 0) {
-		if (pipe2(r->res, O_CLOEXEC) != 0)
-			r->res[0] = r->res[1] = -1;
-		r->join_stack = malloc(JOIN_STACK_SIZE);
-	}
 	/* It takes no signal meant for the caller. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -287,14 +283,35 @@ struct linux_runner *runner_new(struct linux_plan *plan, int abi)
 		errno = e;
 		return NULL;
 	}
+	return r;
+}
+
+int runner_adopt(struct linux_runner *r, struct linux_plan *plan)
+{
+	/* The namespaces to keep: only where a spawn makes them. Without
+	 * the pipe or the stack every spawn makes its own, as before. */
+	if (ns_made(plan) != 0) {
+		if (pipe2(r->res, O_CLOEXEC) != 0)
+			r->res[0] = r->res[1] = -1;
+		r->join_stack = malloc(JOIN_STACK_SIZE);
+	}
 	pthread_mutex_lock(&r->lock);
+	r->plan = plan;
 	while (!r->ready)
 		pthread_cond_wait(&r->cond, &r->lock);
-	e = r->init_err;
+	int e = r->init_err;
 	pthread_mutex_unlock(&r->lock);
+	return e;
+}
+
+struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups)
+{
+	struct linux_runner *r = runner_launch(sup, groups);
+	if (r == NULL)
+		return NULL;
+	int e = runner_adopt(r, plan);
 	if (e != 0) {
-		(void)pthread_join(r->thread, NULL);
-		runner_destroy(r);
+		runner_free(r);
 		errno = e;
 		return NULL;
 	}

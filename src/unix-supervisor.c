@@ -1057,30 +1057,46 @@ static int add_id(struct supervisor *s, const char *path)
 	return 0;
 }
 
-int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		       struct linux_plan *plan)
+struct supervisor *supervisor_new(void)
 {
 	struct supervisor *s = calloc(1, sizeof(*s));
 	if (s == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	plan->supervisor = s;
-	s->refuse_network = p->network_off && !(d->cov.layers & (1u << LAYER_NETNS));
-	s->listener = s->stop[0] = s->stop[1] = -1;
+		return NULL;
+	s->listener = -1;
 	s->refs = 1; /* the run's */
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	if (pipe_cloexec(s->stop) != 0) {
+		int e = errno;
+		s->stop[0] = s->stop[1] = -1;
+		destroy(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
+/* The run's policy, into a supervisor made before it was known (whose
+ * threads may run already: under its lock, which they take before they
+ * serve any call). */
+int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		       struct linux_plan *plan)
+{
+	struct supervisor *s = plan->supervisor;
+	if (s == NULL && (s = plan->supervisor = supervisor_new()) == NULL)
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot make the supervisor");
+	int bad = 0;
+	pthread_mutex_lock(&s->lock);
+	s->refuse_network = p->network_off && !(d->cov.layers & (1u << LAYER_NETNS));
 	/* Not the command's private /dev/shm: which tmpfs that is cannot be
 	 * told from outside the command (its root, its links are its own);
 	 * sockets there are refused (Landlock ABI 9 allows them). */
-	for (size_t i = 0; i < p->nw; i++)
-		if (p->w[i].kind != W_DEVICE && add_id(s, p->w[i].path) != 0)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	for (size_t i = 0; i < p->nsockets; i++)
-		if (add_id(s, p->sockets[i]) != 0)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	if (pipe_cloexec(s->stop) != 0)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "pipe");
-	return 0;
+	for (size_t i = 0; !bad && i < p->nw; i++)
+		bad = p->w[i].kind != W_DEVICE && add_id(s, p->w[i].path) != 0;
+	for (size_t i = 0; !bad && i < p->nsockets; i++)
+		bad = add_id(s, p->sockets[i]) != 0;
+	pthread_mutex_unlock(&s->lock);
+	return bad ? cordon_fail(c, CORDON_ENOMEM, "out of memory") : 0;
 }
 
 static void hand_over(struct supervisor *s, int listener)
@@ -1098,14 +1114,12 @@ static void hand_over(struct supervisor *s, int listener)
  * here: every command would inherit it as a layer of its own, and a
  * layer without rules refuses every rename and link across
  * directories.) 0 or errno. */
-int supervisor_start(struct linux_plan *plan, int abi)
+int supervisor_start(struct supervisor *s, unsigned groups)
 {
-	struct supervisor *s = plan->supervisor;
 	pthread_t th;
 	pthread_attr_t attr;
 	int e;
 
-	(void)abi;
 	pthread_mutex_lock(&s->lock);
 	s->refs++;
 	pthread_mutex_unlock(&s->lock);
@@ -1120,7 +1134,7 @@ int supervisor_start(struct linux_plan *plan, int abi)
 		return e;
 	}
 	int l = -1;
-	e = seccomp_start_run(plan, SCG_UNIX_NOTIFY | SCG_IO_URING, &l);
+	e = seccomp_start_run(groups, &l);
 	hand_over(s, e != 0 ? -2 : l);
 	return e;
 }

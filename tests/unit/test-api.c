@@ -9,6 +9,7 @@
 #include "tap.h"
 #include "fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -234,6 +235,19 @@ static void life_cycle(void)
 	close(fds[1]);
 }
 
+/* The threads of this process. */
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	if (d == NULL)
+		return -1;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 static void begin_failure_leaves_nothing(void)
 {
 	char bogus[400], runs[400];
@@ -242,10 +256,19 @@ static void begin_failure_leaves_nothing(void)
 	cordon *c = cordon_new();
 	cordon_set_workspace(c, bogus);
 	cordon_set_state_dir(c, runs);
+	int threads = count_threads();
 	is_int(cordon_begin(c), CORDON_EINVAL, "begin with a missing workspace: CORDON_EINVAL");
 	ok(strstr(cordon_last_error(c), "does not exist") != NULL, "... says so: %s",
 	   cordon_last_error(c));
 	ok(access(runs, F_OK) != 0, "... and created nothing (no state dir)");
+	/* What the run started before its policy failed (its thread, the
+	 * supervisor's) has ended (a thread may take a moment to go). */
+	int now = count_threads();
+	for (int i = 0; i < 100 && now != threads; i++) {
+		usleep(10000);
+		now = count_threads();
+	}
+	is_int(now, threads, "... and left no thread running");
 	is_int(cordon_set_workspace(c, ws), 0,
 	       "the handle is still configurable after a failed begin");
 	is_int(cordon_begin(c), 0, "and begins once fixed");
@@ -511,8 +534,8 @@ static void filter_per_run(void)
 	}
 	cordon_end(c);
 	cordon_free(c);
-	ok(good == 3, "every spawn of a run: a setuid bit refused, the file keeps its mode (%d of 3)",
-	   good);
+	ok(good == 3,
+	   "every spawn of a run: a setuid bit refused, the file keeps its mode (%d of 3)", good);
 	if (out[0][0] == '\0') {
 		skip("no Seccomp_filters line in /proc (kernel before 5.9): the count is untested");
 		return;
@@ -527,8 +550,8 @@ static void filter_per_run(void)
 	if (f != NULL)
 		fclose(f);
 	ok(atoi(out[0]) == base + 1 && atoi(out[1]) == base + 1 && atoi(out[2]) == base + 1,
-	   "... each under one filter of the run's (%s %s %s; this process has %d)", out[0],
-	   out[1], out[2], base);
+	   "... each under one filter of the run's (%s %s %s; this process has %d)", out[0], out[1],
+	   out[2], base);
 }
 
 static void landlock_backend_present(void)
@@ -600,8 +623,14 @@ static int first_run_plans(int fd)
 	unsigned at_begin = c->plans;
 	if (r == 0 && (r = cordon_spawn(c, argv, &p)) == 0)
 		r = cordon_wait(p, &res);
-	dprintf(fd, "r=%d applied=%d begin=%u spawn=%u exit=%d", r, cordon_applied(c), at_begin,
-		c->plans, res.exit_code);
+	/* Whether the run has a thread of its own: a PID namespace or the
+	 * supervisor among its layers. */
+	int thread = 0;
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		thread |= strcmp(*l, "pid_namespace") == 0 ||
+			  strcmp(*l, "unix_socket_supervisor") == 0;
+	dprintf(fd, "r=%d applied=%d begin=%u spawn=%u exit=%d early=%d thread=%d", r,
+		cordon_applied(c), at_begin, c->plans, res.exit_code, c->early_adopted, thread);
 	if (c->stage == ST_BEGUN)
 		cordon_end(c);
 	cordon_free(c);
@@ -611,17 +640,25 @@ static int first_run_plans(int fd)
 static void first_run_plans_once(void)
 {
 	char buf[256];
-	int r = -1, applied = 0, exit_code = -1;
+	int r = -1, applied = 0, exit_code = -1, early = 0, thread = 0;
 	unsigned at_begin = 0, plans = 0;
 	in_child(first_run_plans, buf, sizeof(buf));
-	sscanf(buf, "r=%d applied=%d begin=%u spawn=%u exit=%d", &r, &applied, &at_begin, &plans,
-	       &exit_code);
+	sscanf(buf, "r=%d applied=%d begin=%u spawn=%u exit=%d early=%d thread=%d", &r, &applied,
+	       &at_begin, &plans, &exit_code, &early, &thread);
 	if (r == 0 && !applied) {
 		skip("no confinement here: nothing to plan");
 		return;
 	}
 	ok(r == 0 && exit_code == 0 && at_begin == 1 && plans == 1,
 	   "a process's first run plans once, not again at its first spawn (%s)", buf);
+	/* The run's thread (with a PID namespace or the supervisor, and so
+	 * the filter) was started at the top of the run and taken by its
+	 * plan. */
+	if (!thread)
+		skip("no run's thread here (no PID namespace, no supervisor): nothing started early");
+	else
+		ok(early == 1, "... and its plan took the run's thread started at its top (%s)",
+		   buf);
 }
 
 /* Later: the probe settles this process (a trial of every layer). */
