@@ -381,6 +381,28 @@ static void threads(void)
  * spawns' rules too, which must not matter). */
 /* One shell line of a spawn's view: its namespaces, how many processes
  * its /proc shows, what /dev/shm holds (a printf format: %% doubled). */
+/* One spawn of a begun run, its stdout (up to size - 1 bytes) into out;
+ * the command's exit code, or -1 when it did not run. */
+static int spawn_capture(cordon *c, const char *const argv[], char *out, size_t size)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		exit(2);
+	cordon_proc *p;
+	struct cordon_result res = { -1, 0, 0, 0 };
+	int keep = dup(1);
+	dup2(fds[1], 1);
+	close(fds[1]);
+	if (cordon_spawn(c, argv, &p) == 0)
+		cordon_wait(p, &res);
+	dup2(keep, 1);
+	close(keep);
+	ssize_t n = read(fds[0], out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	return res.exit_code;
+}
+
 #define NS_LINE                                                                                    \
 	"for n in user mnt ipc net pid; do printf '%%s ' \"$(readlink /proc/self/ns/$n)\"; done; " \
 	"printf '%%s ' \"$(stat -c %%d /dev/pts 2>/dev/null || echo -)\" "                         \
@@ -419,24 +441,10 @@ static void namespaces_per_run(void)
 	for (int i = 0; i < 3; i++) {
 		char tag[2] = { (char)('0' + i), '\0' };
 		const char *argv[] = { "sh", "-c", i == 0 ? first : later, "sh", tag, NULL };
-		int fds[2];
-		if (pipe(fds) != 0)
-			exit(2);
-		cordon_proc *p;
-		struct cordon_result res = { -1, 0, 0, 0 };
-		int keep = dup(1);
-		dup2(fds[1], 1);
-		close(fds[1]);
-		if (cordon_spawn(c, argv, &p) == 0)
-			cordon_wait(p, &res);
-		dup2(keep, 1);
-		close(keep);
-		ssize_t n = read(fds[0], out[i], sizeof(out[i]) - 1);
-		out[i][n > 0 ? n : 0] = '\0';
-		close(fds[0]);
-		if (res.exit_code != 0)
-			diag("spawn %d: exit %d: %s", i, res.exit_code, out[i]);
-		good += res.exit_code == 0;
+		int code = spawn_capture(c, argv, out[i], sizeof(out[i]));
+		if (code != 0)
+			diag("spawn %d: exit %d: %s", i, code, out[i]);
+		good += code == 0;
 	}
 	is_int(good, 3,
 	       "three spawns of one run: each confined (a write outside refused), "
@@ -510,26 +518,11 @@ static void filter_per_run(void)
 	for (int i = 0; i < 3; i++) {
 		char tag[2] = { (char)('0' + i), '\0' };
 		const char *argv[] = { "sh", "-c", cmd, "sh", tag, NULL };
-		out[i][0] = '\0';
-		int fds[2];
-		if (pipe(fds) != 0)
-			exit(2);
-		cordon_proc *p;
-		struct cordon_result res = { -1, 0, 0, 0 };
-		int keep = dup(1);
-		dup2(fds[1], 1);
-		close(fds[1]);
-		if (cordon_spawn(c, argv, &p) == 0)
-			cordon_wait(p, &res);
-		dup2(keep, 1);
-		close(keep);
-		ssize_t n = read(fds[0], out[i], sizeof(out[i]) - 1);
-		out[i][n > 0 ? n : 0] = '\0';
-		close(fds[0]);
+		int code = spawn_capture(c, argv, out[i], sizeof(out[i]));
 		char path[400];
 		struct stat st;
 		snprintf(path, sizeof(path), "%s/suid-%d", ws, i);
-		good += res.exit_code == 0 && stat(path, &st) == 0 && !(st.st_mode & S_ISUID);
+		good += code == 0 && stat(path, &st) == 0 && !(st.st_mode & S_ISUID);
 		unlink(path);
 	}
 	cordon_end(c);
