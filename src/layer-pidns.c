@@ -104,10 +104,19 @@ int init_memfd_shared(void)
 	return shared_fd;
 }
 
+/* The namespace's /proc, with the kernel's key lists covered (as Docker
+ * masks them): /proc/keys shows every key the reader may view or
+ * possesses (its description, owner, length), the user's among them, and
+ * /proc/key-users the key counts of every user. */
 static int mount_proc(void)
 {
+	static const char *const covered[] = { "/proc/keys", "/proc/key-users" };
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) != 0)
 		return errno;
+	for (size_t i = 0; i < sizeof(covered) / sizeof(covered[0]); i++)
+		if (access(covered[i], F_OK) == 0 &&
+		    mount("/dev/null", covered[i], NULL, MS_BIND, NULL) != 0)
+			return errno;
 	return 0;
 }
 

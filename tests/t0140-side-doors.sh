@@ -172,6 +172,21 @@ if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${KEYS[@]}" read corpus-secr
 	out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- "${KEYS[@]}" read corpus-secret 2>&1)
 	case $out in *s3cret*) ok 1 "confined: the caller's key cannot be read"; diag "$out" ;;
 	*) ok 0 "confined: the caller's key cannot be read ($out)" ;; esac
+	# The kernel's key list names the caller's keys (description, owner,
+	# length): the run's /proc covers it.
+	if has pid_namespace; then
+		out=$("${KEYS[@]}" wrap corpus-secret s3cret -- sh -c 'grep -c corpus-secret /proc/keys')
+		if [ "$out" = 1 ]; then
+			ok 0 "control: /proc/keys names the caller's key"
+			out=$(cd "$WS" && "${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- \
+				sh -c 'grep -c corpus-secret /proc/keys; wc -c < /proc/key-users' 2>&1)
+			is "$(echo $out)" "0 0" "confined: /proc/keys and /proc/key-users are empty"
+		else
+			skip "/proc/keys does not list the test's key here ($out)"
+		fi
+	else
+		skip "no PID namespace here: /proc is the caller's"
+	fi
 	# Where keyctl is refused from outside already (Docker's default
 	# seccomp profile), the run goes on (it used to fail with 125 at the
 	# session keyring join) and the key stays out of reach.
