@@ -134,6 +134,7 @@ static pthread_once_t query_once = PTHREAD_ONCE_INIT;
 static pthread_once_t trial_once = PTHREAD_ONCE_INIT;
 static pthread_once_t settle_once = PTHREAD_ONCE_INIT;
 static int trial_started;
+static int trial_settled; /* its answer is in (settle_now ran) */
 
 static void query(void)
 {
@@ -199,6 +200,7 @@ static void settle_now(void)
 			continue; /* unknown (no memory for the answer, or not reached) */
 		probed.known |= 1u << i;
 	}
+	trial_settled = 1;
 	pthread_mutex_unlock(&probed.lock);
 }
 
@@ -413,7 +415,9 @@ static unsigned run_groups(unsigned layers_on, int network_off, int *need)
  * 0.5-0.9 ms on a slow machine) needs nothing of the run's policy, so it
  * runs beside the parent's own preparation (home, policy, the run's
  * dir), and prepare adopts it when the decision is still the one it was
- * made for. Not while a trial child runs: deciding would wait for it. */
+ * made for. Not while a trial child started early has not been collected:
+ * deciding would wait for it (the process's later runs, which know its
+ * answer, do start it early). */
 struct early_run {
 	struct linux_runner *runner;
 	struct supervisor *sup;
@@ -433,7 +437,7 @@ static void ll_prestart_free(void *v)
 static void *ll_prestart(int max_abi, int network_off)
 {
 	pthread_mutex_lock(&probed.lock);
-	int trial = trial_started;
+	int trial = trial_started && !trial_settled;
 	pthread_mutex_unlock(&probed.lock);
 	if (trial)
 		return NULL;

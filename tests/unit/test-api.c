@@ -668,6 +668,29 @@ static void end_without_spawn_is_probe(void)
 	cordon_free(c);
 }
 
+/* After the probe's trial (cordon_probe above): a run knows its answer,
+ * so its thread is started early again and adopted by its plan. */
+static void early_thread_after_probe(void)
+{
+	cordon *c = fresh();
+	if (cordon_begin(c) != 0) {
+		diag("begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	int thread = 0;
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		thread |= strcmp(*l, "pid_namespace") == 0 ||
+			  strcmp(*l, "unix_socket_supervisor") == 0;
+	if (!thread)
+		skip("no run's thread here (no PID namespace, no supervisor): nothing started early");
+	else
+		is_int(c->early_adopted, 1,
+		       "after the probe's trial, a run's thread starts early again");
+	cordon_end(c);
+	cordon_free(c);
+}
+
 /* Spawns from two threads of one run at once: the pre-exec children of
  * the PID namespace share the run's thread's errno until they exec, so
  * the run's thread starts the next only when the last has exec'd. A
@@ -899,6 +922,7 @@ int main(int argc, char *argv[])
 	run_convenience();
 	concurrent_path_search();
 	end_without_spawn_is_probe();
+	early_thread_after_probe();
 	char self[512];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
