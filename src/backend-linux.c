@@ -83,8 +83,8 @@ struct linux_layer {
 static const struct linux_layer layers[] = {
 	{ LAYER_MOUNTNS, 1u << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
 	{ LAYER_DEVPTS, 0, 0, devpts_trial, devpts_prepare, devpts_apply },
-	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS, 0, pidns_trial, pidns_prepare,
-	  pidns_apply },
+	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_KEY_LIST, 0,
+	  pidns_trial, pidns_prepare, pidns_apply },
 	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
 	{ LAYER_NETNS, 0, 0, netns_trial, netns_prepare, netns_apply },
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },

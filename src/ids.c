@@ -177,6 +177,10 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_BLOCK_DEVICES] = { "block_devices_readable",
 				"a disk's block device is readable by the command (root, or the "
 				"disk group) and not covered: the secrets can be read from it raw" },
+	[GAP_KEY_LIST] = { "key_list_visible",
+			   "/proc/keys and /proc/key-users are readable: the names, owners and "
+			   "sizes (never the contents) of the keys the command may view, and "
+			   "every user's key counts" },
 	[GAP_LOOPBACK] = { "loopback_unavailable",
 			   "--network off without a network namespace: loopback cannot be told "
 			   "from the host's, so it is refused too (a test server on 127.0.0.1 "
