@@ -179,8 +179,8 @@ if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${KEYS[@]}" read corpus-secr
 		if [ "$out" = 1 ]; then
 			ok 0 "control: /proc/keys names the caller's key"
 			out=$(cd "$WS" && "${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- \
-				sh -c 'grep -c corpus-secret /proc/keys; wc -c < /proc/key-users' 2>&1)
-			is "$(echo $out)" "0 0" "confined: /proc/keys and /proc/key-users are empty"
+				sh -c 'echo "$(grep -c corpus-secret /proc/keys) $(wc -c </proc/key-users)"' 2>&1)
+			is "$out" "0 0" "confined: /proc/keys and /proc/key-users are empty"
 		else
 			skip "/proc/keys does not list the test's key here ($out)"
 		fi
