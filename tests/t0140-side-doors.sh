@@ -175,11 +175,13 @@ if out=$("${KEYS[@]}" wrap corpus-secret s3cret -- "${KEYS[@]}" read corpus-secr
 	# The kernel's key list names the caller's keys (description, owner,
 	# length): the run's /proc covers it.
 	if has pid_namespace; then
-		out=$("${KEYS[@]}" wrap corpus-secret s3cret -- sh -c 'grep -c corpus-secret /proc/keys')
+		# A name of this run's own: keys of earlier runs may linger in the list.
+		kname=t0140-key-$$-$RANDOM
+		out=$("${KEYS[@]}" wrap "$kname" s3cret -- sh -c 'grep -c "$1" /proc/keys' sh "$kname")
 		if [ "$out" = 1 ]; then
 			ok 0 "control: /proc/keys names the caller's key"
-			out=$(cd "$WS" && "${KEYS[@]}" wrap corpus-secret s3cret -- "$CORDON" run --state-dir "$STATE" -- \
-				sh -c 'echo "$(grep -c corpus-secret /proc/keys) $(wc -c </proc/key-users)"' 2>&1)
+			out=$(cd "$WS" && "${KEYS[@]}" wrap "$kname" s3cret -- "$CORDON" run --state-dir "$STATE" -- \
+				sh -c 'echo "$(grep -c "$1" /proc/keys) $(wc -c </proc/key-users)"' sh "$kname" 2>&1)
 			is "$out" "0 0" "confined: /proc/keys and /proc/key-users are empty"
 		else
 			skip "/proc/keys does not list the test's key here ($out)"
