@@ -381,6 +381,20 @@ static void threads(void)
  * spawns' rules too, which must not matter). */
 /* One shell line of a spawn's view: its namespaces, how many processes
  * its /proc shows, what /dev/shm holds (a printf format: %% doubled). */
+/* A fresh handle with this network setting, begun; NULL (said why) when
+ * the begin failed. */
+static cordon *begun(enum cordon_network network)
+{
+	cordon *c = fresh();
+	cordon_set_network(c, network);
+	if (cordon_begin(c) != 0) {
+		diag("begin: %s", cordon_last_error(c));
+		cordon_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /* One spawn of a begun run, its stdout (up to size - 1 bytes) into out;
  * the command's exit code, or -1 when it did not run. */
 static int spawn_capture(cordon *c, const char *const argv[], char *out, size_t size)
@@ -415,13 +429,9 @@ static int spawn_capture(cordon *c, const char *const argv[], char *out, size_t 
  * each is confined as the first (a write outside refused). */
 static void namespaces_per_run(void)
 {
-	cordon *c = fresh();
-	cordon_set_network(c, CORDON_NETWORK_OFF);
-	if (cordon_begin(c) != 0) {
-		diag("begin: %s", cordon_last_error(c));
-		cordon_free(c);
+	cordon *c = begun(CORDON_NETWORK_OFF);
+	if (c == NULL)
 		return;
-	}
 	char *j = cordon_probe_json(c);
 	int mountns = j != NULL && strstr(j, "\"mount_namespace\"") != NULL;
 	free(j);
@@ -494,13 +504,9 @@ static void namespaces_per_run(void)
  * and the file outside the run keeps its mode. */
 static void filter_per_run(void)
 {
-	cordon *c = fresh();
-	cordon_set_network(c, CORDON_NETWORK_OFF);
-	if (cordon_begin(c) != 0) {
-		diag("begin: %s", cordon_last_error(c));
-		cordon_free(c);
+	cordon *c = begun(CORDON_NETWORK_OFF);
+	if (c == NULL)
 		return;
-	}
 	int have = 0;
 	for (const char *const *l = cordon_layers(c); *l; l++)
 		have |= strcmp(*l, "seccomp") == 0;
@@ -672,12 +678,9 @@ static void end_without_spawn_is_probe(void)
  * so its thread is started early again and adopted by its plan. */
 static void early_thread_after_probe(void)
 {
-	cordon *c = fresh();
-	if (cordon_begin(c) != 0) {
-		diag("begin: %s", cordon_last_error(c));
-		cordon_free(c);
+	cordon *c = begun(CORDON_NETWORK_ON);
+	if (c == NULL)
 		return;
-	}
 	int thread = 0;
 	for (const char *const *l = cordon_layers(c); *l; l++)
 		thread |= strcmp(*l, "pid_namespace") == 0 ||
