@@ -416,8 +416,8 @@ static unsigned run_groups(unsigned layers_on, int network_off, int *need)
  * runs beside the parent's own preparation (home, policy, the run's
  * dir), and prepare adopts it when the decision is still the one it was
  * made for. Not while a trial child started early has not been collected:
- * deciding would wait for it (the process's later runs, which know its
- * answer, do start it early). */
+ * deciding would wait for it (plan() tries again once its decide has the
+ * answer; the process's later runs start it at their top). */
 struct early_run {
 	struct linux_runner *runner;
 	struct supervisor *sup;

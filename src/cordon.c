@@ -405,6 +405,12 @@ static int plan(cordon *c)
 	int r;
 	c->plans++;
 	decide(c);
+	/* Not started at the top of the run (a trial child was running
+	 * then, whose answer decide had to wait for): now, beside the
+	 * caches, the secrets and the rest of the plan. */
+	const struct backend *be = c->dec.backend;
+	if (c->dec.applied && c->early == NULL && be->prestart != NULL)
+		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		enum reason_id cause = c->dec.cause;
 		runtmp_remove(c); /* not run: no temp dir in the event, none left */

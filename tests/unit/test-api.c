@@ -808,6 +808,17 @@ static int scenario(const char *name, const char *top)
 			cordon_wait(p, &res);
 		printf("begin=%d first=%d second=%d written=%d\n", b, r1, r2,
 		       access(target, F_OK) == 0);
+	} else if (strcmp(name, "early-after-trial") == 0) {
+		/* Under the refusal hint the trial runs at the top of the run,
+		 * so the run's thread is started once the plan's decide has its
+		 * answer, and adopted by the plan. */
+		int b = cordon_begin(c), thread = 0;
+		for (const char *const *l = cordon_layers(c); b == 0 && *l; l++)
+			thread |= strcmp(*l, "pid_namespace") == 0 ||
+				  strcmp(*l, "unix_socket_supervisor") == 0;
+		printf("begin=%d thread=%d early=%d\n", b, thread, c->early_adopted);
+		if (b == 0)
+			cordon_end(c);
 	} else if (strcmp(name, "end-refuses") == 0) {
 		cordon_set_mode(c, CORDON_MODE_REQUIRED);
 		int b = cordon_begin(c);
@@ -827,8 +838,8 @@ static int scenario(const char *name, const char *top)
 
 /* Runs scenario NAME under seccomp-deny MODE; its stdout into out, its
  * events into events. 0 when it ran. */
-static int rerun(const char *self, const char *mode, const char *name, char *out, size_t nout,
-		 char *events, size_t nevents)
+static int rerun_as(const char *self, const char *mode, const char *name, int hint, char *out,
+		    size_t nout, char *events, size_t nevents)
 {
 	char deny[600], evpath[400], cmd[2000];
 	snprintf(deny, sizeof(deny), "%s", self);
@@ -839,11 +850,12 @@ static int rerun(const char *self, const char *mode, const char *name, char *out
 	if (access(deny, X_OK) != 0)
 		return -1;
 	snprintf(evpath, sizeof(evpath), "%s/events-%s", root, name);
-	/* The filter is a hint to try every layer at once: these are the
-	 * paths of a first child that meets the refusal itself. */
-	snprintf(cmd, sizeof(cmd),
-		 "CORDON_TEST_FIRST_CHILD_TRIAL=1 '%s' %s -- '%s' --scenario %s '%s' 3>'%s'", deny,
-		 mode, self, name, root, evpath);
+	/* The filter is a hint to try every layer at once: unless hint,
+	 * these are the paths of a first child that meets the refusal
+	 * itself. */
+	snprintf(cmd, sizeof(cmd), "%s'%s' %s -- '%s' --scenario %s '%s' 3>'%s'",
+		 hint ? "" : "CORDON_TEST_FIRST_CHILD_TRIAL=1 ", deny, mode, self, name, root,
+		 evpath);
 	FILE *f = popen(cmd, "r");
 	if (f == NULL)
 		return -1;
@@ -861,12 +873,39 @@ static int rerun(const char *self, const char *mode, const char *name, char *out
 	return 0;
 }
 
+static int rerun(const char *self, const char *mode, const char *name, char *out, size_t nout,
+		 char *events, size_t nevents)
+{
+	return rerun_as(self, mode, name, 0, out, nout, events, nevents);
+}
+
 static int count_of(const char *hay, const char *needle)
 {
 	int k = 0;
 	for (const char *q = hay; (q = strstr(q, needle)) != NULL; q++)
 		k++;
 	return k;
+}
+
+/* Under the refusal hint (namespaces refused by a filter of the
+ * caller's, as in a container) the run's thread starts once the trial's
+ * answer is in, beside the rest of the plan, and the plan adopts it. */
+static void early_thread_under_hint(const char *self)
+{
+	char out[256], ev[16384];
+	if (rerun_as(self, "nons", "early-after-trial", 1, out, sizeof(out), ev, sizeof(ev)) != 0) {
+		skip("seccomp-deny helper not built next to this test");
+		return;
+	}
+	int b = -1, thread = 0, early = 0;
+	sscanf(out, "begin=%d thread=%d early=%d", &b, &thread, &early);
+	if (b == 0 && !thread)
+		skip("no run's thread without namespaces here (Landlock checks sockets itself)");
+	else
+		ok(b == 0 && early == 1,
+		   "under the refusal hint the plan adopts the run's thread started after the "
+		   "trial (%s)",
+		   out);
 }
 
 static void first_spawn_refusals(const char *self)
@@ -930,6 +969,7 @@ int main(int argc, char *argv[])
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[n > 0 ? n : 0] = '\0';
 	first_spawn_refusals(self);
+	early_thread_under_hint(self);
 	teardown();
 	return done_testing();
 }
