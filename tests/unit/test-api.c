@@ -381,6 +381,22 @@ static void threads(void)
  * spawns' rules too, which must not matter). */
 /* One shell line of a spawn's view: its namespaces, how many processes
  * its /proc shows, what /dev/shm holds (a printf format: %% doubled). */
+/* Whether the run's layers name this one. */
+static int has_layer(const cordon *c, const char *name)
+{
+	for (const char *const *l = cordon_layers(c); *l; l++)
+		if (strcmp(*l, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether the run has a thread of its own (linux-runner.c): a PID
+ * namespace or the supervisor among its layers. */
+static int has_run_thread(const cordon *c)
+{
+	return has_layer(c, "pid_namespace") || has_layer(c, "unix_socket_supervisor");
+}
+
 /* A fresh handle with this network setting, begun; NULL (said why) when
  * the begin failed. */
 static cordon *begun(enum cordon_network network)
@@ -507,10 +523,7 @@ static void filter_per_run(void)
 	cordon *c = begun(CORDON_NETWORK_OFF);
 	if (c == NULL)
 		return;
-	int have = 0;
-	for (const char *const *l = cordon_layers(c); *l; l++)
-		have |= strcmp(*l, "seccomp") == 0;
-	if (!cordon_applied(c) || !have) {
+	if (!cordon_applied(c) || !has_layer(c, "seccomp")) {
 		skip("no seccomp layer here: its filter is not installed, untested");
 		cordon_free(c);
 		return;
@@ -622,12 +635,7 @@ static int first_run_plans(int fd)
 	unsigned at_begin = c->plans;
 	if (r == 0 && (r = cordon_spawn(c, argv, &p)) == 0)
 		r = cordon_wait(p, &res);
-	/* Whether the run has a thread of its own: a PID namespace or the
-	 * supervisor among its layers. */
-	int thread = 0;
-	for (const char *const *l = cordon_layers(c); *l; l++)
-		thread |= strcmp(*l, "pid_namespace") == 0 ||
-			  strcmp(*l, "unix_socket_supervisor") == 0;
+	int thread = has_run_thread(c);
 	dprintf(fd, "r=%d applied=%d begin=%u spawn=%u exit=%d early=%d thread=%d", r,
 		cordon_applied(c), at_begin, c->plans, res.exit_code, c->early_adopted, thread);
 	if (c->stage == ST_BEGUN)
@@ -681,11 +689,7 @@ static void early_thread_after_probe(void)
 	cordon *c = begun(CORDON_NETWORK_ON);
 	if (c == NULL)
 		return;
-	int thread = 0;
-	for (const char *const *l = cordon_layers(c); *l; l++)
-		thread |= strcmp(*l, "pid_namespace") == 0 ||
-			  strcmp(*l, "unix_socket_supervisor") == 0;
-	if (!thread)
+	if (!has_run_thread(c))
 		skip("no run's thread here (no PID namespace, no supervisor): nothing started early");
 	else
 		is_int(c->early_adopted, 1,
@@ -812,10 +816,8 @@ static int scenario(const char *name, const char *top)
 		/* Under the refusal hint the trial runs at the top of the run,
 		 * so the run's thread is started once the plan's decide has its
 		 * answer, and adopted by the plan. */
-		int b = cordon_begin(c), thread = 0;
-		for (const char *const *l = cordon_layers(c); b == 0 && *l; l++)
-			thread |= strcmp(*l, "pid_namespace") == 0 ||
-				  strcmp(*l, "unix_socket_supervisor") == 0;
+		int b = cordon_begin(c);
+		int thread = b == 0 && has_run_thread(c);
 		printf("begin=%d thread=%d early=%d\n", b, thread, c->early_adopted);
 		if (b == 0)
 			cordon_end(c);
