@@ -395,9 +395,10 @@ static void plan_free(void *state)
 /* ---- the run's thread, started early ---- */
 
 /* The filter the run's thread carries for a decision's layers (as
- * ll_prepare selects them and their prepare functions set the plan);
- * *need: whether the run has that thread (a PID namespace or the
- * supervisor). */
+ * ll_prepare selects them and their prepare functions set the plan: the
+ * same groups as the plan's supervisor and seccomp_groups); it holds
+ * SCG_UNIX_NOTIFY exactly when the run has the supervisor. *need:
+ * whether the run has that thread (a PID namespace or the supervisor). */
 static unsigned run_groups(unsigned layers_on, int network_off, int *need)
 {
 	int pidns = (layers_on & (1u << LAYER_PIDNS)) != 0;
@@ -453,7 +454,7 @@ static void *ll_prestart(int max_abi, int network_off)
 	if (e == NULL)
 		return NULL;
 	e->groups = groups;
-	if ((cov.layers & (1u << LAYER_UNIX_SUPERVISOR)) && (e->sup = supervisor_new()) == NULL) {
+	if ((groups & SCG_UNIX_NOTIFY) && (e->sup = supervisor_new()) == NULL) {
 		free(e);
 		return NULL;
 	}
@@ -500,14 +501,14 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	out->state = plan;
 	out->release = plan_free;
 	out->hook = apply_all;
-	/* The run's thread started early, if it was made for these layers:
-	 * its supervisor is the plan's (supervisor_prepare fills it in). */
+	/* The run's thread started early, if it was made for these layers
+	 * (the same groups: the same filter, and a supervisor, which is the
+	 * plan's, when the groups notify): supervisor_prepare fills it in. */
 	struct early_run *early = c->early;
 	int need = 0;
 	unsigned groups = run_groups(d->cov.layers, p->network_off, &need);
 	c->early = NULL;
-	if (early != NULL && need && early->groups == groups &&
-	    (early->sup != NULL) == ((d->cov.layers & (1u << LAYER_UNIX_SUPERVISOR)) != 0)) {
+	if (early != NULL && need && early->groups == groups) {
 		plan->supervisor = early->sup;
 		plan->runner = early->runner;
 		c->early_adopted = 1;
@@ -537,16 +538,11 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 		out->keep_fds[out->nkeep++] = plan->init_fd;
 	if (plan->landlock.read_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->landlock.read_fd;
-	if (plan->pid_namespace || plan->supervisor != NULL) {
-		unsigned made = (plan->supervisor != NULL ? SCG_UNIX_NOTIFY | SCG_IO_URING : 0) |
-				(plan->seccomp.len > 0 ? plan->seccomp_groups : 0);
+	if (need) {
 		plan->seccomp_on_runner = plan->seccomp.len > 0;
-		if (plan->runner != NULL && made != groups)
-			return cordon_fail(c, CORDON_ESYS,
-					   "the run's thread was started for another filter");
 		int e = plan->runner != NULL ? runner_adopt(plan->runner, plan) : 0;
 		if (plan->runner == NULL &&
-		    (plan->runner = runner_new(plan, plan->supervisor, made)) == NULL)
+		    (plan->runner = runner_new(plan, plan->supervisor, groups)) == NULL)
 			e = errno;
 		if (e != 0)
 			return cordon_fail_errno(c, CORDON_ESYS, e,

@@ -89,6 +89,14 @@ const char *cordon_tampered_moved(const cordon *c, size_t i)
 	return c != NULL && i < c->ntampered ? c->tampered[i].moved : NULL;
 }
 
+/* The backend's prestart, unless the run has what it made already. */
+static void early_start(cordon *c)
+{
+	const struct backend *be = backend_for_platform();
+	if (c->early == NULL && be->prestart != NULL)
+		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
+}
+
 static void early_free(cordon *c)
 {
 	const struct backend *be = backend_for_platform();
@@ -408,9 +416,8 @@ static int plan(cordon *c)
 	/* Not started at the top of the run (a trial child was running
 	 * then, whose answer decide had to wait for): now, beside the
 	 * caches, the secrets and the rest of the plan. */
-	const struct backend *be = c->dec.backend;
-	if (c->dec.applied && c->early == NULL && be->prestart != NULL)
-		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
+	if (c->dec.applied)
+		early_start(c);
 	if (c->mode == CORDON_MODE_REQUIRED && !c->dec.applied) {
 		enum reason_id cause = c->dec.cause;
 		runtmp_remove(c); /* not run: no temp dir in the event, none left */
@@ -498,8 +505,8 @@ static int begin(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();
-	if (c->mode != CORDON_MODE_OFF && be->prestart != NULL && c->early == NULL)
-		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
+	if (c->mode != CORDON_MODE_OFF)
+		early_start(c);
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
