@@ -333,13 +333,13 @@ fuzz: $(B)/init/init-blob.c
 # prototype's (make bench-lib BENCH_LIBCORDON=/path/to/libcordon.a).
 BENCH_LIBCORDON ?= $(B)/libcordon.a
 bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap
-$(B)/bench/lib-spawn: bench/lib-spawn.c include/cordon.h $(BENCH_LIBCORDON)
+$(B)/bench/lib-spawn: bench/lib-spawn.c bench/nsfloor.h include/cordon.h $(BENCH_LIBCORDON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_LIBCORDON) $(LDLIBS)
 $(B)/bench/syscost: bench/syscost.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
-$(B)/bench/waitwrap: bench/waitwrap.c
+$(B)/bench/waitwrap: bench/waitwrap.c bench/nsfloor.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 

@@ -17,6 +17,13 @@
  *   cordon_spawn_off the same with the sandbox "off"
  *   cordon_run       cordon_new ... cordon_run ... cordon_free per command:
  *                    a run (temp dir, ruleset, two status events) each
+ *   ns_spawn         no cordon: the command started as process 1 of new
+ *                    PID, mount and IPC namespaces with a /proc of its
+ *                    own (nsfloor.h; a network namespace too with
+ *                    --network-off): the least the kernel takes for a
+ *                    spawn with namespaces of its own, the floor under
+ *                    cordon_spawn with every layer; "unavailable" (why)
+ *                    where the namespaces are refused
  * --network-off gives the cordon ways --network off (with the mount layer,
  * the run's own network namespace: made by a run's first spawn, joined by
  * the later ones).
@@ -34,6 +41,7 @@
  * cordon program itself.
  */
 #include "cordon.h"
+#include "nsfloor.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -46,13 +54,14 @@
 
 extern char **environ;
 
-enum way { POSIX_SPAWN, FORK_EXEC, CORDON_SPAWN, CORDON_SPAWN_OFF, CORDON_RUN, NWAYS };
+enum way { POSIX_SPAWN, FORK_EXEC, CORDON_SPAWN, CORDON_SPAWN_OFF, CORDON_RUN, NS_SPAWN, NWAYS };
 
 static const char *const way_names[NWAYS] = {
-	"posix_spawn", "fork_exec", "cordon_spawn", "cordon_spawn_off", "cordon_run",
+	"posix_spawn", "fork_exec", "cordon_spawn", "cordon_spawn_off", "cordon_run", "ns_spawn",
 };
 
 static const char *workspace, *state_dir, *status_file;
+static int network_off;
 
 static double now_us(void)
 {
@@ -73,8 +82,6 @@ static void check_status(int status)
 		die("/bin/true", "did not exit 0");
 }
 
-static int network_off;
-
 static cordon *configured(enum cordon_mode mode)
 {
 	cordon *c = cordon_new();
@@ -89,6 +96,15 @@ static cordon *configured(enum cordon_mode mode)
 }
 
 static const char *const true_argv[] = { "/bin/true", NULL };
+
+/* Why ns_spawn cannot run here (a container's filter, user namespaces
+ * off), or NULL: found by one try before timing. */
+static const char *ns_unavailable;
+
+static pid_t ns_spawn(void)
+{
+	return nsfloor_spawn((char *const *)true_argv, network_off);
+}
 
 static void one_cordon_spawn(cordon *c)
 {
@@ -125,6 +141,14 @@ static double one(enum way w, cordon *begun, cordon *begun_off)
 			execve(true_argv[0], (char *const *)true_argv, environ);
 			_exit(127);
 		}
+		if (waitpid(pid, &status, 0) != pid)
+			die("waitpid", strerror(errno));
+		check_status(status);
+		break;
+	case NS_SPAWN:
+		pid = ns_spawn();
+		if (pid < 0)
+			die("clone into new namespaces", strerror(errno));
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid", strerror(errno));
 		check_status(status);
@@ -278,20 +302,33 @@ int main(int argc, char *argv[])
 	if (cordon_begin(begun_off) != 0)
 		die("cordon_begin (off)", cordon_last_error(begun_off));
 
+	pid_t tried = ns_spawn();
+	int st = 0;
+	if (tried < 0)
+		ns_unavailable = strerror(errno);
+	else if (waitpid(tried, &st, 0) != tried || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ns_unavailable = "its child failed (exit 121: private /, 122: /proc, 127: exec)";
+
 	double *t[NWAYS];
 	for (int w = 0; w < NWAYS; w++)
 		if ((t[w] = calloc((size_t)n, sizeof(double))) == NULL)
 			die("calloc", "out of memory");
 	for (int w = 0; w < NWAYS; w++) /* warm-up: one of each */
-		(void)one((enum way)w, begun, begun_off);
+		if (w != NS_SPAWN || ns_unavailable == NULL)
+			(void)one((enum way)w, begun, begun_off);
 	for (long i = 0; i < n; i++)
 		for (int k = 0; k < NWAYS; k++) {
 			int w = (int)((i + k) % NWAYS); /* rotate the order too */
-			t[w][i] = one((enum way)w, begun, begun_off);
+			if (w != NS_SPAWN || ns_unavailable == NULL)
+				t[w][i] = one((enum way)w, begun, begun_off);
 		}
 
 	printf("{\"n\":%ld,\"ballast_mb\":%ld,\"ways\":{", n, heavy_mb);
 	for (int w = 0; w < NWAYS; w++) {
+		if (w == NS_SPAWN && ns_unavailable != NULL) {
+			printf(",\"%s\":{\"unavailable\":\"%s\"}", way_names[w], ns_unavailable);
+			continue;
+		}
 		double med = quantile(t[w], (size_t)n, 0.5);
 		printf("%s\"%s\":{\"median_us\":%.1f,\"p10_us\":%.1f,\"p90_us\":%.1f}",
 		       w ? "," : "", way_names[w], med, quantile(t[w], (size_t)n, 0.1),

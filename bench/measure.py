@@ -68,6 +68,14 @@ VARIANTS = [
     ("plain", "plain", [], None),
     ("env", "env (one extra exec)", ["env"], None),
     ("waitwrap", "waitwrap (spawn + wait: the floor of a waiting wrapper)", ["{waitwrap}"], None),
+    # The kernel's own part of every layer: the command as process 1 of
+    # new PID, mount and IPC namespaces with a /proc (a user namespace when
+    # not root), nothing confined, no reaper (bench/nsfloor.h). No row
+    # where the namespaces are refused (its check fails: exit 125).
+    ("ns_floor", "waitwrap --ns (the namespaces alone: the floor under every layer)",
+     ["{waitwrap}", "--ns"], None),
+    ("ns_floor_net", "waitwrap --ns-net (the same and a network namespace: the floor under "
+     "--network off)", ["{waitwrap}", "--ns-net"], None),
     ("cordon_off", "cordon --sandbox off", CORDON_RUN + ["--sandbox", "off", "--"], "cordon"),
     ("cordon_landlock", "cordon, Landlock only",
      CORDON_RUN + ["--sandbox", "required", "--"], "landlock_only"),
@@ -437,7 +445,8 @@ def library(ctx, args, extra_libs):
             w = res[part]["ways"]
             base = w["posix_spawn"]["median_us"]
             for k in w:
-                w[k]["x_posix_spawn"] = round(w[k]["median_us"] / base, 3)
+                if "median_us" in w[k]:  # not ns_spawn where namespaces are refused
+                    w[k]["x_posix_spawn"] = round(w[k]["median_us"] / base, 3)
         probe_us = res["begin"]["probe_us"]
         res["begin"]["probe_amortised"] = {
             str(k): round(probe_us / k, 1) for k in (1, 10, 100, 1000)}

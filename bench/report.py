@@ -155,6 +155,40 @@ def targets(passes):
              "met": None if v is None else v <= lim} for n, v, lim in out]
 
 
+# Each cordon way over the kernel's own part of it, measured in the same
+# run: the namespaces alone (waitwrap --ns, lib-spawn's ns_spawn).
+FLOORS = [("ns_floor", "waitwrap", "the namespaces alone (waitwrap --ns) vs waitwrap"),
+          ("ns_floor_net", "waitwrap", "the namespaces and a network namespace alone "
+           "(waitwrap --ns-net) vs waitwrap"),
+          ("cordon_all", "ns_floor", "every layer vs the namespaces alone (waitwrap --ns)"),
+          ("cordon_all_netoff", "ns_floor_net",
+           "every layer, --network off vs the namespaces alone (waitwrap --ns-net)")]
+
+
+def floors(passes):
+    """(name, ratio) of each way over its floor, per pass."""
+    out = []
+    for p in passes:
+        who = p["role"]
+        for c in p.get("commands", {}).values():
+            for rid, base, what in FLOORS:
+                r, b = find(c["rows"], rid), find(c["rows"], base)
+                if r and b and r.get("available") and b.get("available") \
+                        and r.get("group") == b.get("group"):
+                    out.append((f"{who}, {c['command']}: {what}",
+                                round(r["median_ms"] / b["median_ms"], 3)))
+        lib = p.get("library", {}).get("this tree")
+        for part, shown in (("light", ""), ("netoff", ", --network off")):
+            w = (lib or {}).get(part, {}).get("ways", {})
+            ns = w.get("ns_spawn", {})
+            if "median_us" in ns:
+                out.append((f"{who}, library{shown}: ns_spawn (the namespaces alone) vs "
+                            "posix_spawn", ns["x_posix_spawn"]))
+                out.append((f"{who}, library{shown}: cordon_spawn vs ns_spawn",
+                            round(w["cordon_spawn"]["median_us"] / ns["median_us"], 3)))
+    return [{"floor": n, "value": v} for n, v in out]
+
+
 def render(doc):
     text, md = [], []
     m = doc["machine"]
@@ -191,7 +225,9 @@ def render(doc):
                     continue
                 r = res[part]
                 lines = [[w, f"{v['median_us']:.0f}", fmt_x(v["x_posix_spawn"]),
-                          f"{v['p10_us']:.0f}–{v['p90_us']:.0f}"] for w, v in r["ways"].items()]
+                          f"{v['p10_us']:.0f}–{v['p90_us']:.0f}"] if "median_us" in v
+                         else [w, "—", "—", f"unavailable: {v.get('unavailable')}"]
+                         for w, v in r["ways"].items()]
                 cap = (f"library: a caller with {r['ballast_mb']} MB of touched memory, "
                        f"{r['n']} spawns per way, interleaved")
                 if part == "netoff":
@@ -259,6 +295,11 @@ def render(doc):
              for t in doc["targets"]]
     text += ["", "targets"] + ["  " + x for x in table(lines, th)]
     md += ["", "### Targets", ""] + md_table(lines, th)
+    fh = ["way over its floor (the kernel's part of it, same run)", "ratio"]
+    lines = [[f["floor"], fmt_x(f["value"])] for f in doc.get("floors", [])]
+    if lines:
+        text += ["", "floors"] + ["  " + x for x in table(lines, fh)]
+        md += ["", "### Floors", ""] + md_table(lines, fh)
     return "\n".join(text), "\n".join(md) + "\n"
 
 
@@ -276,6 +317,7 @@ def main():
     doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": machine(a.top), "passes": passes}
     doc["targets"] = targets(passes)
+    doc["floors"] = floors(passes)
     text, md = render(doc)
     with open(a.json, "w") as f:
         json.dump(doc, f, indent=1)
