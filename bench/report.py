@@ -23,7 +23,9 @@ def sh(argv, cwd=None):
         return None
 
 
-def machine(top):
+def machine(top, given):
+    """The machine, and the tree measured: as bench/run saw it when it built
+    (given), else as the tree is now (the report made again)."""
     cpu = None
     try:
         with open("/proc/cpuinfo") as f:
@@ -48,11 +50,12 @@ def machine(top):
             "cc": sh(["cc", "--version"]),
         },
         "cordon": {
-            "version": sh([os.path.join(top, "build", "cordon"), "--version"]),
-            "commit": sh(["git", "rev-parse", "--short", "HEAD"], cwd=top),
-            "dirty": bool(subprocess.run(["git", "status", "--porcelain", "--", "src", "cli",
-                                          "include"], capture_output=True, text=True,
-                                         cwd=top).stdout.strip()),
+            "version": given.version or sh([os.path.join(top, "build", "cordon"), "--version"]),
+            "commit": given.commit or sh(["git", "rev-parse", "--short", "HEAD"], cwd=top),
+            "dirty": given.dirty == "1" if given.dirty is not None else bool(
+                subprocess.run(["git", "status", "--porcelain", "--", "src", "cli", "include",
+                                "bench"], capture_output=True, text=True,
+                               cwd=top).stdout.strip()),
         },
     }
 
@@ -203,7 +206,7 @@ def render(doc):
     md += [f"- Date: {doc['date']}", f"- Machine: {m['nproc']} CPUs ({m['cpu']}), "
            f"Linux {m['kernel']}, Debian {m['debian']}", f"- Tools: {tools}",
            f"- cordon: {m['cordon']['version']} at {m['cordon']['commit']}"
-           + (" (src/cli/include modified)" if m['cordon']['dirty'] else ""),
+           + (" (src/cli/include/bench modified)" if m['cordon']['dirty'] else ""),
            f"- Method: {how}"]
     for p in doc["passes"]:
         title = f"as {p['role']} (uid {p['uid']}); probe layers: " + ", ".join(
@@ -308,6 +311,9 @@ def main():
     ap.add_argument("--top", required=True)
     ap.add_argument("--json", required=True)
     ap.add_argument("--markdown", required=True)
+    ap.add_argument("--commit")
+    ap.add_argument("--dirty", choices=["0", "1"])
+    ap.add_argument("--version")
     ap.add_argument("passes", nargs="+")
     a = ap.parse_args()
     passes = []
@@ -315,7 +321,7 @@ def main():
         with open(f) as fh:
             passes.append(json.load(fh))
     doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "machine": machine(a.top), "passes": passes}
+           "machine": machine(a.top, a), "passes": passes}
     doc["targets"] = targets(passes)
     doc["floors"] = floors(passes)
     text, md = render(doc)
