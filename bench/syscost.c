@@ -21,6 +21,11 @@
  *                     child's reset of caught handlers)
  *   capbset_read_41   41 x prctl(PR_CAPBSET_READ) (the child's bounding-set
  *                     walk makes that many reads, and root's as many drops)
+ *   fault_16          mmap of 16 fresh anonymous pages, a write to each,
+ *                     munmap: what touching new memory costs (a new
+ *                     thread's stack, a fresh heap, a process's first
+ *                     writes); on a virtual machine that shadows page
+ *                     tables, far more than a system call
  *   syscall_getppid   one trivial system call: the unit of the others
  */
 #include <errno.h>
@@ -33,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -55,13 +61,15 @@ enum op {
 	RULESET_8,
 	SIGACTION_64,
 	CAPBSET_41,
+	FAULT_16,
 	GETPPID,
 	NOPS
 };
 
 static const char *const op_names[NOPS] = {
-	"fork_wait",	"vfork_wait", "getpwuid_r",   "realpath_ws",	 "tmpdir_state",
-	"tmpdir_tmpfs", "ruleset_8",  "sigaction_64", "capbset_read_41", "syscall_getppid",
+	"fork_wait",	   "vfork_wait",   "getpwuid_r",      "realpath_ws",
+	"tmpdir_state",	   "tmpdir_tmpfs", "ruleset_8",	      "sigaction_64",
+	"capbset_read_41", "fault_16",	   "syscall_getppid",
 };
 
 static const char *workspace, *state_dir, *tmpfs_dir;
@@ -181,6 +189,17 @@ static double one(enum op o)
 		for (int cap = 0; cap < 41; cap++)
 			(void)prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
 		break;
+	case FAULT_16: {
+		long pg = sysconf(_SC_PAGESIZE);
+		char *m = mmap(NULL, (size_t)(16 * pg), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			die("mmap");
+		for (long i = 0; i < 16; i++)
+			m[i * pg] = 1;
+		(void)munmap(m, (size_t)(16 * pg));
+		break;
+	}
 	case GETPPID:
 	default:
 		(void)syscall(SYS_getppid);
