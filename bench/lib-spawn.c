@@ -106,6 +106,12 @@ static pid_t ns_spawn(void)
 	return nsfloor_spawn((char *const *)true_argv, network_off);
 }
 
+/* Whether way w is timed here (ns_spawn only where it can run). */
+static int timed(int w)
+{
+	return w != NS_SPAWN || ns_unavailable == NULL;
+}
+
 static void one_cordon_spawn(cordon *c)
 {
 	cordon_proc *p;
@@ -314,18 +320,18 @@ int main(int argc, char *argv[])
 		if ((t[w] = calloc((size_t)n, sizeof(double))) == NULL)
 			die("calloc", "out of memory");
 	for (int w = 0; w < NWAYS; w++) /* warm-up: one of each */
-		if (w != NS_SPAWN || ns_unavailable == NULL)
+		if (timed(w))
 			(void)one((enum way)w, begun, begun_off);
 	for (long i = 0; i < n; i++)
 		for (int k = 0; k < NWAYS; k++) {
 			int w = (int)((i + k) % NWAYS); /* rotate the order too */
-			if (w != NS_SPAWN || ns_unavailable == NULL)
+			if (timed(w))
 				t[w][i] = one((enum way)w, begun, begun_off);
 		}
 
 	printf("{\"n\":%ld,\"ballast_mb\":%ld,\"ways\":{", n, heavy_mb);
 	for (int w = 0; w < NWAYS; w++) {
-		if (w == NS_SPAWN && ns_unavailable != NULL) {
+		if (!timed(w)) {
 			printf(",\"%s\":{\"unavailable\":\"%s\"}", way_names[w], ns_unavailable);
 			continue;
 		}

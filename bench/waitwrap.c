@@ -13,7 +13,8 @@
  * namespaces with a /proc of its own (and a user namespace when not root;
  * --ns-net a network namespace too): what the kernel alone takes for the
  * namespaces of cordon's every-layer runs (nsfloor.h), with nothing
- * confined and no reaper. Exit 125 when the namespaces are refused.
+ * confined and no reaper. Exit 125 when the namespaces are refused; 121
+ * or 122 when its child cannot make its mounts private or mount /proc.
  */
 #include "nsfloor.h"
 
