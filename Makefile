@@ -332,7 +332,7 @@ fuzz: $(B)/init/init-blob.c
 # The library benchmark links a libcordon.a: this tree's by default, or a
 # prototype's (make bench-lib BENCH_LIBCORDON=/path/to/libcordon.a).
 BENCH_LIBCORDON ?= $(B)/libcordon.a
-bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap
+bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap $(B)/bench/confwrap
 $(B)/bench/lib-spawn: bench/lib-spawn.c bench/nsfloor.h include/cordon.h $(BENCH_LIBCORDON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_LIBCORDON) $(LDLIBS)
@@ -342,6 +342,13 @@ $(B)/bench/syscost: bench/syscost.c
 $(B)/bench/waitwrap: bench/waitwrap.c bench/nsfloor.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+# cordon's own Landlock table and seccomp program, and only them: the
+# rest of those files (the run's preparation) is dropped at link time.
+CONFWRAP_SRC := bench/confwrap.c src/landlock.c src/layer-seccomp.c
+$(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux-layers.h src/landlock-abi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(LDFLAGS) \
+	    -Wl,--gc-sections -o $@ $(CONFWRAP_SRC) $(LDLIBS)
 
 bench: all bench-lib $(B)/helpers/seccomp-deny
 	bench/run

@@ -57,6 +57,11 @@ CORDON_RUN_TMPFS = [a if a != "{state}" else "{state_tmpfs}" for a in CORDON_RUN
 BWRAP = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
          "--bind", "{ws}", "{ws}", "--bind", "{tmp}", "{tmp}"]
 
+# What cordon makes writable for a run (the workspace, the run's dir, the
+# device files), as confwrap's rules; {tmp} stands for the run's dir.
+CONFWRAP_WRITES = [a for p in ("{ws}", "{tmp}", "/dev/null", "/dev/zero", "/dev/full",
+                               "/dev/tty", "/dev/ptmx") for a in ("--write", p)]
+
 # The home of the read-layer rows: entries at its top (a quarter of them
 # directories), and a few secrets of the default list.
 HOME_ENTRIES = 1000
@@ -76,6 +81,16 @@ VARIANTS = [
      ["{waitwrap}", "--ns"], None),
     ("ns_floor_net", "waitwrap --ns-net (the same and a network namespace: the floor under "
      "--network off)", ["{waitwrap}", "--ns-net"], None),
+    # The kernel's part of the confinement alone (bench/confwrap.c):
+    # no_new_privs, Landlock's write rules for what cordon makes writable,
+    # cordon's seccomp program; nothing of cordon's own work. A target below
+    # these cannot be met by any way of applying the layers here.
+    ("confine_floor", "confwrap (Landlock, no_new_privs, cordon's filter alone: the floor "
+     "under Landlock only)", ["{confwrap}"] + CONFWRAP_WRITES + ["--"], None),
+    ("confine_ns_floor", "confwrap --ns (the same in the namespaces: the floor under every "
+     "layer)", ["{confwrap}", "--ns"] + CONFWRAP_WRITES + ["--"], None),
+    ("confine_ns_floor_net", "confwrap --ns-net (and a network namespace: the floor under "
+     "--network off)", ["{confwrap}", "--ns-net"] + CONFWRAP_WRITES + ["--"], None),
     ("cordon_off", "cordon --sandbox off", CORDON_RUN + ["--sandbox", "off", "--"], "cordon"),
     ("cordon_landlock", "cordon, Landlock only",
      CORDON_RUN + ["--sandbox", "required", "--"], "landlock_only"),
@@ -610,6 +625,7 @@ def main():
     ctx["lib_spawn"] = os.path.join(args.bin, "lib-spawn")
     ctx["seccomp_deny"] = os.path.join(args.bin, "seccomp-deny")
     ctx["waitwrap"] = os.path.join(args.bin, "waitwrap")
+    ctx["confwrap"] = os.path.join(args.bin, "confwrap")
     extra_dir = os.path.join(args.bin, "extra")
     extra_cordons, extra_libs = [], []
     if os.path.isdir(extra_dir):
