@@ -217,7 +217,8 @@ static void warn_tampered(const cordon *c)
 	    "the run left %zu git file%s that a later git command would run or read; "
 	    "moved aside: %s -> %s%s",
 	    n, n == 1 ? "" : "s", cordon_tampered_path(c, 0),
-	    moved[0] != '\0' ? moved : "(removed)", n > 1 ? " (all in the exit event)" : "");
+	    moved[0] != '\0' ? moved : "(not moved: left where it is)",
+	    n > 1 ? " (all in the exit event)" : "");
 }
 
 static void configure(cordon *c, const struct cli_args *a)

@@ -234,6 +234,9 @@ int gitfmt_config_entries(const char *buf, size_t len, gitfmt_entry_fn each, voi
 	int has_sub = 0;
 	char value[4096], sub[1024], text[4096 + 1024 + 256];
 
+	/* A UTF-8 byte order mark at the start: git skips it. */
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
 	while (p < end) {
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 			p++;

@@ -67,6 +67,7 @@ struct gitguard {
 	struct nested_start nested;
 	int begun; /* 0: the end has nothing to compare against */
 	int over; /* a walk gave up: too many git dirs or files */
+	char *unread; /* a .gitmodules that could not be read as git reads it */
 };
 
 /* ---- small helpers ---- */
@@ -323,9 +324,10 @@ static void modules(struct walk *w, const char *dir, int depth)
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
-		if (e->d_name[0] == '.' || gg_join(sub, dir, e->d_name) != 0 ||
-		    lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    gg_join(sub, dir, e->d_name) != 0 || lstat(sub, &st) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue; /* a submodule's name may start with "." */
 		/* A submodule's name may hold "/": a dir without HEAD is a
 		 * step of such a name. */
 		if (gg_join(head, sub, "HEAD") == 0 && lstat(head, &st) == 0)
@@ -365,6 +367,22 @@ int gitguard_gitfile_target(const char *file, char *out)
 	return r;
 }
 
+/* At the start: the working tree whose ".git" is dotgit (a submodule's
+ * checkout, a linked worktree), when it lies in the workspace, for the
+ * nested check, with the index of its git dir gd. */
+static void tree_at_start(struct walk *w, const char *dotgit, const char *gd)
+{
+	char top[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
+	size_t n = strlen(dotgit);
+	if (!w->at_start || n <= 5 || strcmp(dotgit + n - 5, "/.git") != 0 ||
+	    n - 5 >= sizeof(top) || gg_join(index, gd, "index") != 0)
+		return;
+	memcpy(top, dotgit, n - 5);
+	top[n - 5] = '\0';
+	if (gitguard_clean(w->pol, top) && gitnested_add(&w->g->nested, top, index) != 0)
+		w->err = 1;
+}
+
 static void gitdir(struct walk *w, const char *g, int depth, int module)
 {
 	static const struct {
@@ -401,8 +419,9 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 	DIR *d = gg_join(p, g, "worktrees") == 0 ? open_dir(p) : NULL;
 	struct dirent *e;
 	while (d != NULL && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || gg_join(wt, p, e->d_name) != 0 ||
-		    !gitguard_clean(w->pol, wt) || lstat(wt, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    gg_join(wt, p, e->d_name) != 0 || !gitguard_clean(w->pol, wt) ||
+		    lstat(wt, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		static const char *const names[] = { "config", "config.worktree", "hooks",
 						     "commondir" };
@@ -417,8 +436,10 @@ static void gitdir(struct walk *w, const char *g, int depth, int module)
 			back[strcspn(back, "\n")] = '\0';
 			/* the worktree's ".git" file, which must name this dir */
 			if (back[0] == '/' && resolve_text("/", back, target) == 0 &&
-			    strcmp(target, back) == 0)
+			    strcmp(target, back) == 0) {
 				watch(w, back, K_GITFILE, wt, 0, 1);
+				tree_at_start(w, back, wt);
+			}
 			free(back);
 		}
 	}
@@ -470,6 +491,8 @@ static void repository_at(struct walk *w, const char *top, int depth)
 	if (S_ISDIR(st.st_mode)) {
 		gitdir(w, dotgit, depth, depth > 0);
 		gd = dotgit;
+		if (depth > 0)
+			tree_at_start(w, dotgit, gd);
 	} else if (S_ISREG(st.st_mode)) {
 		/* The workspace's own ".git" file must keep naming what it
 		 * named at the start (a submodule's is watched by its
@@ -479,18 +502,30 @@ static void repository_at(struct walk *w, const char *top, int depth)
 		if (gitguard_gitfile_target(dotgit, g) == 0) {
 			gitdir(w, g, depth, depth > 0);
 			gd = g;
+			if (depth > 0)
+				tree_at_start(w, dotgit, gd);
 		}
 	}
 	char gm[CORDON_PATH_MAX];
 	size_t len = 0;
-	char *text = gg_join(gm, top, ".gitmodules") == 0 && gitguard_clean(w->pol, gm)
-			     ? gitguard_slurp(gm, FILE_MAX, &len)
-			     : NULL;
+	struct stat gst;
+	/* Only one the command could have changed, reached without a
+	 * symlink; else the guard reads nothing there, as before. */
+	if (gg_join(gm, top, ".gitmodules") != 0 || !gitguard_clean(w->pol, gm) ||
+	    lstat(gm, &gst) != 0)
+		return;
+	char *text = gitguard_slurp(gm, FILE_MAX, &len);
+	int r = -1;
 	if (text != NULL) {
 		struct submodules s = { w, top, gd, depth };
-		(void)gitfmt_config_entries(text, len, submodule_path, &s, NULL, NULL);
+		r = gitfmt_config_entries(text, len, submodule_path, &s, NULL, NULL);
 	}
 	free(text);
+	/* Submodules it names that the guard cannot see: what is not looked
+	 * at cannot be called clean. */
+	if (r != 0 && !w->err && !w->g->over && w->g->unread == NULL &&
+	    (w->g->unread = strdup(gm)) == NULL)
+		w->err = 1;
 }
 
 /* ---- the start ---- */
@@ -510,7 +545,10 @@ int gitguard_begin(cordon *c)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
 	c->gitguard = g;
-	gitnested_begin(c, &g->nested);
+	if (gitnested_begin(c, &g->nested) != 0) {
+		free(w);
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	}
 	*w = (struct walk){ .g = g,
 			    .pol = &c->pol,
 			    .at_start = 1,
@@ -528,6 +566,12 @@ int gitguard_begin(cordon *c)
 			"the workspace's git metadata is too large to guard (over %d git "
 			"dirs or %ld entries); --no-default-protect runs without the guard",
 			GITDIRS_MAX, STEPS_MAX);
+	if (g->unread != NULL)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "cannot guard the submodules of %s: not read as git reads it "
+				   "(a symlink, over %u bytes, or a line the guard does not "
+				   "parse); --no-default-protect runs without the guard",
+				   g->unread, FILE_MAX);
 	g->begun = 1;
 	return 0;
 }
@@ -717,6 +761,8 @@ int gitguard_end(cordon *c)
 	}
 	if (g->over) /* what was not looked at cannot be called safe */
 		(void)tampered_add(c, c->pol.workspace, "");
+	if (g->unread != NULL)
+		(void)tampered_add(c, g->unread, "");
 	gitnested_end(c, &g->nested);
 	return (int)c->ntampered;
 }
@@ -729,6 +775,8 @@ void gitguard_free(cordon *c)
 	for (size_t i = 0; i < g->n; i++)
 		item_free(&g->v[i]);
 	free(g->v);
+	free(g->unread);
+	gitnested_free(&g->nested);
 	free(g);
 	c->gitguard = NULL;
 }

@@ -18,18 +18,34 @@
 #define MTIME(st) ((st).st_mtim)
 #endif
 
+/* A working tree whose tracked directories the nested check looks at:
+ * its top and its index file, both found at the start of the run. */
+struct nested_tree {
+	char *top;
+	char *index;
+};
+
 /* What the nested check needs from the start of the run. */
 struct nested_start {
-	char top[CORDON_PATH_MAX]; /* the repository holding the workspace, "" none */
-	char index[CORDON_PATH_MAX]; /* its index file, "" none */
+	int repo; /* trees[0] is the repository holding the workspace */
+	struct nested_tree *trees; /* then its submodules' and worktrees' */
+	size_t ntrees;
 	long long since_ns; /* a ".git" changed after this was made in the run */
 };
 
-void gitnested_begin(const cordon *c, struct nested_start *s);
+/* The repository holding the workspace (none: s->repo 0). 0, or -1 out
+ * of memory. */
+int gitnested_begin(const cordon *c, struct nested_start *s);
+/* One more working tree (a submodule's checkout, a linked worktree)
+ * inside the workspace, with its index. 0, or -1 out of memory. */
+int gitnested_add(struct nested_start *s, const char *top, const char *index);
 /* Moves aside every ".git" made during the run in a directory of the
- * workspace that holds tracked files (or, when the index cannot say
- * which, in any directory of the workspace). */
+ * workspace that holds tracked files of those trees (or, when an index
+ * cannot say which, in any directory below its top), and the HEAD of
+ * such a directory made a git dir of its own (a bare repository for git
+ * started there). */
 void gitnested_end(cordon *c, const struct nested_start *s);
+void gitnested_free(struct nested_start *s);
 
 /* Shared helpers of gitguard.c. */
 /* 1 when path is normalised, lies in a writable tree, and no directory

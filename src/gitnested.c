@@ -1,17 +1,23 @@
 /*
- * The git guard's check for a ".git" planted in a directory of the
+ * The git guard's check for a repository planted in a directory of the
  * workspace: git started in that directory takes it for a repository of
  * its own (and runs what its config says), while "git status" at the
- * top shows nothing.
+ * top shows nothing. Two ways: a ".git" there, or the directory itself
+ * made a git dir (a valid HEAD, objects and refs, or a commondir naming
+ * a dir that has them: git takes a directory without a ".git" for a
+ * bare repository).
  *
- * The directories that hold tracked files come from the index of the
- * repository that held the workspace when the run began (found then, so
- * the run cannot point the check at an index of its own). A ".git" in
- * one of them whose ctime is after the run began is moved aside. When
- * that index cannot be read whole (a symlink, a split index, malformed,
- * too large) or the repository is new, every directory of the workspace
- * is looked at instead, up to a bound; past it the run counts as
- * tampered, since what was not looked at cannot be called clean.
+ * The directories that hold tracked files come from the indexes of the
+ * repository that held the workspace when the run began, of its
+ * submodules' checkouts and of its linked worktrees inside the workspace
+ * (all found then, so the run cannot point the check at an index of its
+ * own). A ".git" in one of them whose ctime is after the run began is
+ * moved aside; so is the HEAD of one whose HEAD, config or commondir
+ * was made or changed during the run. When an index cannot be read
+ * whole (a symlink, a split index, malformed, too large) or the
+ * repository is new, every directory below its top is looked at
+ * instead, up to a bound; past it the run counts as tampered, since
+ * what was not looked at cannot be called clean.
  */
 #include "gitguard.h"
 #include "gitfmt.h"
@@ -29,33 +35,72 @@
 #define INDEX_MAX (256u << 20)
 #define WALK_MAX 1000000L /* entries the fallback walk looks at */
 
-void gitnested_begin(const cordon *c, struct nested_start *s)
+static int add_tree(struct nested_start *s, const char *top, const char *index)
 {
-	char dotgit[CORDON_PATH_MAX], gd[CORDON_PATH_MAX];
+	struct nested_tree *v = realloc(s->trees, (s->ntrees + 1) * sizeof(*v));
+	if (v == NULL)
+		return -1;
+	s->trees = v;
+	v[s->ntrees].top = strdup(top);
+	v[s->ntrees].index = strdup(index);
+	if (v[s->ntrees].top == NULL || v[s->ntrees].index == NULL) {
+		free(v[s->ntrees].top);
+		free(v[s->ntrees].index);
+		return -1;
+	}
+	s->ntrees++;
+	return 0;
+}
+
+int gitnested_begin(const cordon *c, struct nested_start *s)
+{
+	char dotgit[CORDON_PATH_MAX], gd[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
 	struct stat st;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	/* A step of the file system's coarse clock: 50 ms of slack. */
 	s->since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - 50000000LL;
-	s->top[0] = s->index[0] = '\0';
+	s->repo = 0;
 	char top[CORDON_PATH_MAX];
 	if (snprintf(top, sizeof(top), "%s", c->pol.workspace) >= (int)sizeof(top))
-		return;
+		return 0;
 	for (;;) {
 		if (gg_join(dotgit, top, ".git") == 0 && lstat(dotgit, &st) == 0)
 			break;
 		char *slash = strrchr(top, '/');
 		if (slash == NULL || slash == top)
-			return;
+			return 0;
 		*slash = '\0';
 	}
 	if (S_ISDIR(st.st_mode))
 		snprintf(gd, sizeof(gd), "%s", dotgit);
 	else if (!S_ISREG(st.st_mode) || gitguard_gitfile_target(dotgit, gd) != 0)
-		return;
-	memcpy(s->top, top, strlen(top) + 1);
-	if (gg_join(s->index, gd, "index") != 0)
-		s->index[0] = '\0';
+		return 0;
+	if (gg_join(index, gd, "index") != 0)
+		index[0] = '\0';
+	if (add_tree(s, top, index) != 0)
+		return -1;
+	s->repo = 1;
+	return 0;
+}
+
+int gitnested_add(struct nested_start *s, const char *top, const char *index)
+{
+	for (size_t i = 0; i < s->ntrees; i++)
+		if (strcmp(s->trees[i].top, top) == 0)
+			return 0;
+	return add_tree(s, top, index);
+}
+
+void gitnested_free(struct nested_start *s)
+{
+	for (size_t i = 0; i < s->ntrees; i++) {
+		free(s->trees[i].top);
+		free(s->trees[i].index);
+	}
+	free(s->trees);
+	s->trees = NULL;
+	s->ntrees = 0;
 }
 
 struct nested {
@@ -65,15 +110,36 @@ struct nested {
 	long steps;
 };
 
-/* dir/.git, when made during the run: moved aside. */
-static void check(struct nested *n, const char *dir)
+/* dir/name exists and was made or changed during the run. */
+static int made_in_run(const struct nested *n, const char *dir, const char *name)
 {
 	char p[CORDON_PATH_MAX];
 	struct stat st;
+	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0 &&
+	       (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec >= n->since_ns;
+}
+
+/* dir/.git, when made during the run: moved aside. Without a ".git",
+ * dir itself made a git dir during the run (its HEAD, config or
+ * commondir made or changed): its HEAD moved aside, without which git
+ * does not take it for one. */
+static void check(struct nested *n, const char *dir)
+{
+	static const char *const marks[] = { "HEAD", "config", "commondir" };
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	if (!gitguard_clean(&n->c->pol, dir) || gg_join(p, dir, ".git") != 0)
+		return;
 	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-	    gitguard_clean(&n->c->pol, dir) && gg_join(p, dir, ".git") == 0 && lstat(p, &st) == 0 &&
-	    (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec >= n->since_ns)
+	    made_in_run(n, dir, ".git"))
 		(void)gitguard_put_aside(n->c, p);
+	if (lstat(p, &st) == 0 || gg_join(p, dir, "HEAD") != 0 || lstat(p, &st) != 0)
+		return; /* git stops at the ".git"; without a HEAD it is no git dir */
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (made_in_run(n, dir, marks[i])) {
+			(void)gitguard_put_aside(n->c, p);
+			return;
+		}
 }
 
 static int index_dir(void *ctx, const char *dir)
@@ -122,27 +188,47 @@ static int walk(struct nested *n, const char *dir, int depth)
 	return r;
 }
 
+/* One working tree: the directories of its index, or all below its top
+ * when the index cannot say. */
+static void tree_end(cordon *c, struct nested *n, const char *index, int fresh)
+{
+	int whole = fresh;
+	if (!fresh && index[0] != '\0') {
+		size_t len = 0;
+		char *buf = gitguard_slurp(index, INDEX_MAX, &len);
+		int r = -1;
+		if (buf != NULL) {
+			r = gitfmt_index_dirs((unsigned char *)buf, len, 20, index_dir, n);
+			if (r == -1)
+				r = gitfmt_index_dirs((unsigned char *)buf, len, 32, index_dir, n);
+		}
+		free(buf);
+		whole = r < 0;
+	} else if (!fresh) {
+		whole = 1;
+	}
+	/* From the tree's top when it lies in the workspace (a submodule,
+	 * a worktree), else from the workspace: nothing above it is
+	 * writable. */
+	const char *from = path_within(c->pol.workspace, n->top) ? n->top : c->pol.workspace;
+	if (whole && walk(n, from, 0) != 0)
+		(void)tampered_add(c, from, "");
+}
+
 void gitnested_end(cordon *c, const struct nested_start *s)
 {
 	char dotgit[CORDON_PATH_MAX];
 	struct stat st;
-	struct nested n = { c, s->top[0] ? s->top : c->pol.workspace, s->since_ns, WALK_MAX };
-	int whole = 0;
-	if (s->index[0] != '\0') {
-		size_t len = 0;
-		char *buf = gitguard_slurp(s->index, INDEX_MAX, &len);
-		int r = -1;
-		if (buf != NULL) {
-			r = gitfmt_index_dirs((unsigned char *)buf, len, 20, index_dir, &n);
-			if (r == -1)
-				r = gitfmt_index_dirs((unsigned char *)buf, len, 32, index_dir, &n);
-		}
-		free(buf);
-		whole = r < 0;
-	} else {
+	struct nested n = { c, c->pol.workspace, s->since_ns, WALK_MAX };
+	/* The workspace itself made a git dir (its ".git" is the guard's). */
+	check(&n, c->pol.workspace);
+	if (!s->repo) {
 		/* No repository at the start: one made in the run. */
-		whole = gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0;
+		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0)
+			tree_end(c, &n, "", 1);
 	}
-	if (whole && walk(&n, c->pol.workspace, 0) != 0)
-		(void)tampered_add(c, c->pol.workspace, "");
+	for (size_t i = 0; i < s->ntrees; i++) {
+		n.top = s->trees[i].top;
+		tree_end(c, &n, s->trees[i].index, 0);
+	}
 }

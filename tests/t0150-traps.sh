@@ -115,6 +115,76 @@ newrepo
 ok $? "confined: the planted src/.git is moved aside, git status in src/ runs nothing"
 is "$(tampered)" "$WS/src/.git" "... it is listed as tampered"
 
+# ---- a tracked directory made a git dir of its own (a bare repository) --------------------
+# Git takes a directory without a ".git" but with a HEAD, objects and refs
+# (or a commondir naming a dir that has them) for a bare repository; the
+# plant hides itself from "git status" at the top through info/exclude.
+plant_bare='cd src && mkdir -p objects refs && echo "ref: refs/heads/main" > HEAD &&
+	printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > config &&
+	printf "/src/HEAD\n/src/config\n/src/objects/\n/src/refs/\n" >> ../.git/info/exclude'
+newrepo
+(cd "$WS" && crun --sandbox off -- sh -c "$plant_bare" sh "$OUT")
+[ -z "$(cd "$WS" && git status --porcelain)" ] && (cd "$WS/src" && git status >/dev/null 2>&1; true) && pwned
+ok $? "control (--sandbox off): src/ made a bare repository, hidden at the top, runs its command"
+newrepo
+(cd "$WS" && srun -- sh -c "$plant_bare" sh "$OUT") 2>/dev/null
+(cd "$WS/src" && git status >/dev/null 2>&1)
+! pwned
+ok $? "confined: src/ made a bare repository: its HEAD moved aside, git status in src/ runs nothing"
+is "$(tampered)" "$WS/src/HEAD" "... its HEAD is listed as tampered"
+# The same through a commondir naming an untracked dir that has the rest.
+plant_common='mkdir -p .cache/g/objects .cache/g/refs && printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ../..\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > .cache/g/config &&
+	cd src && echo "ref: refs/heads/main" > HEAD && echo ../.cache/g > commondir'
+# (git takes src/ for a bare repository then: whether it is one is the check)
+for how in off auto; do
+	newrepo
+	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_common" sh "$OUT") 2>/dev/null
+	got=$(cd "$WS/src" && git rev-parse --absolute-git-dir 2>/dev/null)
+	if [ "$how" = off ]; then
+		is "$got" "$WS/src" "control (--sandbox off): src/ made a git dir through a commondir is a repository of its own"
+	else
+		is "$got:$(tampered)" "$WS/.git:$WS/src/HEAD" "confined: src/ made a git dir through a commondir: the workspace's repository again, its HEAD listed"
+	fi
+done
+# The workspace itself, a directory of the repository above it.
+plant_ws='mkdir -p objects refs && echo "ref: refs/heads/main" > HEAD &&
+	printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > config'
+for how in off auto; do
+	newrepo
+	(cd "$WS/src" && srun --sandbox "$how" -w "$WS/src" -- sh -c "$plant_ws" sh "$OUT") 2>/dev/null
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): the workspace (src/ of a repository) made a bare repository runs its command"
+	else
+		! pwned
+		ok $? "confined: the workspace (src/ of a repository) made a bare repository: git status there runs nothing"
+		is "$(tampered)" "$WS/src/HEAD" "... its HEAD is listed as tampered"
+	fi
+done
+# Ordinary work in a repository that tracks a bare repository as a test fixture.
+newrepo
+(cd "$WS" && git init -q --bare src/fixture.git && git add -f src/fixture.git && git commit -q -m fixture)
+sleep 0.2 # made before the run, past the guard's 50 ms of slack
+(cd "$WS" && srun -- sh -c 'echo b > src/b && git add src/b && git commit -q -m b && git -C src/fixture.git rev-parse --is-bare-repository') >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered)" "true:" "a tracked bare fixture left alone: nothing tampered"
+
+# ---- linked worktrees inside the workspace: their tracked directories ---------------------
+for how in off auto; do
+	newrepo
+	(cd "$WS" && echo /wt/ >>.git/info/exclude && git worktree add -q wt -b feat 2>/dev/null)
+	(cd "$WS" && srun --sandbox "$how" -- sh -c 'cd wt/src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+	(cd "$WS/wt/src" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): a .git planted in a tracked directory of a linked worktree runs its command"
+	else
+		! pwned
+		ok $? "a .git planted in a tracked directory of a linked worktree: moved aside"
+		is "$(tampered)" "$WS/wt/src/.git" "... it is listed as tampered"
+	fi
+done
+
 # ---- submodules: the module's config and hooks -----------------------------------------------
 newrepo
 mkdir -p "$T/up" && (cd "$T/up" && git init -q && echo u >u && git add u && git commit -q -m u)
@@ -226,6 +296,53 @@ if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up2" sub/
 	ok $? "a .gitmodules path with a trailing comment: the planted submodule .git is caught"
 else
 	skip "git submodule add/deinit from a local path does not work here"
+fi
+
+# Inside a submodule's checkout: a .git planted in a directory it tracks.
+newrepo
+mkdir -p "$T/up4/lib/deep" && (cd "$T/up4" && git init -q && echo f >lib/deep/f && git add -A && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up4" mod >/dev/null 2>&1 && git commit -q -m sub); then
+	plant_sub='cd mod/lib && git init -q . && git config core.fsmonitor "touch $1/pwned; false"'
+	cp -a "$WS" "$T/ws-copy"
+	(cd "$WS" && crun --sandbox off -- sh -c "$plant_sub" sh "$OUT") 2>/dev/null
+	(cd "$WS/mod/lib" && git status >/dev/null 2>&1)
+	pwned
+	ok $? "control (--sandbox off): a .git planted in a directory a submodule tracks runs its command"
+	rm -rf "$WS" "$OUT" && mv "$T/ws-copy" "$WS" && mkdir -p "$OUT"
+	(cd "$WS" && srun -- sh -c "$plant_sub" sh "$OUT") 2>/dev/null
+	(cd "$WS/mod/lib" && git status >/dev/null 2>&1)
+	! pwned
+	ok $? "a .git planted in a directory a submodule tracks: moved aside"
+	is "$(tampered)" "$WS/mod/lib/.git" "... it is listed as tampered"
+	# A UTF-8 byte order mark before .gitmodules' first line: git skips it, so must the guard.
+	(cd "$WS" && srun -- sh -c 'printf "\357\273\277" > .gm && cat .gitmodules >> .gm && cat .gm > .gitmodules && rm .gm') 2>/dev/null
+	is "$?:$(tampered)" "0:" "a byte order mark put before .gitmodules: nothing tampered"
+	(cd "$WS" && srun -- sh -c 'mkdir -p .cache && git clone -q --bare "$2" .cache/g && printf "[core]\n\tbare = false\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> .cache/g/config && echo "gitdir: ../.cache/g" > mod/.git' sh "$OUT" "$T/up4") 2>/dev/null
+	(cd "$WS" && git status >/dev/null 2>&1)
+	! pwned
+	ok $? "... the submodule's .git file is still guarded: a later git status runs nothing"
+	# A .gitmodules the guard cannot read: the run that made it fails, the next is refused.
+	newrepo
+	(cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up4" mod >/dev/null 2>&1 && git commit -q -m sub)
+	(cd "$WS" && srun --sandbox required -- sh -c 'printf "[submodule \"x\"]\n\turl = %s\n" "$(head -c 5000 /dev/zero | tr "\0" a)" >> .gitmodules') >/dev/null 2>"$T/err"
+	is "$?:$(tampered)" "125:$WS/.gitmodules" "a .gitmodules made unreadable to the guard: the run fails, listed"
+	(cd "$WS" && crun -- true) 2>"$T/err"
+	is "$?:$(grep -c '^cordon: cannot guard the submodules of' "$T/err")" "125:1" "... the next run is refused, one line saying why"
+else
+	skip "git submodule add from a local path does not work here"
+fi
+
+# A submodule whose name starts with ".": its git dir is guarded too.
+newrepo
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q --name .vend "$T/up4" vend >/dev/null 2>&1 &&
+	git commit -q -m sub && git submodule deinit -q -f vend >/dev/null 2>&1 && rm -rf .git/modules/.vend); then
+	(cd "$WS" && srun -- sh -c 'git clone -q --separate-git-dir .git/modules/.vend "$2" "$TMPDIR/w" &&
+		printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > .git/modules/.vend/hooks/post-checkout && chmod +x .git/modules/.vend/hooks/post-checkout' sh "$OUT" "$T/up4") 2>/dev/null
+	(cd "$WS" && git -c protocol.file.allow=always submodule update -q --init >/dev/null 2>&1)
+	! pwned
+	ok $? "a submodule named .vend: a hook planted in its git dir does not run"
+else
+	skip "git submodule add --name from a local path does not work here"
 fi
 
 # core.worktree of a submodule through a symlink, or with a CR.

@@ -2,6 +2,7 @@
 #include "gitfmt.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,16 @@ static int wt_inside(void *ctx, const char *value)
 static int check(const char *text)
 {
 	return gitfmt_config_check(text, strlen(text), wt_inside, NULL);
+}
+
+/* The first entry of a config text, into ctx (64 bytes). */
+static int first_entry(void *ctx, const char *entry, int safe)
+{
+	(void)safe;
+	char *out = ctx;
+	if (out[0] == '\0')
+		snprintf(out, 64, "%s", entry);
+	return 0;
 }
 
 static void test_config(void)
@@ -34,6 +45,20 @@ static void test_config(void)
 	is_int(check("[core] bare = false\n"), GITFMT_SAFE, "config: a key after ] on one line");
 	is_int(check("[submodule \"x\"]\n\tactive\n"), GITFMT_SAFE, "config: a bare boolean");
 	is_int(check(""), GITFMT_SAFE, "config: empty");
+	/* A UTF-8 byte order mark: git skips one at the start only. */
+	is_int(check("\xef\xbb\xbf[core]\n\tbare = false\n"), GITFMT_SAFE,
+	       "config: a byte order mark at the start is skipped");
+	is_int(check("\xef\xbb\xbf[core]\n\tfsmonitor = touch /tmp/x\n"), GITFMT_UNSAFE,
+	       "config: ... and what follows it is judged");
+	is_int(check("[core]\n\xef\xbb\xbf\tbare = false\n"), GITFMT_UNSAFE,
+	       "config: a byte order mark elsewhere is not git's syntax");
+	{
+		static const char gm[] = "\xef\xbb\xbf[submodule \"m\"]\n\tpath = lib/m\n";
+		char got[64] = "";
+		is_int(gitfmt_config_entries(gm, sizeof(gm) - 1, first_entry, got, NULL, NULL),
+		       GITFMT_SAFE, "entries: a .gitmodules with a byte order mark is read");
+		is_str(got, "submodule.m.path=lib/m", "entries: ... its path entry seen");
+	}
 
 	/* What runs a program, or reads another file. */
 	static const char *const unsafe[] = {
