@@ -49,6 +49,21 @@ if has pid_namespace; then
 	! beating "$WS/hb2"
 	ok $? "nohup: no survivor after the run"
 
+	# As root, a process of another uid (which process 1 cannot signal
+	# itself): the run still ends with its command, and the process with it.
+	if [ "$(id -u)" = 0 ] && tool_ok setpriv; then
+		mkdir -p "$WS/other" && chown 65534:65534 "$WS/other"
+		start=$(date +%s)
+		(cd "$WS" && crun --timeout 6 --allow-write "$WS/other" -- sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \"$(hb "$WS/other/hb")\" </dev/null >/dev/null 2>&1 & sleep 0.5")
+		is "$?:$(($(date +%s) - start < 5))" "0:1" "root, a child of another uid: the run ends with its command (not at --timeout 6)"
+		sleep 0.3
+		! beating "$WS/other/hb"
+		ok $? "... and that child is gone"
+	else
+		skip "needs root and setpriv (a process of another uid)"
+		skip "needs root and setpriv (a process of another uid)"
+	fi
+
 	# cordon killed by SIGKILL: the whole run is gone, setsid'd ones too.
 	(cd "$WS" && exec "$CORDON" run --state-dir "$STATE" -- sh -c "setsid sh -c \"$(hb "$WS/hb3")\" & $(hb "$WS/hb4")") &
 	cpid=$!

@@ -9,9 +9,13 @@
  *     re-parented to it), so no zombie piles up;
  *   - when the command stops (Ctrl-Z), it says so on the status fd, so
  *     that cordon can stop too, as a shell's job would;
- *   - when the command ends, it kills every other process of the
- *     namespace (SIGKILL), reaps them, writes the command's wait status
- *     on the status fd and exits, which ends the namespace.
+ *   - when the command ends, it writes the command's wait status on the
+ *     status fd and exits, which ends the namespace: the kernel then
+ *     kills every other process of it (SIGKILL, whatever its uid) and
+ *     waits for them before process 1 is gone. (A kill(-1) of its own
+ *     would skip processes of another uid, which a root command may
+ *     start, since it has no CAP_KILL; waiting for them would never
+ *     end.)
  *
  * It holds every signal blocked: process 1 ignores signals it has no
  * handler for, and a blocked signal merely stays pending, so the
@@ -37,7 +41,6 @@ typedef long s64;
 #define NR_write 1
 #define NR_close 3
 #define NR_rt_sigprocmask 14
-#define NR_kill 62
 #define NR_wait4 61
 #define NR_exit_group 231
 #define NR_prctl 157
@@ -69,7 +72,6 @@ __asm__(".text\n"
 #define NR_write 64
 #define NR_close 57
 #define NR_rt_sigprocmask 135
-#define NR_kill 129
 #define NR_wait4 260
 #define NR_exit_group 94
 #define NR_prctl 167
@@ -104,12 +106,10 @@ __asm__(".text\n"
 #error "cordon-init has no system call table for this architecture"
 #endif
 
-#define SIGKILL 9
 #define PR_SET_DUMPABLE 4
 #define SIG_SETMASK 2
 #define WUNTRACED 2
 #define WALL 0x40000000
-#define ECHILD 10
 #define EINTR 4
 
 void init_main(s64 *sp) __attribute__((noreturn, used));
@@ -183,11 +183,9 @@ void init_main(s64 *sp)
 		status = st;
 		break;
 	}
-	/* The run ends with its command: nothing of it may stay behind. */
-	sys6(NR_kill, -1, SIGKILL, 0, 0, 0, 0);
-	int st;
-	while (sys6(NR_wait4, -1, (s64)&st, WALL, 0, 0, 0) != -ECHILD)
-		;
+	/* The run ends with its command: nothing of it may stay behind.
+	 * Process 1's exit ends the namespace; the kernel kills and reaps
+	 * the rest before this process is reaped. */
 	record((int)fd, 'X', status);
 	quit(0);
 }
