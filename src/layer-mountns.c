@@ -303,9 +303,12 @@ int mountns_apply(const struct linux_plan *plan)
 		return e;
 	/* The working directory still points into the mounts as they were
 	 * (now read-only): enter it again by name, through the new binds.
-	 * Gone or unreachable, the command starts where it was; but never
-	 * below a cover, where the old one would read what it hides. */
-	if (m->cwd != NULL && chdir(m->cwd) != 0 && m->ncovers > 0 && chdir("/") != 0)
+	 * Gone or unreachable (also deleted before the run: no name at all),
+	 * the command starts where it was; but never below a cover, where
+	 * the old one would read what it hides ("..": the underlying mount,
+	 * not the cover): then in "/". */
+	int gone = m->cwd == NULL || chdir(m->cwd) != 0;
+	if (gone && m->ncovers > 0 && chdir("/") != 0)
 		return errno;
 	return 0;
 }

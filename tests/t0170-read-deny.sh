@@ -124,6 +124,14 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	# Started below a covered directory: not left there on what it hides.
 	out=$(cd "$HOME/.aws" && crun -w "$WS" -- sh -c 'cat key; cat /proc/self/cwd/key' 2>&1)
 	case $out in *SECRET-TOKEN*) ok 1 "started inside ~/.aws: its files stay unreadable ($out)" ;; *) ok 0 "started inside ~/.aws: its files stay unreadable" ;; esac
+	# Started in a working directory deleted before the run, below a
+	# covered file's directory: ".." must not reach the file past its cover.
+	mkdir -p "$WS/app/build" && echo "APP-ENV-SECRET" >"$WS/app/.env"
+	out=$(cd "$WS/app/build" && rmdir "$WS/app/build" && crun -w "$WS" --deny-read "$WS/app/.env" -- sh -c 'cat ../.env; pwd' 2>&1)
+	case $out in *APP-ENV-SECRET*) ok 1 "started in a deleted directory beside a covered file: unreadable ($out)" ;; *) ok 0 "started in a deleted directory beside a covered file: unreadable" ;; esac
+	out=$(cd "$WS/app" && crun -w "$WS" --sandbox off -- sh -c 'cat .env' 2>&1)
+	is "$out" "APP-ENV-SECRET" "control: the file is there and readable without the cover"
+	rm -rf "$WS/app"
 	# An explicit --deny-read of a name ~/.ssh keeps wins.
 	out=$(cd "$WS" && crun --deny-read "$HOME/.ssh/known_hosts" -- cat "$HOME/.ssh/known_hosts" 2>&1)
 	case $out in *known-hosts-ok*) ok 1 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; *) ok 0 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; esac
