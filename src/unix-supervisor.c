@@ -620,6 +620,11 @@ static int translate_control(const struct task *t, char *ctl, size_t len, int *f
 		memcpy(&h, ctl + off, sizeof(h));
 		if (h.cmsg_len < CMSG_LEN(0) || h.cmsg_len > len - off)
 			return -EINVAL;
+		/* Credentials would be cordon's to vouch for, with cordon's
+		 * privileges (root may name any pid and ids): refused. The
+		 * kernel attaches cordon's own where the receiver asks. */
+		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_CREDENTIALS)
+			return -EPERM;
 		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
 			size_t k = (h.cmsg_len - CMSG_LEN(0)) / sizeof(int);
 			char *data = ctl + off + CMSG_LEN(0);

@@ -121,6 +121,24 @@ case $(tail -n 1 "$T/race") in
 esac
 is "$(cat "$OUT/srv.log")" "" "race: none reached the outside socket"
 
+# Credentials claimed in a sendmsg to a socket the command may reach:
+# cordon would make the call with its own privileges (as root: any pid).
+"${U[@]}" serve "$WS/cred.sock" "$OUT/cred.log" dgramcred >"$T/ready.c" 2>&1 &
+PIDS+=($!)
+while [ ! -S "$WS/cred.sock" ]; do sleep 0.05; done
+: >"$OUT/cred.log"
+if [ "$(id -u)" = 0 ]; then
+	(cd "$WS" && crun --sandbox off -- "${U[@]}" credsend "$WS/cred.sock" ctl) >/dev/null
+	sleep 0.2
+	is "$(cat "$OUT/cred.log")" "ctl pid=1 uid=0 gid=0" "control (--sandbox off, root): SCM_CREDENTIALS naming pid 1 are delivered"
+else
+	skip "only root may claim another pid's credentials (the control)"
+fi
+: >"$OUT/cred.log"
+out=$(cd "$WS" && crun -- "${U[@]}" credsend "$WS/cred.sock" forged)
+sleep 0.2
+is "$out:$(cat "$OUT/cred.log")" "error EPERM:" "SCM_CREDENTIALS through the socket supervisor: EPERM, nothing delivered"
+
 # A review's attacks on the supervisor (tests/helpers/sockattack.c): the
 # fd swapped between an AF_INET and an AF_UNIX socket while the call
 # waits (stream connect, datagram sendmsg), a control message that claims

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """Unix socket peers and clients for the tests (standard library only).
 
-  unixsock.py serve PATH LOG [stream|dgram|stuck]
+  unixsock.py serve PATH LOG [stream|dgram|dgramcred|stuck]
         bind PATH, print "ready", append what each client sends to LOG;
-        "stuck" listens with a full backlog and never accepts
+        "stuck" listens with a full backlog and never accepts; "dgramcred"
+        logs each datagram with the credentials it carries
   unixsock.py connect PATH DATA      connect, send DATA, wait for "ok"
   unixsock.py sendto PATH DATA       one datagram with sendto
   unixsock.py sendmsg PATH DATA      one datagram with sendmsg (and an fd)
+  unixsock.py credsend PATH DATA     one datagram whose SCM_CREDENTIALS name
+        pid 1, uid 0, gid 0 (the kernel lets only root claim them)
   unixsock.py viafd DIR NAME DATA   connect to /proc/self/fd/N/NAME, N an
         O_PATH fd on DIR (the usual way around sun_path's 108 bytes)
   unixsock.py fill PATH              connect until a connect blocks
@@ -19,12 +22,25 @@ A client prints "ok" on success, else "error ERRNO-NAME" and exits 1.
 import errno
 import os
 import socket
+import struct
 import sys
 import threading
 import time
 
 
 def serve(path, log, kind):
+    if kind == "dgramcred":  # logs the credentials each datagram carries
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        s.bind(path)
+        print("ready", flush=True)
+        while True:
+            data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+            for level, typ, body in anc:
+                if level == socket.SOL_SOCKET and typ == socket.SCM_CREDENTIALS:
+                    pid, uid, gid = struct.unpack("3i", body[:12])
+                    with open(log, "a") as f:
+                        f.write(f"{data.decode()} pid={pid} uid={uid} gid={gid}\n")
     if kind == "dgram":
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         s.bind(path)
@@ -83,6 +99,11 @@ def main():
             s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             s.sendmsg([sys.argv[3].encode()],
                       [(socket.SOL_SOCKET, socket.SCM_RIGHTS, r.to_bytes(4, sys.byteorder))],
+                      0, path)
+        elif cmd == "credsend":  # SCM_CREDENTIALS naming pid 1, uid 0, gid 0
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.sendmsg([sys.argv[3].encode()],
+                      [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, struct.pack("3i", 1, 0, 0))],
                       0, path)
         elif cmd == "fill":
             keep = []
