@@ -23,7 +23,8 @@
  *     pinned (O_PATH) and allowed when it is an --allow-socket or when
  *     its directory lies in the writable set (walking up by ".."); the
  *     call is made to that very inode through /proc/self/fd/N;
- *   - an abstract name is allowed only when the run bound it: binds of
+ *   - an abstract name is allowed only when the run bound it, in the
+ *     network namespace of the socket that connects or sends: binds of
  *     abstract names are made by the supervisor, which keeps the socket
  *     (so the name stays the run's until the run ends); the machine's
  *     abstract sockets (X11, D-Bus) are refused with EPERM. Other binds
@@ -93,6 +94,7 @@ struct supervisor {
 	struct abstract_name {
 		char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
 		socklen_t len; /* bytes of name */
+		uint64_t netns; /* the network namespace it is bound in */
 		int fd;
 	} * names;
 	size_t nnames;
@@ -426,23 +428,41 @@ out:
 	return r;
 }
 
-/* 1 when name (len bytes, from its leading NUL) is one the run bound. */
-static int abstract_known(struct supervisor *s, const char *name, socklen_t len)
+/* The network namespace a socket was made in: its cookie
+ * (SO_NETNS_COOKIE, Linux 5.14; every kernel with Landlock ABI 2 has
+ * it), 0 when the kernel cannot say. Abstract names are per network
+ * namespace: the same name in a namespace the command made is another
+ * socket than the machine's. */
+#define CORDON_SO_NETNS_COOKIE 71
+static uint64_t netns_of(int fd)
+{
+	uint64_t c = 0;
+	socklen_t l = sizeof(c);
+	return getsockopt(fd, SOL_SOCKET, CORDON_SO_NETNS_COOKIE, &c, &l) == 0 ? c : 0;
+}
+
+/* 1 when name (len bytes, from its leading NUL) is one the run bound in
+ * the network namespace of socket fd. */
+static int abstract_known(struct supervisor *s, int fd, const char *name, socklen_t len)
 {
 	int found = 0;
+	uint64_t ns = netns_of(fd);
+	if (ns == 0)
+		return 0; /* unknown: never the run's */
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; !found && i < s->nnames; i++)
-		found = s->names[i].len == len && memcmp(s->names[i].name, name, len) == 0;
+		found = s->names[i].len == len && s->names[i].netns == ns &&
+			memcmp(s->names[i].name, name, len) == 0;
 	pthread_mutex_unlock(&s->lock);
 	return found;
 }
 
-/* The address to use for the command, from its copy in (len bytes) on a
- * socket of family domain: an AF_UNIX pathname pinned and checked (*out
- * a /proc/self/fd/N address, *pin the fd to close); anything else as
- * it is (an abstract name is scoped by the supervisor's own Landlock
- * domain; other families are not this layer's). 0 or -errno. */
-static int vet_address(struct supervisor *s, pid_t pid, int domain,
+/* The address to use for the command, from its copy in (len bytes) on
+ * socket sfd of family domain: an AF_UNIX pathname pinned and checked
+ * (*out a /proc/self/fd/N address, *pin the fd to close); an abstract
+ * name only when the run bound it, in sfd's network namespace; anything
+ * else as it is (other families are not this layer's). 0 or -errno. */
+static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain,
 		       const struct sockaddr_storage *in, socklen_t len,
 		       struct sockaddr_storage *out, socklen_t *outlen, int *pin)
 {
@@ -456,9 +476,11 @@ static int vet_address(struct supervisor *s, pid_t pid, int domain,
 	}
 	if (un->sun_path[0] == '\0') {
 		/* Abstract: only a name the run bound (held by the
-		 * supervisor, so it is still the run's); EPERM otherwise, as
-		 * Landlock's scope answers. */
-		if (!abstract_known(s, un->sun_path, (socklen_t)(len - head)))
+		 * supervisor, so it is still the run's) in the namespace of
+		 * the socket that connects or sends (a name bound in a
+		 * namespace the command made is not the machine's); EPERM
+		 * otherwise, as Landlock's scope answers. */
+		if (!abstract_known(s, sfd, un->sun_path, (socklen_t)(len - head)))
 			return -EPERM;
 		memcpy(out, in, len);
 		*outlen = len;
@@ -543,8 +565,9 @@ static int sock_int(int fd, int opt)
 
 /* A copy of the command's address argument (up to a sockaddr_storage,
  * as the kernel takes), vetted for the socket. 0 or -errno. */
-static int copy_address(struct supervisor *s, const struct task *t, int domain, uint64_t addr,
-			uint64_t len, struct sockaddr_storage *use, socklen_t *ulen, int *pin)
+static int copy_address(struct supervisor *s, const struct task *t, int sfd, int domain,
+			uint64_t addr, uint64_t len, struct sockaddr_storage *use, socklen_t *ulen,
+			int *pin)
 {
 	struct sockaddr_storage a = { 0 };
 	*pin = -1;
@@ -552,7 +575,7 @@ static int copy_address(struct supervisor *s, const struct task *t, int domain, 
 		return -EINVAL;
 	int r = read_mem(t->tid, addr, &a, (size_t)len);
 	if (r == 0)
-		r = vet_address(s, t->tid, domain, &a, (socklen_t)len, use, ulen, pin);
+		r = vet_address(s, t->tid, sfd, domain, &a, (socklen_t)len, use, ulen, pin);
 	return r;
 }
 
@@ -562,7 +585,7 @@ static long do_connect(struct supervisor *s, const struct task *t, const struct 
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
 	int pin;
-	long r = copy_address(s, t, sock_int(sfd, SO_DOMAIN), n->data.args[1], n->data.args[2],
+	long r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), n->data.args[1], n->data.args[2],
 			      &use, &ulen, &pin);
 	if (r == 0)
 		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
@@ -595,8 +618,8 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 		return -ENOMEM;
 	long r = read_mem(t->tid, n->data.args[1], data, (size_t)size);
 	if (r == 0)
-		r = copy_address(s, t, sock_int(sfd, SO_DOMAIN), n->data.args[4], n->data.args[5],
-				 &use, &ulen, &pin);
+		r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), n->data.args[4],
+				 n->data.args[5], &use, &ulen, &pin);
 	if (r == 0) {
 		ssize_t k = sendto(sfd, data, (size_t)size, *flags | MSG_NOSIGNAL,
 				   (struct sockaddr *)&use, ulen);
@@ -689,8 +712,8 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 		off += take;
 	}
 	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0)
-		r = copy_address(s, t, domain, (uintptr_t)mh.msg_name, mh.msg_namelen, &use, &ulen,
-				 &pin);
+		r = copy_address(s, t, sfd, domain, (uintptr_t)mh.msg_name, mh.msg_namelen, &use,
+				 &ulen, &pin);
 	if (r == 0 && mh.msg_control != NULL && mh.msg_controllen > 0) {
 		if ((ctl = malloc(mh.msg_controllen)) == NULL)
 			r = -ENOMEM;
@@ -795,6 +818,7 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 	if (v != NULL) {
 		s->names = v;
 		v[s->nnames].len = glen - (socklen_t)head;
+		v[s->nnames].netns = netns_of(sfd);
 		memcpy(v[s->nnames].name, got.sun_path, v[s->nnames].len);
 		v[s->nnames++].fd = held;
 		held = -1;
