@@ -61,11 +61,21 @@ int homes_load(cordon *c)
 
 	c->homes[0][0] = c->homes[1][0] = '\0';
 	c->nhomes = 0;
-	if (env != NULL && env[0] == '/') {
+	if (env != NULL && env[0] != '\0') {
 		if (strlen(env) >= CORDON_PATH_MAX)
 			return cordon_fail(c, CORDON_EINVAL, "HOME is longer than %d bytes",
 					   CORDON_PATH_MAX - 1);
-		if (home_path(env, c->homes[n]) == 0)
+		/* A relative HOME is what the command's tools take it for from
+		 * where it starts: the working directory, which is the run's. */
+		char cwd[CORDON_PATH_MAX];
+		int ok = env[0] == '/' ? home_path(env, c->homes[n])
+			 : getcwd(cwd, sizeof(cwd)) == NULL
+				 ? -1
+				 : (realpath(env, c->homes[n]) != NULL
+					    ? 0
+					    : path_normalize(cwd, env, c->homes[n],
+							     CORDON_PATH_MAX));
+		if (ok == 0)
 			n++;
 	}
 	const char *pw = passwd_home(&buf);

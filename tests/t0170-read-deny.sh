@@ -132,6 +132,12 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	out=$(cd "$WS/app" && crun -w "$WS" --sandbox off -- sh -c 'cat .env' 2>&1)
 	is "$out" "APP-ENV-SECRET" "control: the file is there and readable without the cover"
 	rm -rf "$WS/app"
+	# A relative HOME: the secrets under what the command's tools take it for.
+	rel=$(basename "$HOME")
+	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" -- sh -c 'cat "$HOME/.netrc"' 2>&1)
+	case $out in *SECRET-TOKEN*) ok 1 "a relative HOME: its secrets stay unreadable ($out)" ;; *) ok 0 "a relative HOME: its secrets stay unreadable" ;; esac
+	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" --sandbox off -- sh -c 'cat "$HOME/.netrc"' 2>&1)
+	case $out in *SECRET-TOKEN*) ok 0 "control: through the relative HOME the file is there" ;; *) ok 1 "control: through the relative HOME the file is there ($out)" ;; esac
 	# An explicit --deny-read of a name ~/.ssh keeps wins.
 	out=$(cd "$WS" && crun --deny-read "$HOME/.ssh/known_hosts" -- cat "$HOME/.ssh/known_hosts" 2>&1)
 	case $out in *known-hosts-ok*) ok 1 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; *) ok 0 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; esac
