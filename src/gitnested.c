@@ -119,22 +119,34 @@ static int made_in_run(const struct nested *n, const char *dir, const char *name
 	       (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec >= n->since_ns;
 }
 
-/* dir/.git, when made during the run: moved aside. Without a ".git",
- * dir itself made a git dir during the run (its HEAD, config or
- * commondir made or changed): its HEAD moved aside, without which git
- * does not take it for one. */
-static void check(struct nested *n, const char *dir)
+/* dir/name exists. */
+static int has(const char *dir, const char *name)
 {
-	static const char *const marks[] = { "HEAD", "config", "commondir" };
 	char p[CORDON_PATH_MAX];
 	struct stat st;
+	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0;
+}
+
+/* dir/.git, when made during the run: moved aside. Without a ".git",
+ * dir itself a git dir (a HEAD, and objects and refs or a commondir)
+ * whose HEAD, config, commondir or hooks were made or changed during
+ * the run: its HEAD moved aside, without which git does not take it for
+ * one. */
+static void check(struct nested *n, const char *dir)
+{
+	static const char *const marks[] = { "HEAD", "config", "commondir", "hooks" };
+	char p[CORDON_PATH_MAX];
 	if (!gitguard_clean(&n->c->pol, dir) || gg_join(p, dir, ".git") != 0)
 		return;
 	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
 	    made_in_run(n, dir, ".git"))
 		(void)gitguard_put_aside(n->c, p);
-	if (lstat(p, &st) == 0 || gg_join(p, dir, "HEAD") != 0 || lstat(p, &st) != 0)
-		return; /* git stops at the ".git"; without a HEAD it is no git dir */
+	/* git stops at a ".git"; without a HEAD, objects and refs (of its
+	 * own or of its commondir) a dir is no git dir */
+	if (has(dir, ".git") || !has(dir, "HEAD") ||
+	    !(has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))) ||
+	    gg_join(p, dir, "HEAD") != 0)
+		return;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 		if (made_in_run(n, dir, marks[i])) {
 			(void)gitguard_put_aside(n->c, p);
