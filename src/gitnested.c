@@ -108,6 +108,7 @@ struct nested {
 	const char *top;
 	long long since_ns;
 	long steps;
+	size_t index_left; /* bytes of indexes still to read, all trees */
 };
 
 /* dir/name exists and was made or changed during the run. */
@@ -207,9 +208,11 @@ static void tree_end(cordon *c, struct nested *n, const char *index, int fresh)
 	int whole = fresh;
 	if (!fresh && index[0] != '\0') {
 		size_t len = 0;
-		char *buf = gitguard_slurp(index, INDEX_MAX, &len);
+		/* One budget for every tree's index: past it, the walk. */
+		char *buf = gitguard_slurp(index, n->index_left, &len);
 		int r = -1;
 		if (buf != NULL) {
+			n->index_left -= len;
 			r = gitfmt_index_dirs((unsigned char *)buf, len, 20, index_dir, n);
 			if (r == -1)
 				r = gitfmt_index_dirs((unsigned char *)buf, len, 32, index_dir, n);
@@ -231,7 +234,7 @@ void gitnested_end(cordon *c, const struct nested_start *s)
 {
 	char dotgit[CORDON_PATH_MAX];
 	struct stat st;
-	struct nested n = { c, c->pol.workspace, s->since_ns, WALK_MAX };
+	struct nested n = { c, c->pol.workspace, s->since_ns, WALK_MAX, INDEX_MAX };
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace);
 	if (!s->repo) {
