@@ -431,11 +431,13 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 		path[n] = '\0';
 		if (!verified(path, n))
 			return -1;
+		/* A sparse index's directory entry: what lies below it is not
+		 * listed here. */
+		if (path[n - 1] == '/')
+			return GITFMT_INDEX_PARTIAL;
 		/* The directories of this path that the previous one did not
 		 * have (the index is sorted: a directory's entries are
-		 * together). A submodule (gitlink) is a tracked path whose
-		 * own directory is not walked. */
-		(void)mode;
+		 * together), then a submodule's own directory. */
 		size_t common = 0;
 		for (size_t j = 0; j < n && j < prevn && path[j] == prev[j]; j++)
 			if (path[j] == '/')
@@ -444,8 +446,13 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 			if (path[j] != '/')
 				continue;
 			path[j] = '\0';
-			int r = each(ctx, path);
+			int r = each(ctx, path, 0);
 			path[j] = '/';
+			if (r != 0)
+				return r;
+		}
+		if ((mode & 0170000) == 0160000) {
+			int r = each(ctx, path, 1);
 			if (r != 0)
 				return r;
 		}
@@ -456,7 +463,7 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 	 * entries in another file, which this reader does not follow. */
 	while (len - off >= 8 + hashlen) {
 		uint32_t size = be32(buf + off + 4);
-		if (memcmp(buf + off, "link", 4) == 0)
+		if (memcmp(buf + off, "link", 4) == 0 || memcmp(buf + off, "sdir", 4) == 0)
 			return GITFMT_INDEX_PARTIAL;
 		if (size > len - off - 8 - hashlen)
 			return -1;

@@ -105,6 +105,7 @@ void gitnested_free(struct nested_start *s)
 
 struct nested {
 	cordon *c;
+	const struct nested_start *s;
 	const char *top;
 	long long since_ns;
 	long steps;
@@ -128,19 +129,27 @@ static int has(const char *dir, const char *name)
 	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0;
 }
 
-/* dir/.git, when made during the run: moved aside. Without a ".git",
- * dir itself a git dir (a HEAD, and objects and refs or a commondir)
- * whose HEAD, config, commondir or hooks were made or changed during
- * the run: its HEAD moved aside, without which git does not take it for
- * one. */
-static void check(struct nested *n, const char *dir)
+/* dir/.git made during the run, or found in a directory the run
+ * changed (made, or moved into place with a repository that was
+ * elsewhere, whose ".git" keeps its old times): moved aside. A
+ * submodule's directory (gitlink) is changed by ordinary work in it and
+ * holds its ".git" by right: there only a new ".git" counts. Without a
+ * ".git", dir itself a git dir (a HEAD, and objects and refs or a
+ * commondir) whose HEAD, config, commondir or hooks, or dir itself, were
+ * made or changed during the run: its HEAD moved aside, without which
+ * git does not take it for one. */
+static void check(struct nested *n, const char *dir, int gitlink)
 {
-	static const char *const marks[] = { "HEAD", "config", "commondir", "hooks" };
+	static const char *const marks[] = { "HEAD", "config", "commondir", "hooks", "." };
 	char p[CORDON_PATH_MAX];
 	if (!gitguard_clean(&n->c->pol, dir) || gg_join(p, dir, ".git") != 0)
 		return;
-	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-	    made_in_run(n, dir, ".git"))
+	/* A submodule's checkout or a worktree found at the start, when the
+	 * walk (not an index) comes across it. */
+	for (size_t i = 0; !gitlink && i < n->s->ntrees; i++)
+		gitlink = strcmp(n->s->trees[i].top, dir) == 0;
+	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 && has(dir, ".git") &&
+	    (made_in_run(n, dir, ".git") || (!gitlink && made_in_run(n, dir, "."))))
 		(void)gitguard_put_aside(n->c, p);
 	/* git stops at a ".git"; without a HEAD, objects and refs (of its
 	 * own or of its commondir) a dir is no git dir */
@@ -155,12 +164,12 @@ static void check(struct nested *n, const char *dir)
 		}
 }
 
-static int index_dir(void *ctx, const char *dir)
+static int index_dir(void *ctx, const char *dir, int gitlink)
 {
 	struct nested *n = ctx;
 	char d[CORDON_PATH_MAX];
 	if (dir[0] != '\0' && gg_join(d, n->top, dir) == 0 && policy_inside_writable(&n->c->pol, d))
-		check(n, d);
+		check(n, d, gitlink);
 	return 0;
 }
 
@@ -177,7 +186,7 @@ static int walk(struct nested *n, const char *dir, int depth)
 			close(fd);
 		return 0;
 	}
-	check(n, dir);
+	check(n, dir, 0);
 	struct dirent *e;
 	int r = 0;
 	while (r == 0 && (e = readdir(d)) != NULL) {
@@ -234,9 +243,9 @@ void gitnested_end(cordon *c, const struct nested_start *s)
 {
 	char dotgit[CORDON_PATH_MAX];
 	struct stat st;
-	struct nested n = { c, c->pol.workspace, s->since_ns, WALK_MAX, INDEX_MAX };
+	struct nested n = { c, s, c->pol.workspace, s->since_ns, WALK_MAX, INDEX_MAX };
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
-	check(&n, c->pol.workspace);
+	check(&n, c->pol.workspace, 0);
 	if (!s->repo) {
 		/* No repository at the start: one made in the run. */
 		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0)

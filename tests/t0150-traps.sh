@@ -345,6 +345,69 @@ else
 	skip "git submodule add --name from a local path does not work here"
 fi
 
+# ---- a second review: a submodule's directory, a sparse index, a repository moved in ----
+# Each with its control (--sandbox off), then confined: a later git in
+# that directory must not take it for a repository of the run's making.
+newrepo
+mkdir -p "$T/up5/lib" && (cd "$T/up5" && git init -q && echo y >lib/y && git add -A && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up5" sub >/dev/null 2>&1 && git commit -q -m sub &&
+	git submodule deinit -q -f sub >/dev/null 2>&1 && rm -rf .git/modules/sub); then
+	cp -a "$WS" "$T/ws-sub"
+	for how in off auto; do
+		rm -rf "$WS" && cp -a "$T/ws-sub" "$WS" && sleep 0.1
+		(cd "$WS" && srun --sandbox "$how" -- sh -c 'cd sub && mkdir -p objects refs && echo "ref: refs/heads/main" > HEAD &&
+			printf "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n" > config') 2>/dev/null
+		got=$(cd "$WS/sub" && git rev-parse --absolute-git-dir 2>/dev/null)
+		if [ "$how" = off ]; then
+			is "$got" "$WS/sub" "control (--sandbox off): an uninitialised submodule's directory made a repository of its own"
+		else
+			is "$got:$(tampered)" "$WS/.git:$WS/sub/HEAD" "confined: a submodule's directory made a bare git dir: its HEAD moved aside"
+		fi
+	done
+	rm -rf "$T/ws-sub"
+else
+	skip "git submodule add/deinit from a local path does not work here"
+	skip "git submodule add/deinit from a local path does not work here"
+fi
+# A sparse index: one entry for src/, nothing listed below it.
+plant_sparse='set -e; S="-c core.sparseCheckout=true -c core.sparseCheckoutCone=true -c index.sparse=true"
+	printf "/*\n!/*/\n" > .git/info/sparse-checkout
+	git update-index -q --refresh || true
+	git $S read-tree -mu HEAD
+	git archive HEAD src | tar x
+	rm .git/info/sparse-checkout
+	mkdir -p src/deep && git init -q src/deep && git -C src/deep config core.fsmonitor "touch $1/pwned; false"'
+for how in off auto; do
+	newrepo
+	(cd "$WS" && mkdir -p src/deep && echo b >src/deep/b && git add -A && git commit -q -m deep)
+	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_sparse" sh "$OUT") >/dev/null 2>&1
+	(cd "$WS/src/deep" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): a repository planted below a sparse index's directory entry runs its command"
+	else
+		! pwned
+		ok $? "confined: a sparse index does not hide a repository planted below its directory entry"
+	fi
+done
+# A repository that was elsewhere (an ignored directory) moved into a
+# tracked directory: its .git keeps its old times, its directory does not.
+plant_move='set -e; mv src src.o; mv vendor/foo src; rm -rf src/u; printf "[core]\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> src/.git/config; mv src.o/a src/; rmdir src.o'
+for how in off auto; do
+	newrepo
+	(cd "$WS" && echo vendor/ >>.git/info/exclude && mkdir vendor && git clone -q "$T/up" vendor/foo 2>/dev/null)
+	sleep 0.2
+	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_move" sh "$OUT") >/dev/null 2>&1
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): a repository moved into a tracked directory runs its command"
+	else
+		! pwned
+		ok $? "confined: a repository moved into a tracked directory: its .git moved aside"
+	fi
+done
+
 # core.worktree of a submodule through a symlink, or with a CR.
 newrepo
 mkdir -p "$T/up3" && (cd "$T/up3" && git init -q && git commit -q --allow-empty -m u)

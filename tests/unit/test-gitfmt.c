@@ -119,17 +119,27 @@ struct seen {
 	int n;
 };
 
-static int record(void *ctx, const char *dir)
+static int record(void *ctx, const char *dir, int gitlink)
 {
 	struct seen *s = ctx;
 	if (s->n < 16)
-		snprintf(s->dirs[s->n++], sizeof(s->dirs[0]), "%s", dir);
+		snprintf(s->dirs[s->n++], sizeof(s->dirs[0]), "%s%s", dir, gitlink ? "@" : "");
 	return 0;
 }
 
-/* An index of the given version holding paths (sorted), SHA-1. */
-static size_t make_index(unsigned char *buf, int version, const char *const *paths, int n)
+/* An index of the given version holding paths (sorted), SHA-1; a path
+ * ending in "@" is a submodule (gitlink), written without the "@". */
+static size_t make_index(unsigned char *buf, int version, const char *const *given, int n)
 {
+	char names[16][64];
+	const char *paths[16];
+	int link[16];
+	for (int i = 0; i < n && i < 16; i++) {
+		size_t k = strlen(given[i]);
+		link[i] = k > 0 && given[i][k - 1] == '@';
+		snprintf(names[i], sizeof(names[i]), "%.*s", (int)(k - (size_t)link[i]), given[i]);
+		paths[i] = names[i];
+	}
 	size_t off = 12;
 	const char *prev = "";
 	memcpy(buf, "DIRC", 4);
@@ -140,10 +150,10 @@ static size_t make_index(unsigned char *buf, int version, const char *const *pat
 	for (int i = 0; i < n; i++) {
 		size_t start = off, len = strlen(paths[i]);
 		memset(buf + off, 0, 62);
-		buf[off + 24] = 0x00; /* mode 0100644, big-endian */
+		buf[off + 24] = 0x00; /* mode 0100644 or 0160000, big-endian */
 		buf[off + 25] = 0x00;
-		buf[off + 26] = 0x81;
-		buf[off + 27] = 0xa4;
+		buf[off + 26] = link[i] ? 0xe0 : 0x81;
+		buf[off + 27] = link[i] ? 0x00 : 0xa4;
 		buf[off + 60] = (unsigned char)(len >> 8);
 		buf[off + 61] = (unsigned char)len;
 		off += 62;
@@ -204,6 +214,26 @@ static void test_index(void)
 		struct seen t = { .n = 0 };
 		is_int(gitfmt_index_dirs(buf, len + 8 + 20 + 20, 20, record, &t),
 		       GITFMT_INDEX_PARTIAL, "index: a split index is reported partial");
+	}
+	/* A submodule: its directory reported as one. */
+	{
+		static const char *const with_sub[] = { "a.txt", "vendor/lib@", "vendor/x.c" };
+		size_t len = make_index(buf, 2, with_sub, 3);
+		struct seen t = { .n = 0 };
+		is_int(gitfmt_index_dirs(buf, len, 20, record, &t), 0,
+		       "index: with a submodule: parsed");
+		is_int(t.n, 2, "index: ... two directories reported");
+		is_str(t.n > 0 ? t.dirs[0] : "", "vendor", "index: ... vendor");
+		is_str(t.n > 1 ? t.dirs[1] : "", "vendor/lib@",
+		       "index: ... and the submodule's own");
+	}
+	/* A sparse index's directory entry: what is below it is not listed. */
+	{
+		static const char *const sparse[] = { "a.txt", "docs/", "src/m.c" };
+		size_t len = make_index(buf, 2, sparse, 3);
+		struct seen t = { .n = 0 };
+		is_int(gitfmt_index_dirs(buf, len, 20, record, &t), GITFMT_INDEX_PARTIAL,
+		       "index: a sparse directory entry is reported partial");
 	}
 	memcpy(buf, "DIRX", 4);
 	struct seen s = { .n = 0 };
