@@ -767,6 +767,11 @@ int gitguard_end(cordon *c)
 	return (int)c->ntampered;
 }
 
+int gitguard_watches(const cordon *c, const char *path)
+{
+	return c->gitguard != NULL && find(c->gitguard, path) != NULL;
+}
+
 void gitguard_free(cordon *c)
 {
 	struct gitguard *g = c->gitguard;

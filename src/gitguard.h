@@ -64,5 +64,8 @@ static inline int gg_join(char *out, const char *a, const char *b)
 }
 /* Move path aside (recorded in c->tampered). */
 int gitguard_put_aside(cordon *c, const char *path);
+/* 1 when the guard watches path (a submodule's or worktree's ".git"
+ * file, judged by what it names). */
+int gitguard_watches(const cordon *c, const char *path);
 
 #endif

@@ -148,7 +148,10 @@ static void check(struct nested *n, const char *dir, int gitlink)
 	 * walk (not an index) comes across it. */
 	for (size_t i = 0; !gitlink && i < n->s->ntrees; i++)
 		gitlink = strcmp(n->s->trees[i].top, dir) == 0;
+	/* A submodule's ".git" file the guard watches was judged by what
+	 * it names ("git submodule update" writes one). */
 	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 && has(dir, ".git") &&
+	    !(gitlink && gitguard_watches(n->c, p)) &&
 	    (made_in_run(n, dir, ".git") || (!gitlink && made_in_run(n, dir, "."))))
 		(void)gitguard_put_aside(n->c, p);
 	/* git stops at a ".git"; without a HEAD, objects and refs (of its

@@ -364,8 +364,13 @@ if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up5" sub 
 			is "$got:$(tampered)" "$WS/.git:$WS/sub/HEAD" "confined: a submodule's directory made a bare git dir: its HEAD moved aside"
 		fi
 	done
+	# Ordinary use: a submodule the user registered, checked out inside the run.
+	rm -rf "$WS" && cp -a "$T/ws-sub" "$WS" && (cd "$WS" && git submodule init -q)
+	(cd "$WS" && srun -- sh -c 'git -c protocol.file.allow=always submodule update -q 2>&1 && echo done') >"$T/o" 2>&1
+	is "$(tail -n 1 "$T/o"):$(tampered):$(cat "$WS/sub/lib/y" 2>/dev/null)" "done::y" "git submodule update of a registered submodule inside the run: works, nothing tampered"
 	rm -rf "$T/ws-sub"
 else
+	skip "git submodule add/deinit from a local path does not work here"
 	skip "git submodule add/deinit from a local path does not work here"
 	skip "git submodule add/deinit from a local path does not work here"
 fi
