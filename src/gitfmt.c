@@ -431,10 +431,11 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 		path[n] = '\0';
 		if (!verified(path, n))
 			return -1;
-		/* A sparse index's directory entry: what lies below it is not
-		 * listed here. */
-		if (path[n - 1] == '/')
-			return GITFMT_INDEX_PARTIAL;
+		/* A sparse index's directory entry stands for everything below
+		 * it, which is not listed: reported as such (its parents
+		 * first, as for any path). */
+		int sparse = path[n - 1] == '/';
+		size_t dn = sparse ? n - 1 : n; /* the path without that "/" */
 		/* The directories of this path that the previous one did not
 		 * have (the index is sorted: a directory's entries are
 		 * together), then a submodule's own directory. */
@@ -442,7 +443,7 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 		for (size_t j = 0; j < n && j < prevn && path[j] == prev[j]; j++)
 			if (path[j] == '/')
 				common = j + 1;
-		for (size_t j = common; j < n; j++) {
+		for (size_t j = common; j < dn; j++) {
 			if (path[j] != '/')
 				continue;
 			path[j] = '\0';
@@ -451,8 +452,11 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 			if (r != 0)
 				return r;
 		}
-		if ((mode & 0170000) == 0160000) {
-			int r = each(ctx, path, 1);
+		if (sparse || (mode & 0170000) == 0160000) {
+			path[dn] = '\0';
+			int r = each(ctx, path, sparse ? GITFMT_SPARSE_DIR : GITFMT_GITLINK);
+			if (sparse)
+				path[dn] = '/';
 			if (r != 0)
 				return r;
 		}
@@ -463,7 +467,7 @@ int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitf
 	 * entries in another file, which this reader does not follow. */
 	while (len - off >= 8 + hashlen) {
 		uint32_t size = be32(buf + off + 4);
-		if (memcmp(buf + off, "link", 4) == 0 || memcmp(buf + off, "sdir", 4) == 0)
+		if (memcmp(buf + off, "link", 4) == 0)
 			return GITFMT_INDEX_PARTIAL;
 		if (size > len - off - 8 - hashlen)
 			return -1;

@@ -31,14 +31,17 @@ int gitfmt_config_entries(const char *buf, size_t len, gitfmt_entry_fn each, voi
 int gitfmt_config_check(const char *buf, size_t len, gitfmt_worktree_fn worktree_ok, void *ctx);
 
 /* Called once per directory that holds a tracked path (its path
- * relative to the top, no trailing "/"; gitlink 0), and once per
- * submodule (a gitlink entry: the directory of its checkout; gitlink 1);
- * a non-zero return stops the walk and is returned. */
-typedef int (*gitfmt_dir_fn)(void *ctx, const char *dir, int gitlink);
+ * relative to the top, no trailing "/"; kind 0), once per submodule (a
+ * gitlink entry: the directory of its checkout; GITFMT_GITLINK) and once
+ * per directory entry of a sparse index (everything below it is tracked
+ * and not listed; GITFMT_SPARSE_DIR); a non-zero return stops the walk
+ * and is returned. */
+#define GITFMT_GITLINK 1
+#define GITFMT_SPARSE_DIR 2
+typedef int (*gitfmt_dir_fn)(void *ctx, const char *dir, int kind);
 
 /* Walk an index file (versions 2-4; hashlen 20 for SHA-1, 32 for
  * SHA-256). 0, the callback's stop value, GITFMT_INDEX_PARTIAL for a
- * sparse index (a directory entry stands for everything below it) or a
  * split index (its entries live in another file), or -1 when malformed. */
 #define GITFMT_INDEX_PARTIAL (-2)
 int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitfmt_dir_fn each,

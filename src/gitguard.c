@@ -34,6 +34,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,6 +634,36 @@ static int names(const struct policy *pol, const char *target, const char *want,
 		       : strcmp(want, target) == 0);
 }
 
+/* Whether text (a gitdir line or a commondir, relative to dir) names
+ * target when the kernel resolves it, as git does: a symlink followed by
+ * ".." leads elsewhere than the lexical reading the guard judged. */
+static int physically(const char *dir, const char *text, const char *target)
+{
+	char joined[CORDON_PATH_MAX], phys[PATH_MAX];
+	if (text[0] == '/') {
+		if (strlen(text) >= sizeof(joined))
+			return 0;
+		memcpy(joined, text, strlen(text) + 1);
+	} else if (gg_join(joined, dir, text) != 0) {
+		return 0;
+	}
+	return realpath(joined, phys) != NULL && strcmp(phys, target) == 0;
+}
+
+/* A ".git" file's gitdir line, NULL when it has none. */
+static char *gitdir_line(const char *file)
+{
+	size_t len = 0;
+	char *s = gitguard_slurp(file, 4096, &len);
+	if (s == NULL || strncmp(s, "gitdir: ", 8) != 0) {
+		free(s);
+		return NULL;
+	}
+	s[strcspn(s, "\n")] = '\0';
+	memmove(s, s + 8, strlen(s + 8) + 1);
+	return s;
+}
+
 /* Would git have written this file itself? */
 static int acceptable(const struct policy *pol, const struct item *it)
 {
@@ -663,19 +694,25 @@ static int acceptable(const struct policy *pol, const struct item *it)
 		if (text != NULL) {
 			text[strcspn(text, "\n")] = '\0';
 			ok = resolve_text(dir, text, target) == 0 &&
-			     names(pol, target, it->common, 0);
+			     names(pol, target, it->common, 0) && physically(dir, text, target);
 		}
 		free(text);
 		return ok;
 	}
 	case K_HOOKS:
 		return S_ISDIR(st.st_mode) && only_samples(it->path);
-	case K_GITFILE:
+	case K_GITFILE: {
 		/* A worktree's, naming the worktree's own git dir; a
-		 * submodule checkout's, naming a dir under modules/. */
-		return it->common != NULL && S_ISREG(st.st_mode) &&
-		       gitguard_gitfile_target(it->path, target) == 0 &&
-		       names(pol, target, it->common, it->prefix);
+		 * submodule checkout's, naming a dir under modules/ (as the
+		 * kernel resolves it, too). */
+		char *text = NULL;
+		int ok = it->common != NULL && S_ISREG(st.st_mode) &&
+			 gitguard_gitfile_target(it->path, target) == 0 &&
+			 names(pol, target, it->common, it->prefix) &&
+			 (text = gitdir_line(it->path)) != NULL && physically(dir, text, target);
+		free(text);
+		return ok;
+	}
 	case K_ATTRIBUTES:
 		return 0;
 	}

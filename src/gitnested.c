@@ -129,9 +129,29 @@ static int has(const char *dir, const char *name)
 	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0;
 }
 
+/* dir, or a directory above it below the tree's top, made or changed
+ * during the run: a repository kept elsewhere may have been moved into
+ * place with it (a rename changes the moved directory's ctime only). */
+static int moved_in(const struct nested *n, const char *dir)
+{
+	char a[CORDON_PATH_MAX];
+	if (snprintf(a, sizeof(a), "%s", dir) >= (int)sizeof(a))
+		return 1;
+	while (strcmp(a, n->top) != 0 && path_within(n->top, a)) {
+		if (made_in_run(n, a, "."))
+			return 1;
+		char *slash = strrchr(a, '/');
+		if (slash == NULL || slash == a)
+			break;
+		*slash = '\0';
+	}
+	return 0;
+}
+
 /* dir/.git made during the run, or found in a directory the run
- * changed (made, or moved into place with a repository that was
- * elsewhere, whose ".git" keeps its old times): moved aside. A
+ * changed, or below one (made, or moved into place with a repository
+ * that was elsewhere, whose ".git" keeps its old times): moved aside. A
+ * ".git" symlink made during the run: moved aside anywhere. A
  * submodule's directory (gitlink) is changed by ordinary work in it and
  * holds its ".git" by right: there only a new ".git" counts. Without a
  * ".git", dir itself a git dir (a HEAD, and objects and refs or a
@@ -150,9 +170,12 @@ static void check(struct nested *n, const char *dir, int gitlink)
 		gitlink = strcmp(n->s->trees[i].top, dir) == 0;
 	/* A submodule's ".git" file the guard watches was judged by what
 	 * it names ("git submodule update" writes one). */
-	if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 && has(dir, ".git") &&
-	    !(gitlink && gitguard_watches(n->c, p)) &&
-	    (made_in_run(n, dir, ".git") || (!gitlink && made_in_run(n, dir, "."))))
+	struct stat gst;
+	if (lstat(p, &gst) == 0 && S_ISLNK(gst.st_mode) && made_in_run(n, dir, ".git"))
+		(void)gitguard_put_aside(n->c, p); /* git follows it: anywhere */
+	else if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
+		 has(dir, ".git") && !(gitlink && gitguard_watches(n->c, p)) &&
+		 (made_in_run(n, dir, ".git") || (!gitlink && moved_in(n, dir))))
 		(void)gitguard_put_aside(n->c, p);
 	/* git stops at a ".git"; without a HEAD, objects and refs (of its
 	 * own or of its commondir) a dir is no git dir */
@@ -167,12 +190,20 @@ static void check(struct nested *n, const char *dir, int gitlink)
 		}
 }
 
-static int index_dir(void *ctx, const char *dir, int gitlink)
+static int walk(struct nested *n, const char *dir, int depth);
+
+static int index_dir(void *ctx, const char *dir, int kind)
 {
 	struct nested *n = ctx;
 	char d[CORDON_PATH_MAX];
-	if (dir[0] != '\0' && gg_join(d, n->top, dir) == 0 && policy_inside_writable(&n->c->pol, d))
-		check(n, d, gitlink);
+	if (dir[0] == '\0' || gg_join(d, n->top, dir) != 0 ||
+	    !policy_inside_writable(&n->c->pol, d))
+		return 0;
+	/* A sparse index's directory: all below it is tracked. */
+	if (kind == GITFMT_SPARSE_DIR && walk(n, d, 0) != 0)
+		(void)tampered_add(n->c, d, "");
+	else if (kind != GITFMT_SPARSE_DIR)
+		check(n, d, kind == GITFMT_GITLINK);
 	return 0;
 }
 
@@ -200,8 +231,9 @@ static int walk(struct nested *n, const char *dir, int depth)
 			break;
 		}
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-		    strcmp(e->d_name, ".git") == 0)
-			continue;
+		    strcmp(e->d_name, ".git") == 0 ||
+		    strstr(e->d_name, ".cordon-tampered-") != NULL)
+			continue; /* what the guard moved aside stays as it was */
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
@@ -250,9 +282,18 @@ void gitnested_end(cordon *c, const struct nested_start *s)
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	if (!s->repo) {
-		/* No repository at the start: one made in the run. */
-		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0)
-			tree_end(c, &n, "", 1);
+		/* No repository at the start: one made in the run, whose
+		 * index says which directories it tracks (its untracked ones
+		 * are not the guard's, as in any repository). */
+		char gd[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
+		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0) {
+			int ok = S_ISDIR(st.st_mode)
+					 ? gg_join(index, dotgit, "index") == 0
+					 : S_ISREG(st.st_mode) &&
+						   gitguard_gitfile_target(dotgit, gd) == 0 &&
+						   gg_join(index, gd, "index") == 0;
+			tree_end(c, &n, ok ? index : "", !ok);
+		}
 	}
 	for (size_t i = 0; i < s->ntrees; i++) {
 		n.top = s->trees[i].top;

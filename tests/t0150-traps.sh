@@ -413,6 +413,81 @@ for how in off auto; do
 	fi
 done
 
+# ---- a third review: a parent moved in, a .git symlink, a gitdir through a symlink ----------
+# A repository staged by one run in an excluded directory, moved into place
+# with its tracked parent by the next (its .git and directory keep old times).
+for how in off auto; do
+	newrepo
+	(cd "$WS" && mkdir -p src/b && echo f >src/b/f && git add -A && git commit -q -m b)
+	(cd "$WS" && srun --sandbox "$how" -- sh -c 'echo /.cache/ >> .git/info/exclude; mkdir -p .cache && cp -a src .cache/src && git init -q .cache/src/b && git -C .cache/src/b config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") >/dev/null 2>&1
+	sleep 0.2
+	(cd "$WS" && srun --sandbox "$how" -- sh -c 'mv src .cache/old && mv .cache/src src') >/dev/null 2>&1
+	(cd "$WS/src/b" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): a repository staged by one run and moved in with its parent by the next runs its command"
+	else
+		! pwned
+		ok $? "confined: a repository moved in with its parent: its .git moved aside"
+	fi
+done
+# The workspace a directory of the repository, a .git symlink planted there.
+for how in off auto; do
+	newrepo
+	(cd "$WS/src" && srun --sandbox "$how" -w "$WS/src" -- sh -c 'mkdir -p n/ev/objects n/ev/refs && echo "ref: refs/heads/main" > n/ev/HEAD && printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > n/ev/config && ln -s n/ev .git' sh "$OUT") >/dev/null 2>&1
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	if [ "$how" = off ]; then
+		pwned
+		ok $? "control (--sandbox off): a .git symlink planted in the workspace runs its command"
+	else
+		! pwned
+		ok $? "confined: a .git symlink planted in the workspace: moved aside"
+	fi
+done
+# A registered submodule not checked out: its .git file naming a dir under
+# modules/ through a symlink and "..", which the kernel resolves elsewhere.
+newrepo
+mkdir -p "$T/up6" && (cd "$T/up6" && git init -q && echo u >u && git add u && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up6" sub >/dev/null 2>&1 && git commit -q -m sub &&
+	git submodule deinit -q -f sub >/dev/null 2>&1 && rm -rf .git/modules/sub && git submodule init -q); then
+	cp -a "$WS" "$T/ws-six"
+	plant_link='mkdir -p .git/modules/foo && echo "ref: refs/heads/main" > .git/modules/foo/HEAD &&
+		mkdir -p .git/x/evil/objects .git/x/evil/refs .git/x/evil/tgt && echo "ref: refs/heads/main" > .git/x/evil/HEAD &&
+		printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > .git/x/evil/config &&
+		ln -s ../../x/evil/tgt .git/modules/foo/L && echo "gitdir: ../.git/modules/foo/L/.." > sub/.git'
+	for how in off auto; do
+		rm -rf "$WS" && cp -a "$T/ws-six" "$WS" && rm -f "$OUT/pwned"
+		(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_link" sh "$OUT") >/dev/null 2>&1
+		(cd "$WS" && git status >/dev/null 2>&1)
+		if [ "$how" = off ]; then
+			pwned
+			ok $? "control (--sandbox off): a submodule .git file through a symlink and .. runs its command"
+		else
+			! pwned
+			ok $? "confined: a submodule .git file through a symlink and ..: moved aside"
+		fi
+	done
+	rm -rf "$T/ws-six"
+else
+	skip "git submodule add/deinit/init from a local path does not work here"
+	skip "git submodule add/deinit/init from a local path does not work here"
+fi
+# Ordinary work that a walk of every directory used to flag: a repository
+# made in the run, or kept with a sparse index, and throwaway repositories
+# in an ignored directory.
+rm -rf "$WS" && mkdir -p "$WS"
+(cd "$WS" && srun -- sh -c 'git init -q && printf "tmp/\n" > .gitignore && git add . && git commit -q -m i && mkdir -p tmp && git init -q tmp/scratch && echo done') >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "a repository made in the run, then one in its ignored tmp/: nothing tampered"
+newrepo
+(cd "$WS" && mkdir -p docs && echo d >docs/d && printf "tmp/\n" >.gitignore && git add -A && git commit -q -m d &&
+	git sparse-checkout set --cone --sparse-index src >/dev/null 2>&1)
+if [ -f "$WS/.git/info/sparse-checkout" ]; then
+	(cd "$WS" && srun -- sh -c 'git init -q tmp/x && mkdir -p src/t && git init -q src/t/untracked && echo done') >"$T/o" 2>&1
+	is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "a sparse index, throwaway repositories in ignored and untracked dirs: nothing tampered"
+else
+	skip "git sparse-checkout does not work here"
+fi
+
 # core.worktree of a submodule through a symlink, or with a CR.
 newrepo
 mkdir -p "$T/up3" && (cd "$T/up3" && git init -q && git commit -q --allow-empty -m u)

@@ -119,11 +119,14 @@ struct seen {
 	int n;
 };
 
-static int record(void *ctx, const char *dir, int gitlink)
+static int record(void *ctx, const char *dir, int kind)
 {
 	struct seen *s = ctx;
 	if (s->n < 16)
-		snprintf(s->dirs[s->n++], sizeof(s->dirs[0]), "%s%s", dir, gitlink ? "@" : "");
+		snprintf(s->dirs[s->n++], sizeof(s->dirs[0]), "%s%s", dir,
+			 kind == GITFMT_GITLINK	     ? "@"
+			 : kind == GITFMT_SPARSE_DIR ? "/..."
+						     : "");
 	return 0;
 }
 
@@ -227,13 +230,21 @@ static void test_index(void)
 		is_str(t.n > 1 ? t.dirs[1] : "", "vendor/lib@",
 		       "index: ... and the submodule's own");
 	}
-	/* A sparse index's directory entry: what is below it is not listed. */
-	{
-		static const char *const sparse[] = { "a.txt", "docs/", "src/m.c" };
-		size_t len = make_index(buf, 2, sparse, 3);
+	/* A sparse index's directory entry: reported as one, whatever is
+	 * below it (not listed); in version 4 the next path is compressed
+	 * against it, trailing "/" and all. */
+	for (int v = 2; v <= 4; v += 2) {
+		static const char *const sparse[] = { "a.txt", "docs/deep/", "docs/x.c",
+						      "src/m.c" };
+		size_t len = make_index(buf, v, sparse, 4);
 		struct seen t = { .n = 0 };
-		is_int(gitfmt_index_dirs(buf, len, 20, record, &t), GITFMT_INDEX_PARTIAL,
-		       "index: a sparse directory entry is reported partial");
+		is_int(gitfmt_index_dirs(buf, len, 20, record, &t), 0,
+		       "index v%d: with a sparse directory entry: parsed", v);
+		is_int(t.n, 3, "index v%d: ... three reported", v);
+		is_str(t.n > 0 ? t.dirs[0] : "", "docs", "index v%d: ... docs", v);
+		is_str(t.n > 1 ? t.dirs[1] : "", "docs/deep/...", "index v%d: ... the sparse entry",
+		       v);
+		is_str(t.n > 2 ? t.dirs[2] : "", "src", "index v%d: ... src", v);
 	}
 	memcpy(buf, "DIRX", 4);
 	struct seen s = { .n = 0 };
