@@ -171,11 +171,12 @@ static void check(struct nested *n, const char *dir, int gitlink)
 	/* A submodule's ".git" file the guard watches was judged by what
 	 * it names ("git submodule update" writes one). */
 	struct stat gst;
-	if (lstat(p, &gst) == 0 && S_ISLNK(gst.st_mode) && made_in_run(n, dir, ".git"))
-		(void)gitguard_put_aside(n->c, p); /* git follows it: anywhere */
-	else if (strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-		 has(dir, ".git") && !(gitlink && gitguard_watches(n->c, p)) &&
-		 (made_in_run(n, dir, ".git") || (!gitlink && moved_in(n, dir))))
+	/* A symlink: git follows it, anywhere. */
+	int link = lstat(p, &gst) == 0 && S_ISLNK(gst.st_mode) && made_in_run(n, dir, ".git");
+	int planted = strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
+		      has(dir, ".git") && !(gitlink && gitguard_watches(n->c, p)) &&
+		      (made_in_run(n, dir, ".git") || (!gitlink && moved_in(n, dir)));
+	if (link || planted)
 		(void)gitguard_put_aside(n->c, p);
 	/* git stops at a ".git"; without a HEAD, objects and refs (of its
 	 * own or of its commondir) a dir is no git dir */
