@@ -13,10 +13,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int count(void *ctx, const char *dir)
+static int count(void *ctx, const char *dir, int kind)
 {
 	if (dir[0] == '\0' || dir[strlen(dir) - 1] == '/')
 		abort(); /* a directory is never empty or "/"-terminated */
+	if (kind != 0 && kind != GITFMT_GITLINK && kind != GITFMT_SPARSE_DIR)
+		abort();
 	(*(size_t *)ctx)++;
 	return 0;
 }
