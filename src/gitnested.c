@@ -168,19 +168,27 @@ static void check(struct nested *n, const char *dir, int gitlink)
 	 * walk (not an index) comes across it. */
 	for (size_t i = 0; !gitlink && i < n->s->ntrees; i++)
 		gitlink = strcmp(n->s->trees[i].top, dir) == 0;
-	/* A submodule's ".git" file the guard watches was judged by what
-	 * it names ("git submodule update" writes one). */
+	/* One lstat for the common case (no ".git", no HEAD): a run looks
+	 * at every tracked directory. */
 	struct stat gst;
-	/* A symlink: git follows it, anywhere. */
-	int link = lstat(p, &gst) == 0 && S_ISLNK(gst.st_mode) && made_in_run(n, dir, ".git");
-	int planted = strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-		      has(dir, ".git") && !(gitlink && gitguard_watches(n->c, p)) &&
-		      (made_in_run(n, dir, ".git") || (!gitlink && moved_in(n, dir)));
-	if (link || planted)
-		(void)gitguard_put_aside(n->c, p);
-	/* git stops at a ".git"; without a HEAD, objects and refs (of its
-	 * own or of its commondir) a dir is no git dir */
-	if (has(dir, ".git") || !has(dir, "HEAD") ||
+	if (lstat(p, &gst) == 0) {
+		long long ct = (long long)CTIME(gst).tv_sec * 1000000000LL + CTIME(gst).tv_nsec;
+		int fresh = ct >= n->since_ns;
+		/* A symlink: git follows it, anywhere. A submodule's ".git"
+		 * file the guard watches was judged by what it names ("git
+		 * submodule update" writes one). */
+		int link = S_ISLNK(gst.st_mode) && fresh;
+		int planted = strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
+			      !(gitlink && gitguard_watches(n->c, p)) &&
+			      (fresh || (!gitlink && moved_in(n, dir)));
+		if (link || planted)
+			(void)gitguard_put_aside(n->c, p);
+		if (lstat(p, &gst) == 0)
+			return; /* git stops at a ".git" */
+	}
+	/* Without a HEAD, objects and refs (of its own or of its
+	 * commondir) a dir is no git dir. */
+	if (!has(dir, "HEAD") ||
 	    !(has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))) ||
 	    gg_join(p, dir, "HEAD") != 0)
 		return;
