@@ -351,20 +351,31 @@ static int resolve_text(const char *dir, const char *text, char *out)
 	return gg_join(p, dir, text) == 0 ? path_normalize(NULL, p, out, CORDON_PATH_MAX) : -1;
 }
 
-/* The gitdir line of a ".git" file, resolved against its directory. */
-int gitguard_gitfile_target(const char *file, char *out)
+/* A ".git" file's gitdir line (its text after "gitdir: "), NULL when it
+ * has none. The caller frees it. */
+static char *gitdir_line(const char *file)
 {
 	size_t len = 0;
 	char *s = gitguard_slurp(file, 4096, &len);
-	char dir[CORDON_PATH_MAX];
-	int r = -1;
-	if (s != NULL && strncmp(s, "gitdir: ", 8) == 0) {
-		char up[CORDON_PATH_MAX];
-		s[strcspn(s, "\n")] = '\0';
-		if (gg_join(up, file, "..") == 0 && path_normalize(NULL, up, dir, sizeof(dir)) == 0)
-			r = resolve_text(dir, s + 8, out);
+	if (s == NULL || strncmp(s, "gitdir: ", 8) != 0) {
+		free(s);
+		return NULL;
 	}
-	free(s);
+	s[strcspn(s, "\n")] = '\0';
+	memmove(s, s + 8, strlen(s + 8) + 1);
+	return s;
+}
+
+/* The gitdir line of a ".git" file, resolved against its directory. */
+int gitguard_gitfile_target(const char *file, char *out)
+{
+	char *text = gitdir_line(file);
+	char up[CORDON_PATH_MAX], dir[CORDON_PATH_MAX];
+	int r = text != NULL && gg_join(up, file, "..") == 0 &&
+				path_normalize(NULL, up, dir, sizeof(dir)) == 0
+			? resolve_text(dir, text, out)
+			: -1;
+	free(text);
 	return r;
 }
 
@@ -650,20 +661,6 @@ static int physically(const char *dir, const char *text, const char *target)
 	return realpath(joined, phys) != NULL && strcmp(phys, target) == 0;
 }
 
-/* A ".git" file's gitdir line, NULL when it has none. */
-static char *gitdir_line(const char *file)
-{
-	size_t len = 0;
-	char *s = gitguard_slurp(file, 4096, &len);
-	if (s == NULL || strncmp(s, "gitdir: ", 8) != 0) {
-		free(s);
-		return NULL;
-	}
-	s[strcspn(s, "\n")] = '\0';
-	memmove(s, s + 8, strlen(s + 8) + 1);
-	return s;
-}
-
 /* Would git have written this file itself? */
 static int acceptable(const struct policy *pol, const struct item *it)
 {
@@ -707,9 +704,10 @@ static int acceptable(const struct policy *pol, const struct item *it)
 		 * kernel resolves it, too). */
 		char *text = NULL;
 		int ok = it->common != NULL && S_ISREG(st.st_mode) &&
-			 gitguard_gitfile_target(it->path, target) == 0 &&
+			 (text = gitdir_line(it->path)) != NULL &&
+			 resolve_text(dir, text, target) == 0 &&
 			 names(pol, target, it->common, it->prefix) &&
-			 (text = gitdir_line(it->path)) != NULL && physically(dir, text, target);
+			 physically(dir, text, target);
 		free(text);
 		return ok;
 	}

@@ -35,6 +35,21 @@
 #define INDEX_MAX (256u << 20)
 #define WALK_MAX 1000000L /* entries the fallback walk looks at */
 
+/* The index of the repository whose ".git" (dotgit, lstat'ed as st) is a
+ * dir or a file naming one, into index ("" when its name is too long).
+ * 0, or -1 when dotgit is neither. */
+static int index_of(const char *dotgit, const struct stat *st, char *index)
+{
+	char gd[CORDON_PATH_MAX];
+	if (S_ISDIR(st->st_mode))
+		snprintf(gd, sizeof(gd), "%s", dotgit);
+	else if (!S_ISREG(st->st_mode) || gitguard_gitfile_target(dotgit, gd) != 0)
+		return -1;
+	if (gg_join(index, gd, "index") != 0)
+		index[0] = '\0';
+	return 0;
+}
+
 static int add_tree(struct nested_start *s, const char *top, const char *index)
 {
 	struct nested_tree *v = realloc(s->trees, (s->ntrees + 1) * sizeof(*v));
@@ -54,7 +69,7 @@ static int add_tree(struct nested_start *s, const char *top, const char *index)
 
 int gitnested_begin(const cordon *c, struct nested_start *s)
 {
-	char dotgit[CORDON_PATH_MAX], gd[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
+	char dotgit[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
 	struct stat st;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -72,12 +87,8 @@ int gitnested_begin(const cordon *c, struct nested_start *s)
 			return 0;
 		*slash = '\0';
 	}
-	if (S_ISDIR(st.st_mode))
-		snprintf(gd, sizeof(gd), "%s", dotgit);
-	else if (!S_ISREG(st.st_mode) || gitguard_gitfile_target(dotgit, gd) != 0)
+	if (index_of(dotgit, &st, index) != 0)
 		return 0;
-	if (gg_join(index, gd, "index") != 0)
-		index[0] = '\0';
 	if (add_tree(s, top, index) != 0)
 		return -1;
 	s->repo = 1;
@@ -107,18 +118,22 @@ struct nested {
 	cordon *c;
 	const struct nested_start *s;
 	const char *top;
-	long long since_ns;
 	long steps;
 	size_t index_left; /* bytes of indexes still to read, all trees */
 };
+
+/* st was made or changed during the run. */
+static int recent(const struct nested *n, const struct stat *st)
+{
+	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= n->s->since_ns;
+}
 
 /* dir/name exists and was made or changed during the run. */
 static int made_in_run(const struct nested *n, const char *dir, const char *name)
 {
 	char p[CORDON_PATH_MAX];
 	struct stat st;
-	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0 &&
-	       (long long)CTIME(st).tv_sec * 1000000000LL + CTIME(st).tv_nsec >= n->since_ns;
+	return gg_join(p, dir, name) == 0 && lstat(p, &st) == 0 && recent(n, &st);
 }
 
 /* dir/name exists. */
@@ -172,8 +187,7 @@ static void check(struct nested *n, const char *dir, int gitlink)
 	 * at every tracked directory. */
 	struct stat gst;
 	if (lstat(p, &gst) == 0) {
-		long long ct = (long long)CTIME(gst).tv_sec * 1000000000LL + CTIME(gst).tv_nsec;
-		int fresh = ct >= n->since_ns;
+		int fresh = recent(n, &gst);
 		/* A symlink: git follows it, anywhere. A submodule's ".git"
 		 * file the guard watches was judged by what it names ("git
 		 * submodule update" writes one). */
@@ -287,20 +301,16 @@ void gitnested_end(cordon *c, const struct nested_start *s)
 {
 	char dotgit[CORDON_PATH_MAX];
 	struct stat st;
-	struct nested n = { c, s, c->pol.workspace, s->since_ns, WALK_MAX, INDEX_MAX };
+	struct nested n = { c, s, c->pol.workspace, WALK_MAX, INDEX_MAX };
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	if (!s->repo) {
 		/* No repository at the start: one made in the run, whose
 		 * index says which directories it tracks (its untracked ones
 		 * are not the guard's, as in any repository). */
-		char gd[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
+		char index[CORDON_PATH_MAX];
 		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0) {
-			int ok = S_ISDIR(st.st_mode)
-					 ? gg_join(index, dotgit, "index") == 0
-					 : S_ISREG(st.st_mode) &&
-						   gitguard_gitfile_target(dotgit, gd) == 0 &&
-						   gg_join(index, gd, "index") == 0;
+			int ok = index_of(dotgit, &st, index) == 0 && index[0] != '\0';
 			tree_end(c, &n, ok ? index : "", !ok);
 		}
 	}

@@ -19,12 +19,16 @@
 #include <unistd.h>
 
 /* in, canonical when it exists, else lexically normalised, into out
- * (CORDON_PATH_MAX bytes). in is absolute and shorter than CORDON_PATH_MAX. */
+ * (CORDON_PATH_MAX bytes); a relative in from the working directory. in
+ * is shorter than CORDON_PATH_MAX. */
 static int home_path(const char *in, char *out)
 {
+	char cwd[CORDON_PATH_MAX];
 	if (realpath(in, out) != NULL)
 		return 0;
-	return path_normalize(NULL, in, out, CORDON_PATH_MAX);
+	if (in[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	return path_normalize(in[0] == '/' ? NULL : cwd, in, out, CORDON_PATH_MAX);
 }
 
 /* The password database's home of the real uid, or NULL; *buf is the
@@ -67,15 +71,7 @@ int homes_load(cordon *c)
 					   CORDON_PATH_MAX - 1);
 		/* A relative HOME is what the command's tools take it for from
 		 * where it starts: the working directory, which is the run's. */
-		char cwd[CORDON_PATH_MAX];
-		int ok = env[0] == '/' ? home_path(env, c->homes[n])
-			 : getcwd(cwd, sizeof(cwd)) == NULL
-				 ? -1
-				 : (realpath(env, c->homes[n]) != NULL
-					    ? 0
-					    : path_normalize(cwd, env, c->homes[n],
-							     CORDON_PATH_MAX));
-		if (ok == 0)
+		if (home_path(env, c->homes[n]) == 0)
 			n++;
 	}
 	const char *pw = passwd_home(&buf);
