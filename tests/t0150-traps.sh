@@ -21,6 +21,18 @@ EVILCFG="[core]
 	repositoryformatversion = 0
 	fsmonitor = \"touch $OUT/pwned; false\""
 pwned() { [ -e "$OUT/pwned" ]; }
+# judged HOW CONTROL CONFINED: after a plant run with --sandbox HOW and the
+# later git step, the control (off) ran the planted command, a confined run
+# did not: one check, named CONTROL or CONFINED.
+judged() {
+	if [ "$1" = off ]; then
+		pwned
+		ok $? "$2"
+	else
+		! pwned
+		ok $? "$3"
+	fi
+}
 # srun: crun with a fresh status file, for the checks of its events.
 srun() {
 	rm -f "$T/s.json"
@@ -153,12 +165,8 @@ for how in off auto; do
 	newrepo
 	(cd "$WS/src" && srun --sandbox "$how" -w "$WS/src" -- sh -c "$plant_ws" sh "$OUT") 2>/dev/null
 	(cd "$WS/src" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): the workspace (src/ of a repository) made a bare repository runs its command"
-	else
-		! pwned
-		ok $? "confined: the workspace (src/ of a repository) made a bare repository: git status there runs nothing"
+	judged "$how" "control (--sandbox off): the workspace (src/ of a repository) made a bare repository runs its command" "confined: the workspace (src/ of a repository) made a bare repository: git status there runs nothing"
+	if [ "$how" != off ]; then
 		is "$(tampered)" "$WS/src/HEAD" "... its HEAD is listed as tampered"
 	fi
 done
@@ -175,12 +183,8 @@ for how in off auto; do
 	(cd "$WS" && echo /wt/ >>.git/info/exclude && git worktree add -q wt -b feat 2>/dev/null)
 	(cd "$WS" && srun --sandbox "$how" -- sh -c 'cd wt/src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
 	(cd "$WS/wt/src" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): a .git planted in a tracked directory of a linked worktree runs its command"
-	else
-		! pwned
-		ok $? "a .git planted in a tracked directory of a linked worktree: moved aside"
+	judged "$how" "control (--sandbox off): a .git planted in a tracked directory of a linked worktree runs its command" "a .git planted in a tracked directory of a linked worktree: moved aside"
+	if [ "$how" != off ]; then
 		is "$(tampered)" "$WS/wt/src/.git" "... it is listed as tampered"
 	fi
 done
@@ -387,13 +391,7 @@ for how in off auto; do
 	(cd "$WS" && mkdir -p src/deep && echo b >src/deep/b && git add -A && git commit -q -m deep)
 	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_sparse" sh "$OUT") >/dev/null 2>&1
 	(cd "$WS/src/deep" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): a repository planted below a sparse index's directory entry runs its command"
-	else
-		! pwned
-		ok $? "confined: a sparse index does not hide a repository planted below its directory entry"
-	fi
+	judged "$how" "control (--sandbox off): a repository planted below a sparse index's directory entry runs its command" "confined: a sparse index does not hide a repository planted below its directory entry"
 done
 # A repository that was elsewhere (an ignored directory) moved into a
 # tracked directory: its .git keeps its old times, its directory does not.
@@ -404,13 +402,7 @@ for how in off auto; do
 	sleep 0.2
 	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_move" sh "$OUT") >/dev/null 2>&1
 	(cd "$WS/src" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): a repository moved into a tracked directory runs its command"
-	else
-		! pwned
-		ok $? "confined: a repository moved into a tracked directory: its .git moved aside"
-	fi
+	judged "$how" "control (--sandbox off): a repository moved into a tracked directory runs its command" "confined: a repository moved into a tracked directory: its .git moved aside"
 done
 
 # ---- a third review: a parent moved in, a .git symlink, a gitdir through a symlink ----------
@@ -423,26 +415,14 @@ for how in off auto; do
 	sleep 0.2
 	(cd "$WS" && srun --sandbox "$how" -- sh -c 'mv src .cache/old && mv .cache/src src') >/dev/null 2>&1
 	(cd "$WS/src/b" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): a repository staged by one run and moved in with its parent by the next runs its command"
-	else
-		! pwned
-		ok $? "confined: a repository moved in with its parent: its .git moved aside"
-	fi
+	judged "$how" "control (--sandbox off): a repository staged by one run and moved in with its parent by the next runs its command" "confined: a repository moved in with its parent: its .git moved aside"
 done
 # The workspace a directory of the repository, a .git symlink planted there.
 for how in off auto; do
 	newrepo
 	(cd "$WS/src" && srun --sandbox "$how" -w "$WS/src" -- sh -c 'mkdir -p n/ev/objects n/ev/refs && echo "ref: refs/heads/main" > n/ev/HEAD && printf "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" > n/ev/config && ln -s n/ev .git' sh "$OUT") >/dev/null 2>&1
 	(cd "$WS/src" && git status >/dev/null 2>&1)
-	if [ "$how" = off ]; then
-		pwned
-		ok $? "control (--sandbox off): a .git symlink planted in the workspace runs its command"
-	else
-		! pwned
-		ok $? "confined: a .git symlink planted in the workspace: moved aside"
-	fi
+	judged "$how" "control (--sandbox off): a .git symlink planted in the workspace runs its command" "confined: a .git symlink planted in the workspace: moved aside"
 done
 # A registered submodule not checked out: its .git file naming a dir under
 # modules/ through a symlink and "..", which the kernel resolves elsewhere.
@@ -459,13 +439,7 @@ if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up6" sub 
 		rm -rf "$WS" && cp -a "$T/ws-six" "$WS" && rm -f "$OUT/pwned"
 		(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_link" sh "$OUT") >/dev/null 2>&1
 		(cd "$WS" && git status >/dev/null 2>&1)
-		if [ "$how" = off ]; then
-			pwned
-			ok $? "control (--sandbox off): a submodule .git file through a symlink and .. runs its command"
-		else
-			! pwned
-			ok $? "confined: a submodule .git file through a symlink and ..: moved aside"
-		fi
+		judged "$how" "control (--sandbox off): a submodule .git file through a symlink and .. runs its command" "confined: a submodule .git file through a symlink and ..: moved aside"
 	done
 	rm -rf "$T/ws-six"
 else
