@@ -142,6 +142,10 @@ static const char profile_sockets[] =
  * host's loopback services must stay out of reach): connect and
  * addressed sends, accepted and received connections, and binding a
  * local address. Unix sockets are not IP: their rules above stay. */
+/* With the default deny-read list: the camera and the microphone, which
+ * macOS reaches through its own operations, not device files. */
+static const char profile_capture[] = "(deny device-camera)\n(deny device-microphone)\n";
+
 static const char profile_network_off[] = "(deny network-outbound (remote ip))\n"
 					  "(deny network-inbound (local ip))\n"
 					  "(deny network-bind (local ip))\n";
@@ -234,6 +238,8 @@ char *seatbelt_profile(const struct sb_shape *s)
 	add_clauses(&b, &clauses[C_SOCK_ROOT], s->roots);
 	add_clauses(&b, &clauses[C_SOCK_FILE], s->files);
 	add_clauses(&b, &clauses[C_SOCKET], s->sockets);
+	if (s->capture_denied)
+		jb_raw(&b, profile_capture);
 	if (s->network_off)
 		jb_raw(&b, profile_network_off);
 	return jb_finish(&b);
@@ -316,6 +322,7 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 {
 	struct sb_shape s = { 0 };
 	s.network_off = p->network_off;
+	s.capture_denied = p->deny_capture;
 	struct strv params = { 0 }, parents = { 0 };
 	int r = add_entries(p, 1, &params, &s.roots);
 	if (r == 0)

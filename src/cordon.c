@@ -347,10 +347,13 @@ static enum reason_id policy_coverage(cordon *c)
 			deny_unenforced |= c->pol.deny[i].explicit_;
 		}
 	}
-	/* Readable disks: the mount layer covers them; any other way leaves
-	 * them (the secrets can be read raw). */
+	/* Readable disks and capture devices: the mount layer covers them;
+	 * any other way leaves them (the secrets can be read raw, what the
+	 * user types or sees read live). */
 	if (d->applied && c->pol.blockdevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
+	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
+		d->cov.gaps |= 1u << GAP_CAPTURE_DEVICES;
 	int network_unenforced = network_coverage(c);
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */

@@ -177,6 +177,11 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_BLOCK_DEVICES] = { "block_devices_readable",
 				"a disk's block device is readable by the command (root, or the "
 				"disk group) and not covered: the secrets can be read from it raw" },
+	[GAP_CAPTURE_DEVICES] = { "capture_devices_readable",
+				  "a device that reads what the user types, sees or hears (a "
+				  "virtual console or its screen, keyboard and mouse events, a "
+				  "framebuffer, raw HID, a camera, sound) is readable by the "
+				  "command and not covered" },
 	[GAP_KEY_LIST] = { "key_list_visible",
 			   "/proc/keys and /proc/key-users are readable: the names, owners and "
 			   "sizes (never the contents) of the keys the command may view, and "

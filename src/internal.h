@@ -137,10 +137,17 @@ struct policy {
 	 * the secrets could be read from them raw. Listed when there are
 	 * paths to deny; the mount layer covers them. */
 	struct strv blockdevs;
+	/* Devices that read what the user types, sees or hears (keyboard
+	 * and mouse events, a console's screen or input, a framebuffer,
+	 * raw HID, sound) that the caller can read, the caller's own
+	 * terminal aside (Linux). Listed with the default deny-read list;
+	 * the mount layer covers them. */
+	struct strv capturedevs;
 	/* The Landlock read layer was not built (too many rules, or a
 	 * directory on the way the caller cannot list): set by its prepare. */
 	int reads_unbuilt;
 	int network_off; /* --network off */
+	int deny_capture; /* the default deny-read list: capture devices too */
 };
 
 /* A path the command must not read. */
@@ -179,6 +186,10 @@ extern const size_t cordon_nsecret_defaults;
  * each home (unless --allow-read or off), and --deny-read (which must
  * exist). 0, or an error with its message. */
 int secrets_resolve(cordon *c);
+/* A name directly under /dev of a device that reads what the user types,
+ * sees or hears (a virtual console or its screen, a framebuffer, a
+ * camera, raw HID, OSS sound): 1 or 0. */
+int secrets_capture_name(const char *name);
 /* A denied path a grant-only mechanism (the Landlock read layer) can keep
  * out: not left open, and not inside a writable tree (granted whole). */
 int deny_grant_holds(const struct policy *p, const struct deny_entry *d);

@@ -186,19 +186,23 @@ static int plan_covers(struct mount_plan *m, const struct policy *pol)
 	for (size_t i = 0; i < pol->nw && m->scratch == NULL; i++)
 		if (pol->w[i].kind == W_TMPDIR && (m->scratch = strdup(pol->w[i].path)) == NULL)
 			return -1;
-	if (pol->ndeny == 0 || m->scratch == NULL)
+	if ((pol->ndeny == 0 && pol->capturedevs.n == 0) || m->scratch == NULL)
 		return 0;
 	if ((m->void_dir = joined(m->scratch, "void")) == NULL ||
 	    (m->empty_file = joined(m->scratch, "empty")) == NULL ||
-	    (m->covers = calloc(pol->ndeny + pol->blockdevs.n, sizeof(*m->covers))) == NULL)
+	    (m->covers = calloc(pol->ndeny + pol->blockdevs.n + pol->capturedevs.n,
+				sizeof(*m->covers))) == NULL)
 		return -1;
-	/* Each readable disk: an empty read-only file in its place. */
-	for (size_t i = 0; i < pol->blockdevs.n; i++) {
-		struct cover *cv = &m->covers[m->ncovers++];
-		if ((cv->target = strdup(pol->blockdevs.v[i])) == NULL ||
-		    (cv->src = strdup(m->empty_file)) == NULL)
-			return -1;
-	}
+	/* Each readable disk and capture device: an empty read-only file in
+	 * its place. */
+	const struct strv *devs[] = { &pol->blockdevs, &pol->capturedevs };
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < devs[k]->n; i++) {
+			struct cover *cv = &m->covers[m->ncovers++];
+			if ((cv->target = strdup(devs[k]->v[i])) == NULL ||
+			    (cv->src = strdup(m->empty_file)) == NULL)
+				return -1;
+		}
 	for (size_t i = 0; i < pol->ndeny; i++) {
 		const struct deny_entry *d = &pol->deny[i];
 		if (d->left_open)

@@ -161,6 +161,7 @@ void policy_free(struct policy *p)
 	}
 	free(p->deny);
 	strv_free(&p->blockdevs);
+	strv_free(&p->capturedevs);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -23,6 +23,7 @@ struct sb_shape {
 	size_t denies; /* paths that must not be read: DENY_READ_n */
 	size_t keeps; /* files inside them that stay readable: READ_KEEP_n */
 	int network_off; /* --network off: the fixed IP denials */
+	int capture_denied; /* the default deny-read list: no camera, no microphone */
 };
 
 /* The profile for a policy of this shape (caller frees), NULL without

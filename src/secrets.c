@@ -303,36 +303,164 @@ static int resolve(cordon *c)
 	return r;
 }
 
-/* The block devices in dir that the caller can read. 0 or CORDON_ENOMEM. */
-static int block_devices_in(struct policy *p, const char *dir)
+/* Digits only, at least one (min 1) or none (min 0). */
+static int digits(const char *s, int min)
 {
-	DIR *d = opendir(dir);
+	int n = 0;
+	for (; *s != '\0'; s++, n++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return n >= min;
+}
+
+int secrets_capture_name(const char *name)
+{
+	static const struct {
+		const char *prefix;
+		int min; /* digits after it */
+	} names[] = {
+		{ "tty", 1 }, /* the virtual consoles' input (tty0: the current one) */
+		{ "vcs", 0 },	 { "vcsa", 0 },	 { "vcsu", 0 }, /* their screens */
+		{ "fb", 1 }, /* framebuffers: what a screen shows */
+		{ "video", 1 }, /* cameras */
+		{ "hidraw", 1 }, /* raw HID: keyboards, security keys */
+		{ "dsp", 0 },	 { "audio", 0 }, /* OSS sound: a read records */
+	};
+	if (strcmp(name, "console") == 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i].prefix);
+		if (strncmp(name, names[i].prefix, n) == 0 && digits(name + n, names[i].min))
+			return 1;
+	}
+	return 0;
+}
+
+/* The devices on fd 0-2 (0 where none): the caller's own terminal,
+ * which the command is given anyway, is never covered. */
+static void stdio_devices(dev_t out[3])
+{
+	struct stat st;
+	for (int fd = 0; fd <= 2; fd++)
+		out[fd] = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) ? st.st_rdev : 0;
+}
+
+/* The number of a virtual console from its one or two digits (checked
+ * by the caller), folded into 0-63. */
+static unsigned console_number(const char *d)
+{
+	unsigned v = 0;
+	for (; *d >= '0' && *d <= '9'; d++)
+		v = v * 10 + (unsigned)(*d - '0');
+	return v & 63;
+}
+
+/* What one directory of devices is looked at for. */
+struct dev_dir {
+	const char *dir;
+	int disks; /* its block devices */
+	int capture; /* 1: its char devices named by secrets_capture_name;
+		      * 2: every char device in it */
+};
+
+/* The readable devices of one directory: disks into blockdevs, capture
+ * devices (but those --allow-read takes out, and the caller's terminal)
+ * into capturedevs. A virtual console nobody has opened has no screen
+ * yet (no vcsN in the same directory): nothing typed there to read, and
+ * a cover for each of the 63 would cost every run; tty0 is the current
+ * one. Each candidate costs an access (and an lstat when readable); the
+ * rest, none. 0 or CORDON_ENOMEM. */
+static int devices_in(struct policy *p, const struct dev_dir *dd, const dev_t stdio[3],
+		      char (*allow)[CORDON_PATH_MAX], size_t nallow)
+{
+	DIR *d = opendir(dd->dir);
 	if (d == NULL)
 		return 0;
+	struct strv cand = { 0 };
+	unsigned char screens[64] = { 0 }; /* vcsN seen */
 	struct dirent *e;
 	int r = 0;
 	while (r == 0 && (e = readdir(d)) != NULL) {
-		char path[CORDON_PATH_MAX];
-		struct stat st;
-		if (e->d_type != DT_BLK && e->d_type != DT_UNKNOWN)
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
-		    lstat(path, &st) != 0 || !S_ISBLK(st.st_mode) || access(path, R_OK) != 0)
-			continue;
-		r = strv_push(&p->blockdevs, path);
+		const char *n = e->d_name;
+		int blk = e->d_type == DT_BLK || e->d_type == DT_UNKNOWN;
+		int chr = e->d_type == DT_CHR || e->d_type == DT_UNKNOWN;
+		if (dd->capture == 1 && chr && strncmp(n, "vcs", 3) == 0 && digits(n + 3, 1) &&
+		    strlen(n) < 6)
+			screens[console_number(n + 3)] = 1;
+		if ((dd->disks && blk) ||
+		    (chr && (dd->capture == 2 || (dd->capture == 1 && secrets_capture_name(n)))))
+			r = strv_push(&cand, n);
 	}
 	closedir(d);
+	for (size_t i = 0; r == 0 && i < cand.n; i++) {
+		const char *n = cand.v[i];
+		char path[CORDON_PATH_MAX];
+		struct stat st;
+		if (dd->capture == 1 && strncmp(n, "tty", 3) == 0 && strcmp(n, "tty0") != 0 &&
+		    (strlen(n) > 5 || !screens[console_number(n + 3)]))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dd->dir, n) >= (int)sizeof(path) ||
+		    access(path, R_OK) != 0 || lstat(path, &st) != 0)
+			continue;
+		if (S_ISBLK(st.st_mode) && dd->disks) {
+			r = strv_push(&p->blockdevs, path);
+			continue;
+		}
+		if (!S_ISCHR(st.st_mode) || !dd->capture || st.st_rdev == stdio[0] ||
+		    st.st_rdev == stdio[1] || st.st_rdev == stdio[2])
+			continue;
+		int allowed_here = 0;
+		for (size_t k = 0; k < nallow && !allowed_here; k++)
+			allowed_here = path_within(allow[k], path);
+		if (!allowed_here)
+			r = strv_push(&p->capturedevs, path);
+	}
+	strv_free(&cand);
+	return r;
+}
+
+/* A disk the caller can read holds every secret raw: where there is
+ * something to deny, such devices are listed. What the user types, sees
+ * or hears, read live (Linux's names): with the default list, whether or
+ * not the home holds secrets. The mount layer covers both; without it,
+ * each is a gap. */
+static int devices(cordon *c)
+{
+	int disks = c->pol.ndeny > 0;
+	int capture = 0;
+#if defined(__linux__)
+	capture = c->default_deny_read;
+#endif
+	const struct dev_dir dirs[] = { { "/dev", disks, capture },
+					{ "/dev/mapper", disks, 0 },
+					{ "/dev/input", 0, 2 * capture },
+					{ "/dev/snd", 0, 2 * capture } };
+	char(*allow)[CORDON_PATH_MAX] = NULL;
+	size_t nallow = 0;
+	dev_t stdio[3] = { 0, 0, 0 };
+	int r = 0;
+	if (capture)
+		stdio_devices(stdio);
+	if (capture && c->allow_read.n > 0) {
+		if ((allow = calloc(c->allow_read.n, sizeof(*allow))) == NULL)
+			return CORDON_ENOMEM;
+		for (size_t i = 0; i < c->allow_read.n; i++)
+			if (realpath(c->allow_read.v[i], allow[nallow]) != NULL)
+				nallow++;
+	}
+	for (size_t i = 0; r == 0 && i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (dirs[i].disks || dirs[i].capture)
+			r = devices_in(&c->pol, &dirs[i], stdio, allow, nallow);
+	free(allow);
 	return r;
 }
 
 int secrets_resolve(cordon *c)
 {
 	int r = resolve(c);
-	/* A disk the caller can read holds every secret raw: where there is
-	 * something to deny, such devices are listed (covered by the mount
-	 * layer, a gap without it). */
-	if (r == 0 && c->pol.ndeny > 0 && (r = block_devices_in(&c->pol, "/dev")) == 0)
-		r = block_devices_in(&c->pol, "/dev/mapper");
+	c->pol.deny_capture = c->default_deny_read;
+	if (r == 0)
+		r = devices(c);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 

@@ -287,6 +287,49 @@ else
 	trap cleanup EXIT
 fi
 
+# A device that reads what the user types or sees (a console's screen or
+# input: /dev/vcs1, /dev/tty0, /dev/console...): one of the test's own, a
+# pty whose slave is bound over such a name in a mount namespace of the
+# helper's (root only; the machine's /dev is untouched), with a line typed
+# into it. With the mount layer it is covered; without it the gap
+# capture_devices_readable says so.
+CAP=("$PY" "$TOP/tests/helpers/capdev.py" wrap CAPTURE-SECRET-LINE --)
+capnames=("control: the capture device reads the line typed into it"
+	"mount layer: a readable capture device is covered" "... no gap"
+	"no mount layer: the device reads, and the gap capture_devices_readable says so"
+	"--no-default-deny-read: left readable, no gap"
+	"--allow-read DEVICE: that one left readable")
+if ! is_root; then
+	for c in "${capnames[@]}"; do
+		skip "$c: needs root (a pty bound over a device name in a mount namespace of the test's own)"
+	done
+elif ! out=$("${CAP[@]}" sh -c 'timeout 5 head -n1 "$CAPDEV"' 2>"$T/capdev.err") ||
+	[ "$out" != CAPTURE-SECRET-LINE ]; then
+	for c in "${capnames[@]}"; do
+		skip "$c: no capture device of the test's own here ($(head -c 120 "$T/capdev.err"))"
+	done
+else
+	is "$out" CAPTURE-SECRET-LINE "${capnames[0]}"
+	rm -f "$T/s.json"
+	out=$( (cd "$WS" && "${CAP[@]}" "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" \
+		-- sh -c 'timeout 5 head -n1 "$CAPDEV"') 2>&1)
+	is "$out" "" "${capnames[1]} (an empty file in its place)"
+	is "$(json_field "$T/s.json" status '"capture_devices_readable" in e["gaps"]')" false "${capnames[2]}"
+	rm -f "$T/s.json"
+	out=$( (cd "$WS" && "${CAP[@]}" "$DENY" nons -- "$CORDON" run --state-dir "$STATE" \
+		--status-file "$T/s.json" -- sh -c 'timeout 5 head -n1 "$CAPDEV"') 2>&1)
+	is "$out/$(json_field "$T/s.json" status '"capture_devices_readable" in e["gaps"]')" \
+		"CAPTURE-SECRET-LINE/true" "${capnames[3]}"
+	rm -f "$T/s.json"
+	out=$( (cd "$WS" && "${CAP[@]}" "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" \
+		--no-default-deny-read -- sh -c 'timeout 5 head -n1 "$CAPDEV"') 2>&1)
+	is "$out/$(json_field "$T/s.json" status '"capture_devices_readable" in e["gaps"]')" \
+		"CAPTURE-SECRET-LINE/false" "${capnames[4]}"
+	out=$( (cd "$WS" && "${CAP[@]}" sh -c '"$0" run --state-dir "$1" --allow-read "$CAPDEV" \
+		-- sh -c "timeout 5 head -n1 \"\$CAPDEV\""' "$CORDON" "$STATE") 2>&1)
+	is "$out" CAPTURE-SECRET-LINE "${capnames[5]}"
+fi
+
 # Explicit --deny-read inside a writable tree without the mount layer:
 # refused in required mode.
 rm -f "$WS/ran"

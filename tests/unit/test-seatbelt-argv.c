@@ -80,7 +80,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -111,7 +111,8 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0 }, many = { 12, 3, 2, 4, 5, 2, 0, 0, 0 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+			many = { 12, 3, 2, 4, 5, 2, 0, 0, 0, 0 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -456,6 +457,43 @@ static void coverage(void)
 			diag("differs: %s", cordon_gap_ids[g].id);
 }
 
+/* The default deny-read list: the camera and the microphone denied (by
+ * operation: macOS has no device file for them), before the network
+ * rules; absent without the list. The argv builder takes it from the
+ * policy. */
+static void capture(void)
+{
+	struct sb_shape s = { 0 };
+	char *without = seatbelt_profile(&s);
+	s.capture_denied = 1;
+	char *with = seatbelt_profile(&s);
+	s.network_off = 1;
+	char *both = seatbelt_profile(&s);
+	static const char frag[] = "(deny device-camera)\n(deny device-microphone)\n";
+	ok(without != NULL && strstr(without, "device-") == NULL,
+	   "without the default list: no camera or microphone rule");
+	ok(with != NULL && strlen(with) >= strlen(frag) &&
+		   strcmp(with + strlen(with) - strlen(frag), frag) == 0,
+	   "with it: the camera and the microphone denied, closing the profile");
+	ok(both != NULL && strstr(both, frag) != NULL &&
+		   strstr(both, frag) < strstr(both, "(remote ip)"),
+	   "with --network off: before the IP denials, which still close it");
+	free(without);
+	free(with);
+	free(both);
+
+	struct policy p;
+	memset(&p, 0, sizeof(p));
+	struct strv argv;
+	struct sb_shape got;
+	p.deny_capture = 1;
+	is_int(build(&p, &argv, &got), 0, "capture denied: argv built");
+	is_int(got.capture_denied, 1, "... the shape says so");
+	ok(argv.n > 2 && strstr(argv.v[2], frag) != NULL, "... the profile given with -p holds it");
+	strv_free(&argv);
+	policy_free(&p);
+}
+
 /* --network off: three fixed denials at the end of the profile (after
  * the Unix socket allowances, which they do not touch: they name IP
  * only), no parameter; absent when on. The argv builder takes the shape
@@ -558,6 +596,7 @@ int main(void)
 	docs_example();
 	coverage();
 	deny_read();
+	capture();
 	network_off();
 	return done_testing();
 }
