@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -363,6 +364,43 @@ struct dev_dir {
 		      * 2: every char device in it */
 };
 
+/* What a scan of the device dirs knows of the caller. */
+struct dev_scan {
+	dev_t stdio[3]; /* stdio_devices */
+	char (*allow)[CORDON_PATH_MAX]; /* --allow-read, canonical */
+	size_t nallow;
+	/* The kernel's consoles (/sys/class/tty/console/active: where
+	 * its messages go and, on a server, where an admin logs in, such as
+	 * a serial port), each between spaces: " ttyS0 tty0 ". */
+	char consoles[256];
+};
+
+/* name is one of the kernel's consoles. */
+static int kernel_console(const struct dev_scan *sc, const char *name)
+{
+	char key[64];
+	int n = snprintf(key, sizeof(key), " %s ", name);
+	return n > 0 && (size_t)n < sizeof(key) && strstr(sc->consoles, key) != NULL;
+}
+
+static void read_consoles(struct dev_scan *sc)
+{
+	sc->consoles[0] = ' ';
+	sc->consoles[1] = '\0';
+	int fd = open("/sys/class/tty/console/active", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t got = read(fd, sc->consoles + 1, sizeof(sc->consoles) - 3);
+	(void)close(fd);
+	if (got <= 0)
+		return;
+	sc->consoles[got + 1] = ' ';
+	sc->consoles[got + 2] = '\0';
+	for (char *q = sc->consoles; *q != '\0'; q++)
+		if (*q == '\n' || *q == '\t')
+			*q = ' ';
+}
+
 /* The readable devices of one directory: disks into blockdevs, capture
  * devices (but those --allow-read takes out, and the caller's terminal)
  * into capturedevs. A virtual console nobody has opened has no screen
@@ -370,8 +408,7 @@ struct dev_dir {
  * a cover for each of the 63 would cost every run; tty0 is the current
  * one. Each candidate costs an access (and an lstat when readable); the
  * rest, none. 0 or CORDON_ENOMEM. */
-static int devices_in(struct policy *p, const struct dev_dir *dd, const dev_t stdio[3],
-		      char (*allow)[CORDON_PATH_MAX], size_t nallow)
+static int devices_in(struct policy *p, const struct dev_dir *dd, const struct dev_scan *sc)
 {
 	DIR *d = opendir(dd->dir);
 	if (d == NULL)
@@ -388,7 +425,8 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const dev_t st
 		    strlen(n) < 6)
 			screens[console_number(n + 3)] = 1;
 		if ((dd->disks && blk) ||
-		    (chr && (dd->capture == 2 || (dd->capture == 1 && secrets_capture_name(n)))))
+		    (chr && (dd->capture == 2 || (dd->capture == 1 && (secrets_capture_name(n) ||
+								       kernel_console(sc, n))))))
 			r = strv_push(&cand, n);
 	}
 	closedir(d);
@@ -396,7 +434,8 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const dev_t st
 		const char *n = cand.v[i];
 		char path[CORDON_PATH_MAX];
 		struct stat st;
-		if (dd->capture == 1 && strncmp(n, "tty", 3) == 0 && strcmp(n, "tty0") != 0 &&
+		if (dd->capture == 1 && strncmp(n, "tty", 3) == 0 && digits(n + 3, 1) &&
+		    strcmp(n, "tty0") != 0 && !kernel_console(sc, n) &&
 		    (strlen(n) > 5 || !screens[console_number(n + 3)]))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dd->dir, n) >= (int)sizeof(path) ||
@@ -406,12 +445,12 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const dev_t st
 			r = strv_push(&p->blockdevs, path);
 			continue;
 		}
-		if (!S_ISCHR(st.st_mode) || !dd->capture || st.st_rdev == stdio[0] ||
-		    st.st_rdev == stdio[1] || st.st_rdev == stdio[2])
+		if (!S_ISCHR(st.st_mode) || !dd->capture || st.st_rdev == sc->stdio[0] ||
+		    st.st_rdev == sc->stdio[1] || st.st_rdev == sc->stdio[2])
 			continue;
 		int allowed_here = 0;
-		for (size_t k = 0; k < nallow && !allowed_here; k++)
-			allowed_here = path_within(allow[k], path);
+		for (size_t k = 0; k < sc->nallow && !allowed_here; k++)
+			allowed_here = path_within(sc->allow[k], path);
 		if (!allowed_here)
 			r = strv_push(&p->capturedevs, path);
 	}
@@ -435,23 +474,23 @@ static int devices(cordon *c)
 					{ "/dev/mapper", disks, 0 },
 					{ "/dev/input", 0, 2 * capture },
 					{ "/dev/snd", 0, 2 * capture } };
-	char(*allow)[CORDON_PATH_MAX] = NULL;
-	size_t nallow = 0;
-	dev_t stdio[3] = { 0, 0, 0 };
+	struct dev_scan sc = { { 0, 0, 0 }, NULL, 0, " " };
 	int r = 0;
-	if (capture)
-		stdio_devices(stdio);
+	if (capture) {
+		stdio_devices(sc.stdio);
+		read_consoles(&sc);
+	}
 	if (capture && c->allow_read.n > 0) {
-		if ((allow = calloc(c->allow_read.n, sizeof(*allow))) == NULL)
+		if ((sc.allow = calloc(c->allow_read.n, sizeof(*sc.allow))) == NULL)
 			return CORDON_ENOMEM;
 		for (size_t i = 0; i < c->allow_read.n; i++)
-			if (realpath(c->allow_read.v[i], allow[nallow]) != NULL)
-				nallow++;
+			if (realpath(c->allow_read.v[i], sc.allow[sc.nallow]) != NULL)
+				sc.nallow++;
 	}
 	for (size_t i = 0; r == 0 && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (dirs[i].disks || dirs[i].capture)
-			r = devices_in(&c->pol, &dirs[i], stdio, allow, nallow);
-	free(allow);
+			r = devices_in(&c->pol, &dirs[i], &sc);
+	free(sc.allow);
 	return r;
 }
 

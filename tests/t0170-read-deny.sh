@@ -330,6 +330,24 @@ else
 	is "$out" CAPTURE-SECRET-LINE "${capnames[5]}"
 fi
 
+# The kernel's consoles (a serial console ttyS0 on a server, where an
+# admin logs in) are covered too: seen by what the name is inside, never
+# by reading the machine's console.
+kcons=""
+for n in $(cat /sys/class/tty/console/active 2>/dev/null); do
+	case $n in */* | "") continue ;; esac
+	if [ -c "/dev/$n" ] && [ -r "/dev/$n" ] && [ "$(stat -Lc %t:%T "/dev/$n")" != "$(stat -Lc %t:%T /dev/stdin 2>/dev/null)" ]; then
+		kcons=/dev/$n
+		break
+	fi
+done
+if [ -z "$kcons" ]; then
+	skip "the kernel's console is covered: no readable console device here (not root, or none)"
+else
+	is "$(stat -c %F "$kcons")/$( (cd "$WS" && crun -- stat -c %F "$kcons") 2>&1)" \
+		"character special file/regular empty file" "the kernel's console $kcons is covered (an empty file in its place)"
+fi
+
 # Explicit --deny-read inside a writable tree without the mount layer:
 # refused in required mode.
 rm -f "$WS/ran"
