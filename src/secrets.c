@@ -321,13 +321,21 @@ int secrets_capture_name(const char *name)
 		int min; /* digits after it */
 	} names[] = {
 		{ "tty", 1 }, /* the virtual consoles' input (tty0: the current one) */
-		{ "vcs", 0 },	 { "vcsa", 0 },	 { "vcsu", 0 }, /* their screens */
+		{ "vcs", 0 },
+		{ "vcsa", 0 },
+		{ "vcsu", 0 }, /* their screens */
 		{ "fb", 1 }, /* framebuffers: what a screen shows */
 		{ "video", 1 }, /* cameras */
 		{ "hidraw", 1 }, /* raw HID: keyboards, security keys */
-		{ "dsp", 0 },	 { "audio", 0 }, /* OSS sound: a read records */
+		{ "dsp", 0 },
+		{ "audio", 0 }, /* OSS sound: a read records */
+		/* Consoles systemd starts a login on wherever they exist. */
+		{ "hvc", 1 },
+		{ "hvsi", 1 },
+		{ "xvc", 1 },
 	};
-	if (strcmp(name, "console") == 0)
+	if (strcmp(name, "console") == 0 || strcmp(name, "sclp_line0") == 0 ||
+	    strcmp(name, "ttysclp0") == 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = strlen(names[i].prefix);
@@ -337,13 +345,25 @@ int secrets_capture_name(const char *name)
 	return 0;
 }
 
-/* The devices on fd 0-2 (0 where none): the caller's own terminal,
- * which the command is given anyway, is never covered. */
-static void stdio_devices(dev_t out[3])
+/* The devices on fd 0-2 (a zeroed stat where none): the caller's own
+ * terminal, which the command is given anyway, is never covered. */
+static void stdio_devices(struct stat out[3])
 {
-	struct stat st;
 	for (int fd = 0; fd <= 2; fd++)
-		out[fd] = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) ? st.st_rdev : 0;
+		if (fstat(fd, &out[fd]) != 0 || !S_ISCHR(out[fd].st_mode))
+			memset(&out[fd], 0, sizeof(out[fd]));
+}
+
+/* The node st is the one on one of fd 0-2: the same device, and the same
+ * node (pty numbers repeat across devpts instances: a console bound from
+ * another instance can share the caller's pty's number). */
+static int callers_terminal(const struct stat stdio[3], const struct stat *st)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (S_ISCHR(stdio[fd].st_mode) && stdio[fd].st_rdev == st->st_rdev &&
+		    stdio[fd].st_dev == st->st_dev && stdio[fd].st_ino == st->st_ino)
+			return 1;
+	return 0;
 }
 
 /* The number of a virtual console from its one or two digits (checked
@@ -366,7 +386,7 @@ struct dev_dir {
 
 /* What a scan of the device dirs knows of the caller. */
 struct dev_scan {
-	dev_t stdio[3]; /* stdio_devices */
+	struct stat stdio[3]; /* stdio_devices */
 	char (*allow)[CORDON_PATH_MAX]; /* --allow-read, canonical */
 	size_t nallow;
 	/* The kernel's consoles (/sys/class/tty/console/active: where
@@ -403,10 +423,12 @@ static void read_consoles(struct dev_scan *sc)
 
 /* The readable devices of one directory: disks into blockdevs, capture
  * devices (but those --allow-read takes out, and the caller's terminal)
- * into capturedevs. A virtual console nobody has opened has no screen
- * yet (no vcsN in the same directory): nothing typed there to read, and
- * a cover for each of the 63 would cost every run; tty0 is the current
- * one. Each candidate costs an access (and an lstat when readable); the
+ * into capturedevs. A node counts whatever readdir says it is when it
+ * could be a device bound over a file (containers make /dev/console so):
+ * lstat decides. Of the virtual consoles, tty0 (the current one), tty1
+ * to tty12 (where gettys start when the user switches to them) and any
+ * with a screen (vcsN: opened) are covered; a cover for each of the 63
+ * would cost every run. Each candidate costs an access (and an lstat when readable); the
  * rest, none. 0 or CORDON_ENOMEM. */
 static int devices_in(struct policy *p, const struct dev_dir *dd, const struct dev_scan *sc)
 {
@@ -419,8 +441,9 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const struct d
 	int r = 0;
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		const char *n = e->d_name;
-		int blk = e->d_type == DT_BLK || e->d_type == DT_UNKNOWN;
-		int chr = e->d_type == DT_CHR || e->d_type == DT_UNKNOWN;
+		int any = e->d_type == DT_UNKNOWN || e->d_type == DT_REG;
+		int blk = e->d_type == DT_BLK || any;
+		int chr = e->d_type == DT_CHR || any;
 		if (dd->capture == 1 && chr && strncmp(n, "vcs", 3) == 0 && digits(n + 3, 1) &&
 		    strlen(n) < 6)
 			screens[console_number(n + 3)] = 1;
@@ -435,8 +458,9 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const struct d
 		char path[CORDON_PATH_MAX];
 		struct stat st;
 		if (dd->capture == 1 && strncmp(n, "tty", 3) == 0 && digits(n + 3, 1) &&
-		    strcmp(n, "tty0") != 0 && !kernel_console(sc, n) &&
-		    (strlen(n) > 5 || !screens[console_number(n + 3)]))
+		    !kernel_console(sc, n) &&
+		    (strlen(n) > 5 ||
+		     (console_number(n + 3) > 12 && !screens[console_number(n + 3)])))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dd->dir, n) >= (int)sizeof(path) ||
 		    access(path, R_OK) != 0 || lstat(path, &st) != 0)
@@ -445,8 +469,7 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const struct d
 			r = strv_push(&p->blockdevs, path);
 			continue;
 		}
-		if (!S_ISCHR(st.st_mode) || !dd->capture || st.st_rdev == sc->stdio[0] ||
-		    st.st_rdev == sc->stdio[1] || st.st_rdev == sc->stdio[2])
+		if (!S_ISCHR(st.st_mode) || !dd->capture || callers_terminal(sc->stdio, &st))
 			continue;
 		int allowed_here = 0;
 		for (size_t k = 0; k < sc->nallow && !allowed_here; k++)
@@ -474,7 +497,9 @@ static int devices(cordon *c)
 					{ "/dev/mapper", disks, 0 },
 					{ "/dev/input", 0, 2 * capture },
 					{ "/dev/snd", 0, 2 * capture } };
-	struct dev_scan sc = { { 0, 0, 0 }, NULL, 0, " " };
+	struct dev_scan sc;
+	memset(&sc, 0, sizeof(sc));
+	sc.consoles[0] = ' ';
 	int r = 0;
 	if (capture) {
 		stdio_devices(sc.stdio);

@@ -298,7 +298,8 @@ capnames=("control: the capture device reads the line typed into it"
 	"mount layer: a readable capture device is covered" "... no gap"
 	"no mount layer: the device reads, and the gap capture_devices_readable says so"
 	"--no-default-deny-read: left readable, no gap"
-	"--allow-read DEVICE: that one left readable")
+	"--allow-read DEVICE: that one left readable"
+	"the caller's own terminal (on fd 0): never covered")
 if ! is_root; then
 	for c in "${capnames[@]}"; do
 		skip "$c: needs root (a pty bound over a device name in a mount namespace of the test's own)"
@@ -328,13 +329,42 @@ else
 	out=$( (cd "$WS" && "${CAP[@]}" sh -c '"$0" run --state-dir "$1" --allow-read "$CAPDEV" \
 		-- sh -c "timeout 5 head -n1 \"\$CAPDEV\""' "$CORDON" "$STATE") 2>&1)
 	is "$out" CAPTURE-SECRET-LINE "${capnames[5]}"
+	out=$( (cd "$WS" && "${CAP[@]}" sh -c '"$0" run --state-dir "$1" -- stat -c %F "$CAPDEV" <"$CAPDEV"' \
+		"$CORDON" "$STATE") 2>&1)
+	is "$out" "character special file" "${capnames[6]}"
 fi
+
+# The same device in other places: a console nobody has opened yet
+# (tty2: no vcs2; its getty starts when the user switches to it), a
+# container's console (a pty bound over an empty regular file, as runc
+# and LXC make /dev/console), and one whose pty has the same number as
+# the caller's terminal in another devpts instance (the caller's own
+# terminal is never covered: it must be told from this one).
+for v in "--name tty2:a console not opened yet (tty2)" \
+	"--placeholder --name console:a container's console (bound over a regular file)" \
+	"--twin --name console:a pty with the caller's terminal's number, from another devpts"; do
+	opts=${v%%:*} what=${v#*:}
+	# shellcheck disable=SC2086 # opts are words
+	if ! is_root; then
+		skip "$what: covered: needs root"
+	elif ! out=$("$PY" "$TOP/tests/helpers/capdev.py" wrap $opts CAPTURE-SECRET-LINE -- \
+		sh -c 'timeout 5 head -n1 "$CAPDEV"' 2>"$T/capdev.err") || [ "$out" != CAPTURE-SECRET-LINE ]; then
+		skip "$what: covered: no such device of the test's own here ($(head -c 120 "$T/capdev.err"))"
+	else
+		# shellcheck disable=SC2086
+		out=$( (cd "$WS" && "$PY" "$TOP/tests/helpers/capdev.py" wrap $opts CAPTURE-SECRET-LINE -- \
+			"$CORDON" run --state-dir "$STATE" -- sh -c 'timeout 5 head -n1 "$CAPDEV"; stat -c %F "$CAPDEV"') 2>&1)
+		is "$out" "regular empty file" "$what: covered (control: the line reads)"
+	fi
+done
 
 # The kernel's consoles (a serial console ttyS0 on a server, where an
 # admin logs in) are covered too: seen by what the name is inside, never
 # by reading the machine's console.
 kcons=""
-for n in $(cat /sys/class/tty/console/active 2>/dev/null); do
+kc=()
+read -r -a kc </sys/class/tty/console/active 2>/dev/null
+for n in "${kc[@]}"; do
 	case $n in */* | "") continue ;; esac
 	if [ -c "/dev/$n" ] && [ -r "/dev/$n" ] && [ "$(stat -Lc %t:%T "/dev/$n")" != "$(stat -Lc %t:%T /dev/stdin 2>/dev/null)" ]; then
 		kcons=/dev/$n
