@@ -199,6 +199,7 @@ static int plan_covers(struct mount_plan *m, const struct policy *pol)
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < devs[k]->n; i++) {
 			struct cover *cv = &m->covers[m->ncovers++];
+			cv->device = 1;
 			if ((cv->target = strdup(devs[k]->v[i])) == NULL ||
 			    (cv->src = strdup(m->empty_file)) == NULL)
 				return -1;
@@ -275,7 +276,8 @@ static int cover_denied(const struct mount_plan *m)
 	/* A bind of a read-only mount is read-only (and the kept files'
 	 * binds were made read-only above): one mount call per cover. */
 	for (size_t i = 0; i < m->ncovers; i++)
-		if ((e = bind_self_to(m->covers[i].src, m->covers[i].target)) != 0)
+		if ((e = bind_self_to(m->covers[i].src, m->covers[i].target)) != 0 &&
+		    !(e == ENOENT && m->covers[i].device))
 			return e;
 	/* The run's dir is the run's dir again; the covers keep the tmpfs. */
 	if (umount2(m->scratch, MNT_DETACH) != 0)
@@ -301,9 +303,11 @@ int mountns_apply(const struct linux_plan *plan)
 	if (access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
-	if ((e = cover_denied(m)) != 0)
-		return e;
+	/* Before the covers: a device on fd 1 or 2 that is covered (a console
+	 * the caller only writes to) is reached again by its name first. */
 	if ((e = reopen_stdio_readonly()) != 0)
+		return e;
+	if ((e = cover_denied(m)) != 0)
 		return e;
 	/* The working directory still points into the mounts as they were
 	 * (now read-only): enter it again by name, through the new binds.

@@ -52,6 +52,7 @@ struct cover {
 	char *target; /* the denied path */
 	char *src; /* void_dir, empty_file or its own scratch directory */
 	int own; /* src is its own directory, made with keep_dst in it */
+	int device; /* a device: gone since the scan (unplugged), nothing to cover */
 	char **keep_src, **keep_dst; /* the readable names: original -> scratch */
 	size_t nkeep;
 };

@@ -333,6 +333,13 @@ int secrets_capture_name(const char *name)
 		{ "hvc", 1 },
 		{ "hvsi", 1 },
 		{ "xvc", 1 },
+		{ "usbmon", 1 }, /* every USB packet: keyboards' too */
+		{ "hiddev", 1 }, /* HID reports (under /dev/usb) */
+		{ "adsp", 0 },
+		{ "midi", 0 },
+		{ "dmmidi", 0 }, /* OSS: a read records */
+		{ "lirc", 1 }, /* infrared remotes */
+		{ "v4l-touch", 1 }, /* touch screens through video4linux */
 	};
 	if (strcmp(name, "console") == 0 || strcmp(name, "sclp_line0") == 0 ||
 	    strcmp(name, "ttysclp0") == 0)
@@ -345,13 +352,17 @@ int secrets_capture_name(const char *name)
 	return 0;
 }
 
-/* The devices on fd 0-2 (a zeroed stat where none): the caller's own
- * terminal, which the command is given anyway, is never covered. */
+/* The devices open for reading on fd 0-2 (a zeroed stat where none):
+ * the caller's own terminal, which the command reads anyway, is never
+ * covered; a console it only writes to (a service's log) is. */
 static void stdio_devices(struct stat out[3])
 {
-	for (int fd = 0; fd <= 2; fd++)
-		if (fstat(fd, &out[fd]) != 0 || !S_ISCHR(out[fd].st_mode))
+	for (int fd = 0; fd <= 2; fd++) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH) ||
+		    fstat(fd, &out[fd]) != 0 || !S_ISCHR(out[fd].st_mode))
 			memset(&out[fd], 0, sizeof(out[fd]));
+	}
 }
 
 /* The node st is the one on one of fd 0-2: the same device, and the same
@@ -496,7 +507,8 @@ static int devices(cordon *c)
 	const struct dev_dir dirs[] = { { "/dev", disks, capture },
 					{ "/dev/mapper", disks, 0 },
 					{ "/dev/input", 0, 2 * capture },
-					{ "/dev/snd", 0, 2 * capture } };
+					{ "/dev/snd", 0, 2 * capture },
+					{ "/dev/usb", 0, capture } };
 	struct dev_scan sc;
 	memset(&sc, 0, sizeof(sc));
 	sc.consoles[0] = ' ';

@@ -299,7 +299,9 @@ capnames=("control: the capture device reads the line typed into it"
 	"no mount layer: the device reads, and the gap capture_devices_readable says so"
 	"--no-default-deny-read: left readable, no gap"
 	"--allow-read DEVICE: that one left readable"
-	"the caller's own terminal (on fd 0): never covered")
+	"the caller's own terminal (on fd 0): never covered"
+	"a console the caller only writes to (fd 1): covered"
+	"a device gone between the start and the command: the command runs")
 if ! is_root; then
 	for c in "${capnames[@]}"; do
 		skip "$c: needs root (a pty bound over a device name in a mount namespace of the test's own)"
@@ -332,6 +334,24 @@ else
 	out=$( (cd "$WS" && "${CAP[@]}" sh -c '"$0" run --state-dir "$1" -- stat -c %F "$CAPDEV" <"$CAPDEV"' \
 		"$CORDON" "$STATE") 2>&1)
 	is "$out" "character special file" "${capnames[6]}"
+	# A console the caller only writes to (a service logging to it) is
+	# no terminal of its: what is typed there stays covered.
+	out=$( (cd "$WS" && "${CAP[@]}" sh -c '"$0" run --state-dir "$1" -- sh -c \
+		"timeout 5 head -n1 \"\$CAPDEV\" >&2; stat -c %F \"\$CAPDEV\" >&2" </dev/null >>"$CAPDEV"' \
+		"$CORDON" "$STATE") 2>&1)
+	is "$out" "regular empty file" "${capnames[7]}"
+	# Unplugged between the run's start and its first command (the
+	# library: begin lists it, then it is gone): the command still runs.
+	vdev=""
+	for n in tty5 tty6 vcs1; do [ -c "/dev/$n" ] && vdev=/dev/$n && break; done
+	if [ -z "$vdev" ]; then
+		skip "${capnames[8]}: no device here to unplug (tty5, tty6, vcs1)"
+	else
+		out=$( (cd "$WS" && "$PY" "$TOP/tests/helpers/capdev.py" wrap --placeholder --name console X -- \
+			"$PY" "$TOP/tests/helpers/libvanish.py" "$TOP/$B/libcordon.so" "$STATE" "$vdev" -- \
+			sh -c 'exit 7') 2>&1)
+		is "$out" "exit 7" "${capnames[8]} ($vdev)"
+	fi
 fi
 
 # The same device in other places: a console nobody has opened yet
