@@ -439,8 +439,8 @@ static void read_consoles(struct dev_scan *sc)
  * lstat decides. Of the virtual consoles, tty0 (the current one), tty1
  * to tty12 (where gettys start when the user switches to them) and any
  * with a screen (vcsN: opened) are covered; a cover for each of the 63
- * would cost every run. Each candidate costs an access (and an lstat when readable); the
- * rest, none. 0 or CORDON_ENOMEM. */
+ * would cost every run. Each candidate costs an access (and an lstat
+ * when readable); the rest, none. 0 or CORDON_ENOMEM. */
 static int devices_in(struct policy *p, const struct dev_dir *dd, const struct dev_scan *sc)
 {
 	DIR *d = opendir(dd->dir);
