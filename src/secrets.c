@@ -359,8 +359,12 @@ static void stdio_devices(struct stat out[3])
 {
 	for (int fd = 0; fd <= 2; fd++) {
 		int fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY || (fl & O_PATH) ||
-		    fstat(fd, &out[fd]) != 0 || !S_ISCHR(out[fd].st_mode))
+#if defined(O_PATH)
+		if (fl >= 0 && (fl & O_PATH))
+			fl = -1; /* a name only: nothing read through it */
+#endif
+		if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY || fstat(fd, &out[fd]) != 0 ||
+		    !S_ISCHR(out[fd].st_mode))
 			memset(&out[fd], 0, sizeof(out[fd]));
 	}
 }
