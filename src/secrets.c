@@ -181,37 +181,53 @@ int deny_grant_holds(const struct policy *p, const struct deny_entry *d)
 	return !d->left_open && !policy_inside_writable(p, d->path);
 }
 
-static int resolve(cordon *c)
+/* The --allow-read paths that exist, canonical: what the default list
+ * and the capture devices are checked against. */
+struct allow_set {
+	const char **v; /* into real */
+	char (*real)[CORDON_PATH_MAX];
+	size_t n;
+};
+
+static void allow_free(struct allow_set *a)
 {
-	struct policy *p = &c->pol;
-	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
-	const char **allow = calloc(c->allow_read.n + 1, sizeof(*allow));
-	char(*allow_real)[CORDON_PATH_MAX] = calloc(c->allow_read.n + 1, sizeof(*allow_real));
-	struct stat st;
-	int r = 0;
-	if (allow == NULL || allow_real == NULL) {
-		free(allow);
-		free(allow_real);
+	free(a->v);
+	free(a->real);
+}
+
+/* An allowed path that does not exist takes nothing out. One that leads
+ * through a symlink inside a writable tree (a previous run may have
+ * planted ws/data -> ~/.aws) is refused, not followed. 0, CORDON_ENOMEM
+ * or an error with its message; *a is to be freed either way. */
+static int allow_load(cordon *c, struct allow_set *a)
+{
+	a->n = 0;
+	a->v = calloc(c->allow_read.n + 1, sizeof(*a->v));
+	a->real = calloc(c->allow_read.n + 1, sizeof(*a->real));
+	if (a->v == NULL || a->real == NULL)
 		return CORDON_ENOMEM;
-	}
-	/* An allowed path that does not exist takes nothing out. One that
-	 * leads through a symlink inside a writable tree (a previous run may
-	 * have planted ws/data -> ~/.aws) is refused, not followed. */
-	size_t nallow = 0;
 	for (size_t i = 0; i < c->allow_read.n; i++) {
 		char checked[CORDON_PATH_MAX];
-		if (policy_resolve_untampered(p, c->allow_read.v[i], checked, sizeof(checked)) ==
-		    POLICY_REDIRECTED) {
-			free(allow);
-			free(allow_real);
+		if (policy_resolve_untampered(&c->pol, c->allow_read.v[i], checked,
+					      sizeof(checked)) == POLICY_REDIRECTED)
 			return cordon_fail(c, CORDON_EINVAL,
 					   "--allow-read %s leads through the symlink %s inside a "
 					   "writable tree: give the path it means",
 					   c->allow_read.v[i], checked);
-		}
-		if (realpath(c->allow_read.v[i], allow_real[nallow]) != NULL)
-			allow[nallow] = allow_real[nallow], nallow++;
+		if (realpath(c->allow_read.v[i], a->real[a->n]) != NULL)
+			a->v[a->n] = a->real[a->n], a->n++;
 	}
+	return 0;
+}
+
+static int resolve(cordon *c, const struct allow_set *allows)
+{
+	struct policy *p = &c->pol;
+	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	const char *const *allow = allows->v;
+	size_t nallow = allows->n;
+	struct stat st;
+	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < c->deny_read.n; i++) {
 		const char *given = c->deny_read.v[i];
@@ -299,8 +315,6 @@ static int resolve(cordon *c)
 				break;
 			}
 	}
-	free(allow);
-	free(allow_real);
 	return r;
 }
 
@@ -402,8 +416,7 @@ struct dev_dir {
 /* What a scan of the device dirs knows of the caller. */
 struct dev_scan {
 	struct stat stdio[3]; /* stdio_devices */
-	char (*allow)[CORDON_PATH_MAX]; /* --allow-read, canonical */
-	size_t nallow;
+	const struct allow_set *allow;
 	/* The kernel's consoles (/sys/class/tty/console/active: where
 	 * its messages go and, on a server, where an admin logs in, such as
 	 * a serial port), each between spaces: " ttyS0 tty0 ". */
@@ -486,10 +499,7 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const struct d
 		}
 		if (!S_ISCHR(st.st_mode) || !dd->capture || callers_terminal(sc->stdio, &st))
 			continue;
-		int allowed_here = 0;
-		for (size_t k = 0; k < sc->nallow && !allowed_here; k++)
-			allowed_here = path_within(sc->allow[k], path);
-		if (!allowed_here)
+		if (!allowed(sc->allow->v, sc->allow->n, path))
 			r = strv_push(&p->capturedevs, path);
 	}
 	strv_free(&cand);
@@ -501,7 +511,7 @@ static int devices_in(struct policy *p, const struct dev_dir *dd, const struct d
  * or hears, read live (Linux's names): with the default list, whether or
  * not the home holds secrets. The mount layer covers both; without it,
  * each is a gap. */
-static int devices(cordon *c)
+static int devices(cordon *c, const struct allow_set *a)
 {
 	int disks = c->pol.ndeny > 0;
 	int capture = 0;
@@ -516,31 +526,28 @@ static int devices(cordon *c)
 	struct dev_scan sc;
 	memset(&sc, 0, sizeof(sc));
 	sc.consoles[0] = ' ';
+	sc.allow = a;
 	int r = 0;
 	if (capture) {
 		stdio_devices(sc.stdio);
 		read_consoles(&sc);
 	}
-	if (capture && c->allow_read.n > 0) {
-		if ((sc.allow = calloc(c->allow_read.n, sizeof(*sc.allow))) == NULL)
-			return CORDON_ENOMEM;
-		for (size_t i = 0; i < c->allow_read.n; i++)
-			if (realpath(c->allow_read.v[i], sc.allow[sc.nallow]) != NULL)
-				sc.nallow++;
-	}
 	for (size_t i = 0; r == 0 && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (dirs[i].disks || dirs[i].capture)
 			r = devices_in(&c->pol, &dirs[i], &sc);
-	free(sc.allow);
 	return r;
 }
 
 int secrets_resolve(cordon *c)
 {
-	int r = resolve(c);
+	struct allow_set a;
+	int r = allow_load(c, &a);
+	if (r == 0)
+		r = resolve(c, &a);
 	c->pol.deny_capture = c->default_deny_read;
 	if (r == 0)
-		r = devices(c);
+		r = devices(c, &a);
+	allow_free(&a);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 
