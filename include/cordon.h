@@ -12,8 +12,9 @@
  *   4. cordon_spawn(c, argv, &p) starts a command; cordon_wait(p, &r) reaps
  *      it. Any number of spawns, from any thread, share the decision made
  *      by cordon_begin().
- *   5. cordon_end(c) removes the run's temp dir and writes the exit status
- *      event (describing the command waited for last).
+ *   5. cordon_end(c) kills what the run still runs, looks for what it
+ *      planted in git's files, removes the run's temp dir and writes the
+ *      exit status event (describing the command waited for last).
  *   6. cordon_free(c) releases the handle (ending the run if still open).
  * cordon_run() does steps 3 to 5 for a single command.
  *
@@ -215,11 +216,16 @@ CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 CORDON_EXPORT int cordon_proc_kill(const cordon_proc *p, int sig);
 /* Waits (honouring the timeout), fills *res, frees p. */
 CORDON_EXPORT int cordon_wait(cordon_proc *p, struct cordon_result *res);
-/* Removes the temp dir, writes the exit event. A run that spawned nothing
- * settles its decision here first (a throw-away child) and writes the
- * start event; in "required" mode what cannot be enforced is then a
- * refusal: CORDON_EUNAVAILABLE, both events written. */
-/* Call it once every spawn of the run has returned (from any thread). */
+/* Ends the run, in this order: every command not waited for yet is
+ * killed (SIGKILL: with its PID namespace, every process of it; else its
+ * process group) and waited until gone (not reaped: cordon_wait() still
+ * reaps it, and reports the signal); the git guard's check; the temp
+ * dir's removal; the exit event. A run that spawned nothing settles its
+ * decision here first (a throw-away child) and writes the start event; in
+ * "required" mode what cannot be enforced is then a refusal:
+ * CORDON_EUNAVAILABLE, both events written. */
+/* Call it once every spawn of the run has returned (from any thread); a
+ * spawn that races it fails (CORDON_ESTATE) and its command is killed. */
 CORDON_EXPORT int cordon_end(cordon *c);
 /* How the command waited for last ended, including a failed exec (127 or
  * 126) or a failed confinement (125). 0, or CORDON_ESTATE when none. */

@@ -125,6 +125,15 @@ void cordon_free(cordon *c)
 	if (c->stage == ST_BEGUN)
 		(void)cordon_end(c);
 	release_run(c);
+	/* Commands never waited for: their entries (they were killed at
+	 * the end). */
+	while (c->live != NULL) {
+		struct live_proc *e = c->live;
+		c->live = e->next;
+		if (e->pidfd >= 0)
+			close(e->pidfd);
+		free(e);
+	}
 	tampered_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
@@ -498,6 +507,9 @@ static int begin(cordon *c)
 	if ((r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
+	pthread_mutex_lock(&c->lock);
+	c->ending = 0;
+	pthread_mutex_unlock(&c->lock);
 	c->start_written = 0;
 	c->plans = 0;
 	c->early_adopted = 0;
@@ -670,10 +682,14 @@ int cordon_end(cordon *c)
 	if (refused)
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
 				   reason_name(c->dec.cause), cordon_reason_ids[c->dec.cause].text);
-	runtmp_remove(c); /* before the exit event: "ended" means cleaned up */
-	/* Every process of the run has ended: what it left in git's files
-	 * is looked at now, before anyone runs git again. */
+	/* The end, in this order: every process of the run killed (a
+	 * command not waited for could plant again behind the guard), then
+	 * the git guard (before anyone runs git again), then the run's dir,
+	 * whose removal takes as long as the command made it (never before
+	 * the guard), then the exit event ("ended" means cleaned up). */
+	spawn_end_all(c);
 	int tampered = gitguard_end(c);
+	runtmp_remove(c);
 	pthread_mutex_lock(&c->lock);
 	int have = c->have_last;
 	struct cordon_result last = c->last;

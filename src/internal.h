@@ -385,9 +385,11 @@ struct cordon {
 	int start_written;
 	pthread_mutex_t spawn_lock;
 
-	pthread_mutex_t lock; /* guards last, have_last */
+	pthread_mutex_t lock; /* guards last, have_last, live, ending */
 	struct cordon_result last;
 	int have_last;
+	struct live_proc *live; /* commands not waited for yet */
+	int ending; /* cordon_end has begun: no command may start */
 	unsigned long id; /* unique per handle: tags its errors (error.c) */
 };
 
@@ -409,6 +411,18 @@ struct cordon_proc {
 	int pidfd;
 	int tty_fd; /* terminal handed to the command, or -1 */
 	int statusfd; /* the reaper's reports (launch.init), or -1 */
+	struct live_proc *live; /* its entry in c->live until it is waited for */
+};
+
+/* A command of the run that has not been waited for (spawn.c): the end of
+ * the run kills it before the git guard looks at what the run left. */
+struct live_proc {
+	pid_t pid;
+	int pidfd; /* owned by the entry, or -1 */
+	/* Process 1 of a PID namespace: its death ends every process of
+	 * the namespace. Otherwise the command leads its process group. */
+	int whole_ns;
+	struct live_proc *next;
 };
 
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */
@@ -420,5 +434,10 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
  * confinement failed with err on the spawn's error pipe, and _exit 125. */
 void spawn_report_confine(int errfd, int err);
 int wait_command(cordon_proc *p, struct cordon_result *res);
+/* The end of the run: every command not waited for, and every process of
+ * its PID namespace (or its process group without one), is killed, and
+ * this returns once they are gone (not reaped: that stays the caller's,
+ * through cordon_wait). Later spawns fail. */
+void spawn_end_all(cordon *c);
 
 #endif

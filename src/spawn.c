@@ -314,6 +314,8 @@ static void set_last(cordon *c, const struct cordon_result *r)
 	pthread_mutex_unlock(&c->lock);
 }
 
+static int live_add(cordon *c, cordon_proc *p, int whole_ns);
+
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 {
 	struct plan pl;
@@ -331,15 +333,18 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	while (argv[argc] != NULL)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
+	struct live_proc *live = calloc(1, sizeof(*live));
 	pl.sh_argv = calloc(argc + 2, sizeof(char *));
 	pl.keep = calloc(c->nkeep + l->nkeep + 2, sizeof(int));
-	if (p == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
+	if (p == NULL || live == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
 		free(launch);
 		free(p);
+		free(live);
 		free(pl.sh_argv);
 		free(pl.keep);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
+	p->live = live;
 	pl.sh_argv[0] = (char *)"/bin/sh";
 	for (size_t i = 1; i < argc; i++)
 		pl.sh_argv[i + 1] = (char *)argv[i];
@@ -352,6 +357,7 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		}
 		free(launch);
 		free(p);
+		free(live);
 		free(pl.sh_argv);
 		free(pl.keep);
 		return cordon_fail_errno(c, CORDON_ESYS, e, "pipe");
@@ -458,9 +464,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 		if (statusfd[0] >= 0)
 			close(statusfd[0]);
 		free(p);
+		free(live);
 		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "cannot start a process");
 	}
 	if (n != 0) {
+		free(live);
 		int status;
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
@@ -502,8 +510,130 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	 * to end after its record; a plain waitpid does else. */
 	if (c->timeout_ms > 0 || p->statusfd >= 0)
 		p->pidfd = pidfd_of(pid);
+	if (live_add(c, p, l->init != NULL) != 0) {
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+		if (p->statusfd >= 0)
+			close(p->statusfd);
+		free(p);
+		return cordon_fail(c, CORDON_ESTATE, "the run is ending: the command was killed");
+	}
 	*out = p;
 	return 0;
+}
+
+/* ---- the run's commands not waited for yet ---- */
+
+/* Record the command p started (its entry made with p) in c->live, where
+ * the end of the run finds it; when the end has begun already (a spawn
+ * racing cordon_end from another thread), kill it instead: -1. */
+static int live_add(cordon *c, cordon_proc *p, int whole_ns)
+{
+	struct live_proc *e = p->live;
+	e->pid = p->pid;
+	e->whole_ns = whole_ns;
+	e->pidfd = pidfd_of(p->pid);
+	pthread_mutex_lock(&c->lock);
+	int ending = c->ending;
+	if (!ending) {
+		e->next = c->live;
+		c->live = e;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!ending)
+		return 0;
+	(void)killpg(p->pid, SIGKILL);
+	(void)kill(p->pid, SIGKILL);
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	free(e);
+	p->live = NULL;
+	return -1;
+}
+
+/* p was waited for: its entry goes. */
+static void live_remove(cordon *c, cordon_proc *p)
+{
+	struct live_proc *e = p->live;
+	if (e == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for (struct live_proc **at = &c->live; *at != NULL; at = &(*at)->next)
+		if (*at == e) {
+			*at = e->next;
+			break;
+		}
+	pthread_mutex_unlock(&c->lock);
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	free(e);
+	p->live = NULL;
+}
+
+/* Whether pid (with its pidfd, when there is one) has ended, without
+ * reaping it: its reaping stays with cordon_wait. */
+static int gone(pid_t pid, int pidfd)
+{
+	if (pidfd >= 0) {
+		struct pollfd pfd = { pidfd, POLLIN, 0 };
+		return poll(&pfd, 1, 0) != 0;
+	}
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT | WNOHANG) != 0)
+		return errno != EINTR; /* not our child (reaped, or SIGCHLD ignored) */
+	return si.si_pid == pid;
+}
+
+/* How long the end waits for the run's processes to die (a process in
+ * an uninterruptible sleep, e.g. on a hung network file system). */
+#define END_KILL_WAIT_MS 30000
+
+void spawn_end_all(cordon *c)
+{
+	struct live_proc *todo = NULL;
+	pthread_mutex_lock(&c->lock);
+	c->ending = 1;
+	for (struct live_proc *e = c->live; e != NULL; e = e->next) {
+		/* Process 1 of a PID namespace: the kernel kills every
+		 * process of the namespace when it dies. Without one, the
+		 * command's process group (it leads it); the leader is not
+		 * reaped yet (it is in this list), so its id still names it. */
+#if defined(__linux__) && defined(SYS_pidfd_send_signal)
+		if (e->pidfd >= 0 && e->whole_ns)
+			(void)syscall(SYS_pidfd_send_signal, e->pidfd, SIGKILL, NULL, 0);
+		else
+#endif
+			if (e->whole_ns)
+			(void)kill(e->pid, SIGKILL);
+		else
+			(void)killpg(e->pid, SIGKILL);
+		struct live_proc *w = malloc(sizeof(*w));
+		if (w == NULL)
+			continue; /* not waited for: it was sent SIGKILL */
+		*w = *e;
+		w->pidfd = e->pidfd >= 0 ? fcntl(e->pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+		w->next = todo;
+		todo = w;
+	}
+	pthread_mutex_unlock(&c->lock);
+	/* Gone, not only signalled: a dying process 1 returns once every
+	 * process of its namespace has exited. */
+	long long until = monotonic_ms() + END_KILL_WAIT_MS;
+	while (todo != NULL) {
+		struct live_proc *e = todo;
+		if (gone(e->pid, e->pidfd) || monotonic_ms() >= until) {
+			todo = e->next;
+			if (e->pidfd >= 0)
+				close(e->pidfd);
+			free(e);
+			continue;
+		}
+		child_nap(e->pidfd, until - monotonic_ms());
+	}
 }
 
 /* The command stopped (Ctrl-Z) while holding the terminal: stop too, as
@@ -635,6 +765,7 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 			int e = errno;
 			if (p->statusfd >= 0)
 				close(p->statusfd);
+			p->live = NULL; /* not reaped: the end still kills it */
 			free(p);
 			return cordon_fail_errno(c, CORDON_ESYS, e, "waiting for the command");
 		}
@@ -644,6 +775,7 @@ int wait_command(cordon_proc *p, struct cordon_result *res)
 	 * exactly as a plain exec would and leaves them alone. */
 	if (c->mode != CORDON_MODE_OFF || timed_out)
 		(void)killpg(p->pid, SIGKILL);
+	live_remove(c, p);
 	if (p->tty_fd >= 0)
 		take_terminal(p->tty_fd, getpgrp());
 	if (p->pidfd >= 0)
