@@ -15,6 +15,7 @@
 #include "gitfmt.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- config ---- */
@@ -362,116 +363,228 @@ static int verified(const char *p, size_t n)
 	return 1;
 }
 
+void gitfmt_index_start(struct gitfmt_index *ix, size_t hashlen, uint64_t total)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->hashlen = hashlen;
+	ix->total = total;
+}
+
+/* One entry at buf (avail bytes): its directories reported. The entry's
+ * length into *n; 0, -1 malformed, 1 when avail does not hold it whole,
+ * or the callback's stop value (> 1 or negative other than -1 are the
+ * callback's, passed on as they are). */
+static int index_entry(struct gitfmt_index *ix, const unsigned char *buf, size_t avail, size_t *n,
+		       gitfmt_dir_fn each, void *ctx)
+{
+	char path[GITFMT_PATH_MAX];
+	size_t fixed = 40 + ix->hashlen + 2, off = fixed, pn;
+	if (avail < fixed)
+		return 1;
+	uint32_t mode = be32(buf + 24);
+	unsigned flags = (unsigned)buf[40 + ix->hashlen] << 8 | buf[41 + ix->hashlen];
+	if ((flags & 0x4000) != 0) {
+		if (ix->version < 3)
+			return -1;
+		if (avail < off + 2)
+			return 1;
+		off += 2;
+	}
+	if (ix->version == 4) {
+		/* strip a varint's worth from the previous path */
+		size_t strip = 0;
+		unsigned char ch;
+		int guard = 0;
+		do {
+			if (off >= avail)
+				return 1;
+			if (++guard > 9)
+				return -1;
+			ch = buf[off++];
+			strip = (strip << 7) | (ch & 0x7f);
+			if (ch & 0x80)
+				strip++;
+		} while (ch & 0x80);
+		if (strip > ix->prevn)
+			return -1;
+		const unsigned char *nul = memchr(buf + off, '\0', avail - off);
+		if (nul == NULL)
+			return avail - off >= GITFMT_PATH_MAX ? -1 : 1;
+		size_t add = (size_t)(nul - (buf + off));
+		pn = ix->prevn - strip + add;
+		if (pn >= sizeof(path))
+			return -1;
+		memcpy(path, ix->prev, ix->prevn - strip);
+		memcpy(path + ix->prevn - strip, buf + off, add);
+		off += add + 1;
+	} else {
+		const unsigned char *nul = memchr(buf + off, '\0', avail - off);
+		if (nul == NULL)
+			return avail - off >= GITFMT_PATH_MAX ? -1 : 1;
+		pn = (size_t)(nul - (buf + off));
+		if (pn >= sizeof(path))
+			return -1;
+		memcpy(path, buf + off, pn);
+		/* entries are padded with 1-8 NULs to a multiple of 8 */
+		size_t total = off + pn + 1;
+		total = (total + 7) & ~(size_t)7;
+		if (total > avail)
+			return 1;
+		off = total;
+	}
+	*n = off;
+	path[pn] = '\0';
+	if (pn == 0) {
+		/* A split index's entry that replaces one of its shared
+		 * index: the path is the shared entry's (valid only there). */
+		ix->unnamed = 1;
+		return 0;
+	}
+	if (!verified(path, pn))
+		return -1;
+	/* A sparse index's directory entry stands for everything below
+	 * it, which is not listed: reported as such (its parents first, as
+	 * for any path). */
+	int sparse = path[pn - 1] == '/';
+	size_t dn = sparse ? pn - 1 : pn; /* the path without that "/" */
+	/* The directories of this path that the previous one did not have
+	 * (the index is sorted: a directory's entries are together), then
+	 * a submodule's own directory. */
+	size_t common = 0;
+	for (size_t j = 0; j < pn && j < ix->prevn && path[j] == ix->prev[j]; j++)
+		if (path[j] == '/')
+			common = j + 1;
+	for (size_t j = common; j < dn; j++) {
+		if (path[j] != '/')
+			continue;
+		path[j] = '\0';
+		int r = each(ctx, path, 0);
+		path[j] = '/';
+		if (r != 0)
+			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
+	}
+	if (sparse || (mode & 0170000) == 0160000) {
+		path[dn] = '\0';
+		int r = each(ctx, path, sparse ? GITFMT_SPARSE_DIR : GITFMT_GITLINK);
+		if (sparse)
+			path[dn] = '/';
+		if (r != 0)
+			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
+	}
+	/* A tracked HEAD or commondir below the top: its directory may be
+	 * a git dir of its own already (a bare repository kept as a test
+	 * fixture). */
+	const char *base = strrchr(path, '/');
+	if (!sparse && base != NULL &&
+	    (strcmp(base + 1, "HEAD") == 0 || strcmp(base + 1, "commondir") == 0)) {
+		char *slash = path + (base - path);
+		*slash = '\0';
+		int r = each(ctx, path, GITFMT_HEAD_FILE);
+		*slash = '/';
+		if (r != 0)
+			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
+	}
+	memcpy(ix->prev, path, pn + 1);
+	ix->prevn = pn;
+	return 0;
+}
+
+int gitfmt_index_feed(struct gitfmt_index *ix, const unsigned char *buf, size_t len, size_t *used,
+		      gitfmt_dir_fn each, void *ctx)
+{
+	size_t off = 0;
+	*used = 0;
+	/* Every byte still to come is in buf: a unit that does not fit is
+	 * a truncated file. */
+	int last = ix->total - ix->off <= len;
+	if (ix->hashlen != 20 && ix->hashlen != 32)
+		return -1;
+	if (ix->stage == GITFMT_INDEX_HEADER) {
+		if (len < 12)
+			return last ? -1 : 0;
+		if (memcmp(buf, "DIRC", 4) != 0)
+			return -1;
+		ix->version = be32(buf + 4);
+		ix->count = be32(buf + 8);
+		if (ix->version < 2 || ix->version > 4)
+			return -1;
+		off = 12;
+		ix->stage = GITFMT_INDEX_ENTRIES;
+	}
+	while (ix->stage == GITFMT_INDEX_ENTRIES && ix->i < ix->count) {
+		size_t n = 0;
+		int r = index_entry(ix, buf + off, len - off, &n, each, ctx);
+		if (r == 1) {
+			/* An entry is at most GITFMT_ENTRY_MAX bytes. */
+			if (last || len - off >= GITFMT_ENTRY_MAX)
+				r = -1;
+			else
+				break;
+		}
+		if (r != 0) {
+			ix->off += off;
+			*used = off;
+			return r;
+		}
+		off += n;
+		ix->i++;
+	}
+	if (ix->stage == GITFMT_INDEX_ENTRIES && ix->i == ix->count)
+		ix->stage = GITFMT_INDEX_EXTENSIONS;
+	/* Extensions up to the trailing hash: a split index ("link") keeps
+	 * entries in another file, which this reader does not follow. */
+	while (ix->stage == GITFMT_INDEX_EXTENSIONS) {
+		if (ix->skip > 0) {
+			size_t k = len - off < ix->skip ? len - off : (size_t)ix->skip;
+			off += k;
+			ix->skip -= k;
+			if (ix->skip > 0)
+				break;
+			continue;
+		}
+		uint64_t left = ix->total - ix->off - off;
+		if (left < 8 + ix->hashlen) {
+			ix->stage = GITFMT_INDEX_DONE;
+			if (ix->unnamed) {
+				/* Unnamed entries outside a split index. */
+				ix->off += off;
+				*used = off;
+				return -1;
+			}
+			break;
+		}
+		if (len - off < 8)
+			break;
+		uint32_t size = be32(buf + off + 4);
+		if (memcmp(buf + off, "link", 4) == 0) {
+			ix->off += off;
+			*used = off;
+			return GITFMT_INDEX_PARTIAL;
+		}
+		if (size > left - 8 - ix->hashlen) {
+			ix->off += off;
+			*used = off;
+			return -1;
+		}
+		off += 8;
+		ix->skip = size;
+	}
+	ix->off += off;
+	*used = off;
+	return 0;
+}
+
 int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitfmt_dir_fn each,
 		      void *ctx)
 {
-	char path[4096], prev[4096];
-	size_t prevn = 0;
-	if (len < 12 || memcmp(buf, "DIRC", 4) != 0 || (hashlen != 20 && hashlen != 32))
+	struct gitfmt_index *ix = malloc(sizeof(*ix));
+	size_t used = 0;
+	if (ix == NULL)
 		return -1;
-	uint32_t version = be32(buf + 4), count = be32(buf + 8);
-	if (version < 2 || version > 4)
-		return -1;
-	size_t off = 12;
-	size_t fixed = 40 + hashlen + 2;
-	prev[0] = '\0';
-	for (uint32_t i = 0; i < count; i++) {
-		size_t start = off;
-		if (len - off < fixed)
-			return -1;
-		uint32_t mode = be32(buf + off + 24);
-		unsigned flags = (unsigned)buf[off + 40 + hashlen] << 8 | buf[off + 41 + hashlen];
-		off += fixed;
-		if ((flags & 0x4000) != 0) {
-			if (version < 3 || len - off < 2)
-				return -1;
-			off += 2;
-		}
-		size_t n;
-		if (version == 4) {
-			/* strip a varint's worth from the previous path */
-			size_t strip = 0;
-			unsigned char ch;
-			int guard = 0;
-			do {
-				if (off >= len || ++guard > 9)
-					return -1;
-				ch = buf[off++];
-				strip = (strip << 7) | (ch & 0x7f);
-				if (ch & 0x80)
-					strip++;
-			} while (ch & 0x80);
-			if (strip > prevn)
-				return -1;
-			const unsigned char *nul = memchr(buf + off, '\0', len - off);
-			if (nul == NULL)
-				return -1;
-			size_t add = (size_t)(nul - (buf + off));
-			n = prevn - strip + add;
-			if (n >= sizeof(path))
-				return -1;
-			memcpy(path, prev, prevn - strip);
-			memcpy(path + prevn - strip, buf + off, add);
-			off += add + 1;
-		} else {
-			const unsigned char *nul = memchr(buf + off, '\0', len - off);
-			if (nul == NULL)
-				return -1;
-			n = (size_t)(nul - (buf + off));
-			if (n >= sizeof(path))
-				return -1;
-			memcpy(path, buf + off, n);
-			/* entries are padded with 1-8 NULs to a multiple of 8 */
-			size_t total = (off - start) + n + 1;
-			total = (total + 7) & ~(size_t)7;
-			if (total > len - start)
-				return -1;
-			off = start + total;
-		}
-		path[n] = '\0';
-		if (!verified(path, n))
-			return -1;
-		/* A sparse index's directory entry stands for everything below
-		 * it, which is not listed: reported as such (its parents
-		 * first, as for any path). */
-		int sparse = path[n - 1] == '/';
-		size_t dn = sparse ? n - 1 : n; /* the path without that "/" */
-		/* The directories of this path that the previous one did not
-		 * have (the index is sorted: a directory's entries are
-		 * together), then a submodule's own directory. */
-		size_t common = 0;
-		for (size_t j = 0; j < n && j < prevn && path[j] == prev[j]; j++)
-			if (path[j] == '/')
-				common = j + 1;
-		for (size_t j = common; j < dn; j++) {
-			if (path[j] != '/')
-				continue;
-			path[j] = '\0';
-			int r = each(ctx, path, 0);
-			path[j] = '/';
-			if (r != 0)
-				return r;
-		}
-		if (sparse || (mode & 0170000) == 0160000) {
-			path[dn] = '\0';
-			int r = each(ctx, path, sparse ? GITFMT_SPARSE_DIR : GITFMT_GITLINK);
-			if (sparse)
-				path[dn] = '/';
-			if (r != 0)
-				return r;
-		}
-		memcpy(prev, path, n + 1);
-		prevn = n;
-	}
-	/* Extensions up to the trailing hash: a split index ("link") keeps
-	 * entries in another file, which this reader does not follow. */
-	while (len - off >= 8 + hashlen) {
-		uint32_t size = be32(buf + off + 4);
-		if (memcmp(buf + off, "link", 4) == 0)
-			return GITFMT_INDEX_PARTIAL;
-		if (size > len - off - 8 - hashlen)
-			return -1;
-		off += 8 + size;
-	}
-	return 0;
+	gitfmt_index_start(ix, hashlen, len);
+	int r = gitfmt_index_feed(ix, buf, len, &used, each, ctx);
+	if (r == 0 && ix->stage != GITFMT_INDEX_DONE)
+		r = -1;
+	free(ix);
+	return r;
 }
