@@ -363,6 +363,10 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
 	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_CAPTURE_DEVICES;
+	/* Repositories the git guard did not search for: not guarded. */
+	const struct strv *unsearched = gitguard_unsearched(c);
+	if (unsearched != NULL && unsearched->n > 0)
+		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
 	int network_unenforced = network_coverage(c);
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
@@ -525,9 +529,8 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
 		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 ||
-		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
-		    (r = runtmp_create(c)) != 0) {
+		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(0, &reap);
 			return r;

@@ -48,6 +48,7 @@
 #define DEPTH_MAX 8 /* submodules inside submodules */
 #define GITDIRS_MAX 1024 /* git dirs in one workspace */
 #define STEPS_MAX 100000L /* files and dirs looked at, per walk */
+#define TOPS_MAX 512 /* repositories guarded below a workspace in none */
 
 enum kind { K_CONFIG, K_COMMONDIR, K_HOOKS, K_ATTRIBUTES, K_GITFILE };
 
@@ -69,6 +70,10 @@ struct gitguard {
 	int begun; /* 0: the end has nothing to compare against */
 	int over; /* a walk gave up: too many git dirs or files */
 	char *unread; /* a .gitmodules that could not be read as git reads it */
+	/* A workspace in no repository: the repositories found below it
+	 * at the start (gitfind.c), those guarded (up to TOPS_MAX), and the
+	 * directories left unsearched (and repositories past TOPS_MAX). */
+	struct strv found, tops, unsearched;
 };
 
 /* ---- small helpers ---- */
@@ -542,6 +547,40 @@ static void repository_at(struct walk *w, const char *top, int depth)
 
 /* ---- the start ---- */
 
+/* dir holds a ".git" (it is a repository's top). */
+static int is_repo(const char *dir)
+{
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	return gg_join(p, dir, ".git") == 0 && lstat(p, &st) == 0;
+}
+
+static int strv_has(const struct strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* A repository found at the end below a workspace in none that the run
+ * made (or moved there): not found at the start, and not below where
+ * the start's search did not look. */
+static int made_in_run(const struct gitguard *g, const char *top)
+{
+	if (strv_has(&g->found, top))
+		return 0;
+	for (size_t i = 0; i < g->unsearched.n; i++)
+		if (path_within(g->unsearched.v[i], top))
+			return 0;
+	return 1;
+}
+
+const struct strv *gitguard_unsearched(const cordon *c)
+{
+	return c->gitguard != NULL ? &c->gitguard->unsearched : NULL;
+}
+
 static int protect_cb(void *ctx, const char *path)
 {
 	return policy_add_protect((struct policy *)ctx, path);
@@ -568,6 +607,22 @@ int gitguard_begin(cordon *c)
 			    .ctx = &c->pol,
 			    .steps = STEPS_MAX };
 	repository_at(w, c->pol.workspace, 0);
+	/* A workspace in no repository may hold many: each is guarded as
+	 * the one holding a workspace would be. */
+	if (!g->nested.repo && !w->err && !is_repo(c->pol.workspace)) {
+		if (gitfind_repos(c->pol.workspace, &g->found, &g->unsearched) != 0)
+			w->err = 1;
+		/* Past TOPS_MAX, the rest are named as not searched: the
+		 * guard's walk stays within its bounds (GITDIRS_MAX). */
+		for (size_t i = 0; !w->err && i < g->found.n; i++)
+			w->err = strv_push(i < TOPS_MAX ? &g->tops : &g->unsearched,
+					   g->found.v[i]) != 0;
+		for (size_t i = 0; !w->err && i < g->tops.n; i++) {
+			repository_at(w, g->tops.v[i], 0);
+			if (gitnested_add_repo(&g->nested, g->tops.v[i]) != 0)
+				w->err = 1;
+		}
+	}
 	int err = w->err;
 	free(w);
 	if (err)
@@ -585,6 +640,7 @@ int gitguard_begin(cordon *c)
 				   "parse); --no-default-protect runs without the guard",
 				   g->unread, FILE_MAX);
 	g->begun = 1;
+	gitnested_load(c, &g->nested);
 	return 0;
 }
 
@@ -788,6 +844,24 @@ int gitguard_end(cordon *c)
 	}
 	*w = (struct walk){ .g = g, .pol = &c->pol, .steps = STEPS_MAX };
 	repository_at(w, c->pol.workspace, 0);
+	/* The repositories found at the start, and those the run made
+	 * where none was (a clone, a "git init"): the files of the new ones
+	 * are new, judged as git would have written them. */
+	struct strv now = { 0 }, unsearched = { 0 };
+	if (!g->nested.repo && !is_repo(c->pol.workspace) &&
+	    gitfind_repos(c->pol.workspace, &now, &unsearched) != 0)
+		w->err = 1;
+	for (size_t i = 0; i < g->tops.n; i++)
+		repository_at(w, g->tops.v[i], 0);
+	for (size_t i = 0; i < now.n; i++)
+		if (made_in_run(g, now.v[i])) {
+			repository_at(w, now.v[i], 0);
+			gitnested_end_new(c, &g->nested, now.v[i]);
+		}
+	if (w->err)
+		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
+	strv_free(&now);
+	strv_free(&unsearched);
 	free(w);
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = &g->v[i];
@@ -816,6 +890,9 @@ void gitguard_free(cordon *c)
 		item_free(&g->v[i]);
 	free(g->v);
 	free(g->unread);
+	strv_free(&g->found);
+	strv_free(&g->tops);
+	strv_free(&g->unsearched);
 	gitnested_free(&g->nested);
 	free(g);
 	c->gitguard = NULL;

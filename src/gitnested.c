@@ -8,32 +8,43 @@
  * bare repository).
  *
  * The directories that hold tracked files come from the indexes of the
- * repository that held the workspace when the run began, of its
- * submodules' checkouts and of its linked worktrees inside the workspace
- * (all found then, so the run cannot point the check at an index of its
- * own). A ".git" in one of them whose ctime is after the run began is
- * moved aside; so is the HEAD of one whose HEAD, config or commondir
- * was made or changed during the run. When an index cannot be read
- * whole (a symlink, a split index, malformed, too large) or the
- * repository is new, every directory below its top is looked at
- * instead, up to a bound; past it the run counts as tampered, since
- * what was not looked at cannot be called clean.
+ * repositories found when the run began (the one holding the workspace
+ * and its submodules' checkouts and linked worktrees inside it, or the
+ * repositories below a workspace that is in none), read when the run
+ * begins, from an fd opened before the command starts, so the run cannot
+ * point the check at an index of its own; directories an index gained
+ * during the run are added at the end. Reading an index is kept off the
+ * path of each run: the lists are kept in the state dir (gitdirs.c) and
+ * loaded by a thread of the run while the command runs.
+ *
+ * At the end each listed directory is looked at once (its change time:
+ * a ".git" or a HEAD made in it, or the directory moved in, changes it);
+ * one the run changed, and every listed directory below it (a
+ * repository moved in with its parent keeps its old ".git"), is checked
+ * for a ".git" or a HEAD. A ".git" whose change time is after the run
+ * began is moved aside; so is the HEAD of a directory made a git dir
+ * whose HEAD, config, commondir or hooks the run made or changed. No
+ * part of this walks the workspace: its cost is one system call per
+ * tracked directory, and the index's parse when the index changed.
  */
 #include "gitguard.h"
 #include "gitfmt.h"
 #include "path.h"
 
+#include "gitdirs.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define INDEX_MAX (256u << 20)
-#define WALK_MAX 1000000L /* entries the fallback walk looks at */
+#define WALK_MAX 100000L /* entries below a sparse index's directories */
 
 /* The index of the repository whose ".git" (dotgit, lstat'ed as st) is a
  * dir or a file naming one, into index ("" when its name is too long).
@@ -56,6 +67,8 @@ static int add_tree(struct nested_start *s, const char *top, const char *index)
 	if (v == NULL)
 		return -1;
 	s->trees = v;
+	memset(&v[s->ntrees], 0, sizeof(v[0]));
+	v[s->ntrees].fd = -1;
 	v[s->ntrees].top = strdup(top);
 	v[s->ntrees].index = strdup(index);
 	if (v[s->ntrees].top == NULL || v[s->ntrees].index == NULL) {
@@ -76,6 +89,18 @@ int gitnested_begin(const cordon *c, struct nested_start *s)
 	/* A step of the file system's coarse clock: 50 ms of slack. */
 	s->since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - 50000000LL;
 	s->repo = 0;
+	/* The lists' copies go beside the runs' dirs: STATE/runs/XXXXXX. */
+	s->state[0] = '\0';
+	const char *r = c->rundir != NULL ? strrchr(c->rundir, '/') : NULL;
+	if (r != NULL && (size_t)(r - c->rundir) < sizeof(s->state)) {
+		memcpy(s->state, c->rundir, (size_t)(r - c->rundir));
+		s->state[r - c->rundir] = '\0';
+		char *up = strrchr(s->state, '/');
+		if (up != NULL && up != s->state)
+			*up = '\0';
+		else
+			s->state[0] = '\0';
+	}
 	char top[CORDON_PATH_MAX];
 	if (snprintf(top, sizeof(top), "%s", c->pol.workspace) >= (int)sizeof(top))
 		return 0;
@@ -103,11 +128,111 @@ int gitnested_add(struct nested_start *s, const char *top, const char *index)
 	return add_tree(s, top, index);
 }
 
+int gitnested_add_repo(struct nested_start *s, const char *top)
+{
+	char dotgit[CORDON_PATH_MAX], index[CORDON_PATH_MAX];
+	struct stat st;
+	if (gg_join(dotgit, top, ".git") != 0 || lstat(dotgit, &st) != 0 ||
+	    index_of(dotgit, &st, index) != 0)
+		return 0; /* a ".git" that names no git dir: nothing tracked */
+	return gitnested_add(s, top, index);
+}
+
+/* The git dir an index lies in (a split index's shared one is there). */
+static int gitdir_of(const char *index, char *out)
+{
+	const char *slash = strrchr(index, '/');
+	if (slash == NULL || (size_t)(slash - index) >= CORDON_PATH_MAX)
+		return -1;
+	memcpy(out, index, (size_t)(slash - index));
+	out[slash - index] = '\0';
+	return 0;
+}
+
+/* The directories of the index open on fd: the state dir's copy when it
+ * was made for this very index, else the index read (and the copy made
+ * for the next run). 1 listed, -1 unreadable. */
+static int list_index(const char *state, const char *index, int fd, struct gitdirs_key *key,
+		      struct gitdirs *d)
+{
+	char cache[CORDON_PATH_MAX], gd[CORDON_PATH_MAX];
+	int have_cache =
+		state[0] != '\0' && gitdirs_cache_path(state, index, cache, sizeof(cache)) == 0;
+	if (gitdirs_key_of(fd, key) != 0)
+		return -1;
+	if (have_cache && gitdirs_cache_load(cache, key, d) == 0)
+		return 1;
+	if (gitdir_of(index, gd) != 0 || gitdirs_read_index(fd, gd, d) != 0) {
+		gitdirs_free(d);
+		return -1;
+	}
+	if (have_cache)
+		(void)gitdirs_cache_save(cache, key, d);
+	return 1;
+}
+
+static void load_all(struct nested_start *s)
+{
+	for (size_t i = 0; i < s->ntrees; i++) {
+		struct nested_tree *t = &s->trees[i];
+		if (t->fd < 0)
+			continue;
+		t->listed = list_index(s->state, t->index, t->fd, &t->key, &t->start);
+		close(t->fd);
+		t->fd = -1;
+	}
+}
+
+static void *loader(void *arg)
+{
+	load_all(arg);
+	return NULL;
+}
+
+void gitnested_load(const cordon *c, struct nested_start *s)
+{
+	(void)c;
+	/* Opened now, before the command starts: what is read is the
+	 * index as it was, whatever the command then does to the file. */
+	for (size_t i = 0; i < s->ntrees; i++) {
+		struct nested_tree *t = &s->trees[i];
+		t->fd = t->index[0] != '\0' ? open(t->index, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+					    : -1;
+		/* None (a repository without a commit): nothing tracked. An
+		 * index there that cannot be opened is unreadable. */
+		t->listed = t->fd >= 0 || errno == ENOENT ? 0 : -1;
+	}
+	/* As root the kernel can tell which directories the run touches:
+	 * the end then looks at those only. */
+	if (s->ntrees > 0)
+		s->watch = gitwatch_start(c->pol.workspace);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->loading = pthread_create(&s->loader, NULL, loader, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void load_wait(struct nested_start *s)
+{
+	if (s->loading)
+		(void)pthread_join(s->loader, NULL);
+	else
+		load_all(s); /* no thread to be had: here */
+	s->loading = 0;
+}
+
 void gitnested_free(struct nested_start *s)
 {
+	load_wait(s);
+	gitwatch_free(s->watch);
+	s->watch = NULL;
 	for (size_t i = 0; i < s->ntrees; i++) {
 		free(s->trees[i].top);
 		free(s->trees[i].index);
+		if (s->trees[i].fd >= 0)
+			close(s->trees[i].fd);
+		gitdirs_free(&s->trees[i].start);
 	}
 	free(s->trees);
 	s->trees = NULL;
@@ -119,7 +244,9 @@ struct nested {
 	const struct nested_start *s;
 	const char *top;
 	long steps;
-	size_t index_left; /* bytes of indexes still to read, all trees */
+	/* The kernel's account of what the run touched (root), or NULL:
+	 * then each directory's change time is looked at. */
+	const struct gitwatch *told;
 };
 
 /* st was made or changed during the run. */
@@ -213,23 +340,6 @@ static void check(struct nested *n, const char *dir, int gitlink)
 		}
 }
 
-static int walk(struct nested *n, const char *dir, int depth);
-
-static int index_dir(void *ctx, const char *dir, int kind)
-{
-	struct nested *n = ctx;
-	char d[CORDON_PATH_MAX];
-	if (dir[0] == '\0' || gg_join(d, n->top, dir) != 0 ||
-	    !policy_inside_writable(&n->c->pol, d))
-		return 0;
-	/* A sparse index's directory: all below it is tracked. */
-	if (kind == GITFMT_SPARSE_DIR && walk(n, d, 0) != 0)
-		(void)tampered_add(n->c, d, "");
-	else if (kind != GITFMT_SPARSE_DIR)
-		check(n, d, kind == GITFMT_GITLINK);
-	return 0;
-}
-
 /* Every directory below dir, without following symlinks or entering a
  * ".git". 0, or -1 past the bound. */
 static int walk(struct nested *n, const char *dir, int depth)
@@ -268,54 +378,180 @@ static int walk(struct nested *n, const char *dir, int depth)
 	return r;
 }
 
-/* One working tree: the directories of its index, or all below its top
- * when the index cannot say. */
-static void tree_end(cordon *c, struct nested *n, const char *index, int fresh)
+/* A listed directory the run may have planted in: a ".git" there, or
+ * (when the run changed the directory, or it holds a tracked HEAD) a
+ * HEAD, is checked whole; the common case costs one lstat. */
+static void candidate(struct nested *n, const char *dir, unsigned flags, int changed)
 {
-	int whole = fresh;
-	if (!fresh && index[0] != '\0') {
-		size_t len = 0;
-		/* One budget for every tree's index: past it, the walk. */
-		char *buf = gitguard_slurp(index, n->index_left, &len);
-		int r = -1;
-		if (buf != NULL) {
-			n->index_left -= len;
-			r = gitfmt_index_dirs((unsigned char *)buf, len, 20, index_dir, n);
-			if (r == -1)
-				r = gitfmt_index_dirs((unsigned char *)buf, len, 32, index_dir, n);
-		}
-		free(buf);
-		whole = r < 0;
-	} else if (!fresh) {
-		whole = 1;
-	}
-	/* From the tree's top when it lies in the workspace (a submodule,
-	 * a worktree), else from the workspace: nothing above it is
-	 * writable. */
-	const char *from = path_within(c->pol.workspace, n->top) ? n->top : c->pol.workspace;
-	if (whole && walk(n, from, 0) != 0)
-		(void)tampered_add(c, from, "");
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	if (gg_join(p, dir, ".git") != 0)
+		return;
+	if (lstat(p, &st) == 0 ||
+	    ((changed || (flags & GD_HEAD)) && gg_join(p, dir, "HEAD") == 0 && lstat(p, &st) == 0))
+		check(n, dir, (flags & GD_GITLINK) != 0);
 }
 
-void gitnested_end(cordon *c, const struct nested_start *s)
+/* An ancestor on the way down the sorted list. */
+struct level {
+	size_t idx; /* its place in the list */
+	size_t len; /* of its relative path */
+	int below; /* what is below it is a candidate: it, or one above it,
+		      was changed (moved in, when the kernel tells) */
+	int gone; /* it is not a directory any more: nothing below it */
+};
+
+/* Each directory of the list l (below n->top), once. Without the
+ * kernel's account its change time says whether the run changed it (an
+ * entry made or moved in, or the directory itself moved: the two cannot
+ * be told apart), and a changed one and everything below it are
+ * candidates; with it, a directory the run touched is one, and what is
+ * below a directory moved in. Directories outside the writable set are
+ * the command's to change in no way, and are passed by. */
+static void pass(struct nested *n, const struct gitdirs *l)
 {
-	char dotgit[CORDON_PATH_MAX];
+	const char *ws = n->c->pol.workspace;
+	int all_inside = path_within(ws, n->top);
+	struct level *st = NULL;
+	size_t depth = 0, cap = 0;
+	char abs[CORDON_PATH_MAX];
+	for (size_t i = 0; i < l->n; i++) {
+		const char *rel = gitdirs_path(l, i);
+		size_t len = strlen(rel);
+		unsigned flags = gitdirs_flags(l, i);
+		/* The list is sorted: the ancestors of rel are on the stack. */
+		while (depth > 0 &&
+		       !(len > st[depth - 1].len && rel[st[depth - 1].len] == '/' &&
+			 strncmp(rel, gitdirs_path(l, st[depth - 1].idx), st[depth - 1].len) == 0))
+			depth--;
+		int above_below = depth > 0 && st[depth - 1].below;
+		int above_gone = depth > 0 && st[depth - 1].gone;
+		if (depth == cap) {
+			size_t c2 = cap ? cap * 2 : 64;
+			struct level *v = realloc(st, c2 * sizeof(*v));
+			if (v == NULL) {
+				(void)tampered_add(n->c, n->top, ""); /* unchecked: not clean */
+				break;
+			}
+			st = v;
+			cap = c2;
+		}
+		struct level *me = &st[depth++];
+		me->idx = i;
+		me->len = len;
+		me->below = above_below;
+		me->gone = above_gone;
+		if (above_gone || gg_join(abs, n->top, rel) != 0)
+			continue;
+		if (!all_inside && !path_within(ws, abs))
+			continue; /* not the command's to change */
+		int changed;
+		struct stat sb;
+		if (n->told != NULL && (flags & GD_SPARSE) == 0) {
+			changed = gitwatch_touched(n->told, abs);
+			me->below |= gitwatch_moved(n->told, abs);
+		} else if (lstat(abs, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			me->gone = 1; /* gone, or not followed (a symlink) */
+			continue;
+		} else {
+			changed = recent(n, &sb);
+			me->below |= changed;
+		}
+		if ((flags & GD_SPARSE) != 0) {
+			/* Everything below is tracked and not listed: looked at
+			 * when the run changed it (absent in a sparse checkout,
+			 * so what is there the run made). */
+			if ((changed || me->below) && walk(n, abs, 0) != 0)
+				(void)tampered_add(n->c, abs, "");
+			continue;
+		}
+		if (changed || me->below || (flags & GD_HEAD) != 0)
+			candidate(n, abs, flags, changed || me->below);
+	}
+	free(st);
+}
+
+/* The tree's index now, read when the run changed it (its directories
+ * gained during the run join the check). 1 read, 0 the same as at the
+ * start or none, -1 changed and unreadable. */
+static int end_list(const struct nested_start *s, const struct nested_tree *t, struct gitdirs *end)
+{
+	if (t->index[0] == '\0')
+		return 0;
+	int fd = open(t->index, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	struct gitdirs_key now;
+	int r;
+	if (t->listed == 1 && gitdirs_key_of(fd, &now) == 0 &&
+	    memcmp(&now, &t->key, sizeof(now)) == 0)
+		r = 0;
+	else
+		r = list_index(s->state, t->index, fd, &now, end) == 1 ? 1 : -1;
+	close(fd);
+	return r;
+}
+
+/* The directories the index of a repository made in the run lists (its
+ * untracked ones are not the guard's, as in any repository). */
+static void made_in_run_repo(struct nested *n, const char *top)
+{
+	char dotgit[CORDON_PATH_MAX], index[CORDON_PATH_MAX], gd[CORDON_PATH_MAX];
 	struct stat st;
-	struct nested n = { c, s, c->pol.workspace, WALK_MAX, INDEX_MAX };
+	if (gg_join(dotgit, top, ".git") != 0 || lstat(dotgit, &st) != 0 ||
+	    index_of(dotgit, &st, index) != 0 || index[0] == '\0')
+		return;
+	struct gitdirs l = { 0 };
+	int fd = open(index, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return; /* no commit yet: nothing tracked */
+	n->top = top;
+	if (gitdir_of(index, gd) == 0 && gitdirs_read_index(fd, gd, &l) == 0)
+		pass(n, &l);
+	else
+		(void)tampered_add(n->c, index, ""); /* unchecked: not clean */
+	close(fd);
+	gitdirs_free(&l);
+}
+
+void gitnested_end_new(cordon *c, struct nested_start *s, const char *top)
+{
+	struct nested n = { c, s, top, WALK_MAX, NULL };
+	made_in_run_repo(&n, top);
+}
+
+void gitnested_end(cordon *c, struct nested_start *s)
+{
+	struct nested n = { c, s, c->pol.workspace, WALK_MAX, NULL };
+	load_wait(s);
+	/* Every process of the run is gone: the kernel's account is whole,
+	 * unless it overflowed. */
+	if (s->watch != NULL && gitwatch_end(s->watch) == 0)
+		n.told = s->watch;
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
+	/* No repository held the workspace at the start: one made there in
+	 * the run. */
 	if (!s->repo) {
-		/* No repository at the start: one made in the run, whose
-		 * index says which directories it tracks (its untracked ones
-		 * are not the guard's, as in any repository). */
-		char index[CORDON_PATH_MAX];
-		if (gg_join(dotgit, c->pol.workspace, ".git") == 0 && lstat(dotgit, &st) == 0) {
-			int ok = index_of(dotgit, &st, index) == 0 && index[0] != '\0';
-			tree_end(c, &n, ok ? index : "", !ok);
-		}
+		const struct gitwatch *told = n.told;
+		n.told = NULL; /* every directory of a new repository is new */
+		made_in_run_repo(&n, c->pol.workspace);
+		n.told = told;
+		n.top = c->pol.workspace;
 	}
 	for (size_t i = 0; i < s->ntrees; i++) {
-		n.top = s->trees[i].top;
-		tree_end(c, &n, s->trees[i].index, 0);
+		struct nested_tree *t = &s->trees[i];
+		struct gitdirs end = { 0 };
+		n.top = t->top;
+		/* What was not looked at cannot be called clean: an index
+		 * unreadable at the start, or made so by the run. */
+		int e = end_list(s, t, &end);
+		if (t->listed < 0 || e < 0)
+			(void)tampered_add(c, t->index, "");
+		if (e > 0 && gitdirs_merge(&end, &t->start) == 0)
+			pass(&n, &end);
+		else
+			pass(&n, &t->start);
+		gitdirs_free(&end);
 	}
 }

@@ -404,6 +404,9 @@ int gitguard_begin(cordon *c);
 int gitguard_end(cordon *c);
 void gitguard_free(cordon *c);
 int tampered_add(cordon *c, const char *path, const char *moved);
+/* The directories the search for a workspace's repositories left
+ * unread (gap git_search_incomplete), or NULL. */
+const struct strv *gitguard_unsearched(const cordon *c);
 
 struct cordon_proc {
 	cordon *c;

@@ -155,6 +155,14 @@ char *status_start_json(const cordon *c)
 		write_protected(&b, p);
 	else
 		jb_raw(&b, "null");
+	/* The search for a workspace's repositories stopped at its bound
+	 * before these (at most 16 named); null when the guard is off. */
+	jb_key(&b, "git_unsearched");
+	const struct strv *u = gitguard_unsearched(c);
+	if (u != NULL)
+		write_strings(&b, u->v, u->n < 16 ? u->n : 16);
+	else
+		jb_raw(&b, "null");
 	jb_key(&b, "allowed_sockets");
 	if (confined)
 		write_strings(&b, p->sockets, p->nsockets);

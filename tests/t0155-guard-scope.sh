@@ -11,6 +11,19 @@ need_landlock
 tool_ok git || skip_all "git: $TOOL_WHY"
 
 pwned() { [ -e "$OUT/pwned" ]; }
+has_words() { # has_words LIST WORD...: each WORD is a word of LIST
+	local list=" $1 " w
+	shift
+	for w in "$@"; do
+		case $list in
+		*" $w "*) ;;
+		*)
+			diag "no $w in:$list"
+			return 1
+			;;
+		esac
+	done
+}
 # repo DIR: a git repository with one commit of src/a.
 repo() {
 	mkdir -p "$1/src"
@@ -59,6 +72,148 @@ else
 	[ ! -e "$WS/src/.git" ]
 	ok $? "library: no src/.git is left after cordon_end"
 	is "$(printf '%s\n' "$out" | sed -n 's/^exit //p')" 137 "library: the command not waited for was killed by the end (SIGKILL)"
+fi
+
+# ---- a workspace that holds repositories (and is in none) -------------------------------------
+DENY=$HELPERS/seccomp-deny
+srun() { # srun [WRAP... --] ARGS: crun with a fresh status file
+	rm -f "$T/s.json"
+	crun --status-file "$T/s.json" "$@"
+}
+tampered() { json_field "$T/s.json" exit '" ".join(t["path"] for t in e["tampered"])'; }
+multi() {
+	fresh
+	repo "$WS/proj1"
+	repo "$WS/group/proj2"
+	mkdir -p "$WS/notes" && echo n >"$WS/notes/n"
+}
+plant_cfg='git -C proj1 config core.fsmonitor "touch $1/pwned; false"'
+plant_hook='printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > group/proj2/.git/hooks/pre-commit && chmod +x group/proj2/.git/hooks/pre-commit'
+later() { # the user's next git commands in each repository
+	(cd "$WS/proj1" && git status >/dev/null 2>&1)
+	(cd "$WS/group/proj2" && git commit -q --allow-empty -m later >/dev/null 2>&1)
+}
+multi
+(cd "$WS" && crun --sandbox off -- sh -c "$plant_cfg; $plant_hook" sh "$OUT")
+later
+pwned
+ok $? "control (--sandbox off): a config and a hook planted in repositories below the workspace run later"
+
+for how in all nons; do
+	wrap=()
+	[ "$how" = nons ] && wrap=("$DENY" nons --)
+	multi
+	(cd "$WS" && "${wrap[@]}" "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" \
+		-- sh -c "$plant_cfg; $plant_hook; echo ran" sh "$OUT") >"$T/o" 2>/dev/null
+	is "$(cat "$T/o")" ran "multi-repo ($how): the command ran"
+	later
+	! pwned
+	ok $? "multi-repo ($how): the later git status and commit in each repository run nothing"
+	! git -C "$WS/proj1" config core.fsmonitor >/dev/null
+	ok $? "multi-repo ($how): proj1's config has no fsmonitor after the run"
+	if [ "$how" = all ]; then
+		prot=$(json_field "$T/s.json" status '" ".join(p["path"] for p in e["protected"])')
+		has_words "$prot" "$WS/proj1/.git/config" "$WS/group/proj2/.git/hooks"
+		ok $? "multi-repo: both repositories' config and hooks are protected (start event)"
+	else
+		has_words "$(tampered)" "$WS/proj1/.git/config" "$WS/group/proj2/.git/hooks"
+		ok $? "multi-repo (nons): both plants are moved aside and listed"
+	fi
+	rm -f "$OUT/pwned"
+done
+
+# A .git planted in a tracked directory of a repository below the workspace.
+multi
+(cd "$WS" && srun -- sh -c 'cd proj1/src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+(cd "$WS/proj1/src" && git status >/dev/null 2>&1)
+! pwned
+ok $? "multi-repo: a repository planted in proj1/src is moved aside"
+is "$(tampered)" "$WS/proj1/src/.git" "... and listed"
+
+# Repositories the run makes: a clone is git's own work; a planted one is not.
+multi
+mkdir -p "$T/up" && (cd "$T/up" && git init -q && echo u >u && git add u && git commit -q -m u)
+(cd "$WS" && srun -- sh -c 'git clone -q "$1" cloned && echo done' sh "$T/up") >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "multi-repo: a clone made in the run is kept, nothing tampered"
+(cd "$WS" && srun -- sh -c 'git init -q made && git -C made config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+(cd "$WS/made" && git status >/dev/null 2>&1)
+! pwned
+ok $? "multi-repo: a repository made in the run with a program in its config: moved aside"
+is "$(tampered)" "$WS/made/.git/config" "... its config listed"
+
+# The search is bounded: past it, a gap names what was not searched, and
+# the run still runs (also in required mode).
+fresh
+"$PY" -c '
+import os, sys
+for i in range(4200):
+    os.makedirs(os.path.join(sys.argv[1], "tree", "d%d" % i))
+' "$WS"
+repo "$WS/a/b/deep" # three levels down: read after every directory of the second
+(cd "$WS" && srun --sandbox required -- true)
+is "$?" 0 "a workspace past the search's bound: the run runs (required)"
+case " $(json_field "$T/s.json" status '" ".join(e["gaps"])') " in
+*" git_search_incomplete "*) ok 0 "... gap git_search_incomplete" ;;
+*) ok 1 "... gap git_search_incomplete" ;;
+esac
+is "$(json_field "$T/s.json" status 'len(e["git_unsearched"]) > 0')" true "... and git_unsearched names directories"
+# The user's repository past the bound is not the run's: when the run
+# makes the search reach it at the end, it is not judged as made in the run.
+git -C "$WS/a/b/deep" config alias.st status
+(cd "$WS" && srun --sandbox required -- sh -c 'rm -r tree/d1?? tree/d2?? && echo done') >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered):$(git -C "$WS/a/b/deep" config alias.st)" "done::status" \
+	"a repository past the search's bound at the start is left alone at the end"
+repo "$WS/tree/d1/small" # found within the bound: guarded, no gap
+rm -rf "$WS"/tree/d4*
+(cd "$WS" && srun -- true)
+is "$(json_field "$T/s.json" status '("git_search_incomplete" in e["gaps"], len(e["git_unsearched"]))')" "[false, 0]" \
+	"a workspace within the bound: no gap"
+case " $(json_field "$T/s.json" status '" ".join(p["path"] for p in e["protected"])') " in
+*" $WS/tree/d1/small/.git/config "*) ok 0 "... its repositories are guarded" ;;
+*) ok 1 "... its repositories are guarded" ;;
+esac
+
+# ---- the index's directories: a copy kept in the state dir, the index's changes -------------
+fresh
+repo "$WS"
+(cd "$WS" && srun -- true)
+cache=$(find "$STATE/git" -type f 2>/dev/null | head -n 1)
+[ -n "$cache" ]
+ok $? "the index's directories are kept in the state dir"
+printf 'garbage' >"$cache"
+(cd "$WS" && srun -- sh -c 'cd src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+(cd "$WS/src" && git status >/dev/null 2>&1)
+! pwned
+ok $? "a damaged copy is not trusted: the plant in src/ is still moved aside"
+# A directory first tracked during the run.
+fresh
+repo "$WS"
+(cd "$WS" && srun -- sh -c 'mkdir newdir && echo x > newdir/x && git add newdir && git commit -q -m new && cd newdir && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+(cd "$WS/newdir" && git status >/dev/null 2>&1)
+! pwned
+ok $? "a directory the run added to the index: a repository planted there is moved aside"
+# The run leaves an index the guard cannot read: nothing can be called clean.
+fresh
+repo "$WS"
+(cd "$WS" && srun -- sh -c 'mkdir newdir && echo x > newdir/x && git add newdir && printf "DIRCgarbage" > .git/index && cd newdir && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>"$T/err"
+is "$?" 125 "an index the run made unreadable: the run fails (exit 125)"
+case " $(tampered) " in
+*" $WS/.git/index "*) ok 0 "... the index is listed as tampered" ;;
+*) ok 1 "... the index is listed as tampered"; diag "$(tampered)" ;;
+esac
+# A split index at the start: read through its shared index.
+fresh
+repo "$WS"
+if (cd "$WS" && git update-index --split-index 2>/dev/null && git status >/dev/null 2>&1 &&
+	ls .git/sharedindex.* >/dev/null 2>&1); then
+	(cd "$WS" && srun --sandbox required -- true)
+	is "$?" 0 "a split index at the start: the run runs (required)"
+	(cd "$WS" && srun -- sh -c 'cd src && git init -q && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	! pwned
+	ok $? "a split index at the start: the plant in src/ is moved aside"
+else
+	skip "git update-index --split-index did not make a shared index here"
 fi
 
 done_testing

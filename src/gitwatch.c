@@ -1,0 +1,460 @@
+/*
+ * What the run changed in the file systems of the git guard's trees,
+ * told by the kernel as it happens (Linux, fanotify filesystem marks):
+ * the end of the run then checks only the directories the run touched,
+ * whatever the repository's size.
+ *
+ * A filesystem mark needs CAP_SYS_ADMIN in the user namespace that owns
+ * the file system (root, for a disk's), and dirent events (an entry
+ * made, moved or removed) are reported only for filesystem and inode
+ * marks: a mount mark, which a user namespace may own, does not get
+ * them (EINVAL). So this works as root; anywhere else gitwatch_start
+ * says no and the guard looks at every tracked directory's change time
+ * (gitnested.c). Every file system below the trees' tops (the mounts
+ * there) is marked, or none.
+ *
+ * Each event names a directory (its file handle) and an entry in it. A
+ * thread of the run reads them while the command runs (the queue is
+ * bounded: a full one says FAN_Q_OVERFLOW, and the end then trusts
+ * nothing it said), and turns each directory's handle into its path
+ * once (open_by_handle_at, as root, then the fd's link in /proc). The
+ * events are queued by the system call that made the change, before it
+ * returns: once every process of the run is gone, reading the queue dry
+ * gives every change the run made.
+ */
+#include "gitwatch.h"
+#include "internal.h"
+#include "path.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef FAN_REPORT_DIR_FID
+#define FAN_REPORT_DIR_FID 0x00000400
+#endif
+#ifndef FAN_REPORT_NAME
+#define FAN_REPORT_NAME 0x00000800
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_DFID_NAME
+#define FAN_EVENT_INFO_TYPE_DFID_NAME 2
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_DFID
+#define FAN_EVENT_INFO_TYPE_DFID 3
+#endif
+#ifndef FAN_MARK_FILESYSTEM
+#define FAN_MARK_FILESYSTEM 0x00000100
+#endif
+#ifndef FAN_CREATE
+#define FAN_CREATE 0x00000100
+#endif
+#ifndef FAN_MOVED_TO
+#define FAN_MOVED_TO 0x00000080
+#endif
+
+/* An entry made or moved in, its metadata changed, or a file written:
+ * what can plant (a removal cannot). */
+#define EVENTS (FAN_CREATE | FAN_MOVED_TO | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_ONDIR)
+
+/* A directory's handle, and the path it was found at ("" outside the
+ * trees, or gone). */
+struct known {
+	unsigned char *key;
+	size_t klen;
+	char *path;
+};
+
+struct gitwatch {
+	int fd; /* the fanotify group */
+	int mount_fd; /* the workspace (open_by_handle_at takes no O_PATH fd) */
+	char *root; /* the workspace: paths outside it are not kept */
+	int stop[2];
+	pthread_t thread;
+	int running;
+	pthread_mutex_t lock; /* guards below, until the thread is joined */
+	int broken; /* an overflow or an error: nothing it said counts */
+	struct known *memo; /* open addressing, size a power of two */
+	size_t nmemo, capmemo;
+	struct strv touched, moved;
+};
+
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static struct known *memo_find(struct gitwatch *w, const unsigned char *k, size_t n)
+{
+	if (w->capmemo == 0)
+		return NULL;
+	for (size_t i = (size_t)fnv(k, n) & (w->capmemo - 1);; i = (i + 1) & (w->capmemo - 1)) {
+		struct known *e = &w->memo[i];
+		if (e->key == NULL)
+			return e;
+		if (e->klen == n && memcmp(e->key, k, n) == 0)
+			return e;
+	}
+}
+
+static int memo_grow(struct gitwatch *w)
+{
+	size_t cap = w->capmemo ? w->capmemo * 2 : 256;
+	struct known *old = w->memo;
+	size_t oldcap = w->capmemo;
+	w->memo = calloc(cap, sizeof(*w->memo));
+	if (w->memo == NULL) {
+		w->memo = old;
+		return -1;
+	}
+	w->capmemo = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].key != NULL)
+			*memo_find(w, old[i].key, old[i].klen) = old[i];
+	free(old);
+	return 0;
+}
+
+/* The path of a directory's handle (fsid, then the file handle), once;
+ * "" when it is outside the workspace or gone. NULL out of memory. */
+static const char *dir_path(struct gitwatch *w, const struct fanotify_event_info_fid *fid,
+			    size_t klen)
+{
+	const unsigned char *k = (const unsigned char *)&fid->fsid;
+	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
+		return NULL;
+	struct known *e = memo_find(w, k, klen);
+	if (e->key != NULL)
+		return e->path;
+	char path[CORDON_PATH_MAX] = "";
+	struct file_handle *fh = (struct file_handle *)fid->handle;
+	size_t hsz = sizeof(*fh) + fh->handle_bytes;
+	struct file_handle *copy = malloc(hsz);
+	if (copy != NULL) {
+		memcpy(copy, fh, hsz);
+		int fd = open_by_handle_at(w->mount_fd, copy, O_PATH | O_CLOEXEC);
+		if (fd >= 0) {
+			char link[64];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(link, path, sizeof(path) - 1);
+			path[n > 0 ? n : 0] = '\0';
+			close(fd);
+			if (path[0] != '/' || !path_within(w->root, path))
+				path[0] = '\0';
+		}
+		free(copy);
+	}
+	e->key = malloc(klen);
+	e->path = strdup(path);
+	if (e->key == NULL || e->path == NULL) {
+		free(e->key);
+		free(e->path);
+		e->key = NULL;
+		e->path = NULL;
+		return NULL;
+	}
+	memcpy(e->key, k, klen);
+	e->klen = klen;
+	w->nmemo++;
+	return e->path;
+}
+
+/* One event: the directory it names touched; an entry that is a
+ * directory touched too (made, moved in, its metadata changed), and
+ * recorded as moved in when it was. */
+static void take(struct gitwatch *w, const struct fanotify_event_metadata *m)
+{
+	if (m->mask & FAN_Q_OVERFLOW) {
+		w->broken = 1;
+		return;
+	}
+	const char *p = (const char *)m + m->metadata_len, *end = (const char *)m + m->event_len;
+	while (p + sizeof(struct fanotify_event_info_header) <= end) {
+		const struct fanotify_event_info_header *h = (const void *)p;
+		if (h->len < sizeof(*h) || p + h->len > end)
+			break;
+		if (h->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
+		    h->info_type == FAN_EVENT_INFO_TYPE_DFID) {
+			const struct fanotify_event_info_fid *fid = (const void *)p;
+			const struct file_handle *fh = (const void *)fid->handle;
+			size_t klen = sizeof(fid->fsid) + sizeof(*fh) + fh->handle_bytes;
+			if ((const char *)fid->handle + sizeof(*fh) + fh->handle_bytes >
+			    p + h->len) {
+				w->broken = 1;
+				return;
+			}
+			const char *dir = dir_path(w, fid, klen);
+			if (dir == NULL) {
+				w->broken = 1;
+				return;
+			}
+			if (dir[0] == '\0')
+				return;
+			if (strv_push(&w->touched, dir) != 0) {
+				w->broken = 1;
+				return;
+			}
+			const char *name =
+				(const char *)fid->handle + sizeof(*fh) + fh->handle_bytes;
+			char sub[CORDON_PATH_MAX];
+			if (h->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
+			    (m->mask & FAN_ONDIR) &&
+			    memchr(name, '\0', (size_t)(p + h->len - name)) != NULL &&
+			    strcmp(name, ".") != 0 && path_join(sub, sizeof(sub), dir, name) == 0 &&
+			    (strv_push(&w->touched, sub) != 0 ||
+			     ((m->mask & FAN_MOVED_TO) && strv_push(&w->moved, sub) != 0)))
+				w->broken = 1;
+			return;
+		}
+		p += h->len;
+	}
+}
+
+/* Read what is queued: 1 something read, 0 nothing, -1 an error. */
+static int drain(struct gitwatch *w)
+{
+	char buf[16384] __attribute__((aligned(8)));
+	ssize_t n = read(w->fd, buf, sizeof(buf));
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	pthread_mutex_lock(&w->lock);
+	const struct fanotify_event_metadata *m = (const void *)buf;
+	for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+		if (m->vers != FANOTIFY_METADATA_VERSION) {
+			w->broken = 1;
+			break;
+		}
+		take(w, m);
+		if (m->fd >= 0)
+			close(m->fd);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return n > 0;
+}
+
+static void *watch(void *arg)
+{
+	struct gitwatch *w = arg;
+	for (;;) {
+		struct pollfd p[2] = { { w->fd, POLLIN, 0 }, { w->stop[0], POLLIN, 0 } };
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & POLLIN) {
+			if (drain(w) < 0)
+				break;
+			continue;
+		}
+		if (p[1].revents != 0)
+			return NULL; /* the end reads the rest itself */
+	}
+	pthread_mutex_lock(&w->lock);
+	w->broken = 1;
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* The mount points below dir (its file systems other than its own), from
+ * /proc/self/mountinfo, into v. 0 or -1. */
+static int mounts_below(const char *dir, struct strv *v)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return -1;
+	char line[8192];
+	int r = 0;
+	while (r == 0 && fgets(line, sizeof(line), f) != NULL) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... (octal escapes) */
+		char *s = line;
+		for (int field = 0; field < 4 && s != NULL; field++)
+			s = strchr(s, ' ') != NULL ? strchr(s, ' ') + 1 : NULL;
+		if (s == NULL)
+			continue;
+		char mp[CORDON_PATH_MAX];
+		size_t k = 0;
+		for (; *s != '\0' && *s != ' ' && k + 1 < sizeof(mp); s++) {
+			if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+			    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+				mp[k++] = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+						 (s[3] - '0'));
+				s += 3;
+			} else {
+				mp[k++] = *s;
+			}
+		}
+		mp[k] = '\0';
+		if (path_within(dir, mp) && strcmp(dir, mp) != 0)
+			r = strv_push(v, mp);
+	}
+	fclose(f);
+	return r;
+}
+
+static int mark(int fd, const char *path)
+{
+	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENTS, AT_FDCWD, path);
+}
+
+struct gitwatch *gitwatch_start(const char *workspace)
+{
+	if (geteuid() != 0)
+		return NULL; /* filesystem marks are root's (see above) */
+	struct gitwatch *w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return NULL;
+	w->fd = w->mount_fd = w->stop[0] = w->stop[1] = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	struct strv below = { 0 };
+	int ok = (w->root = strdup(workspace)) != NULL &&
+		 (w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+						FAN_REPORT_DIR_FID | FAN_REPORT_NAME,
+					O_RDONLY | O_CLOEXEC)) >= 0 &&
+		 (w->mount_fd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+		 mark(w->fd, workspace) == 0 && mounts_below(workspace, &below) == 0;
+	for (size_t i = 0; ok && i < below.n; i++)
+		ok = mark(w->fd, below.v[i]) == 0;
+	strv_free(&below);
+	if (ok && pipe_cloexec(w->stop) == 0) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		w->running = pthread_create(&w->thread, NULL, watch, w) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!w->running) {
+		gitwatch_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted, without repeats (touched holds one per event). */
+static void tidy(struct strv *v)
+{
+	if (v->n == 0)
+		return;
+	qsort(v->v, v->n, sizeof(*v->v), by_str);
+	size_t k = 1;
+	for (size_t i = 1; i < v->n; i++) {
+		if (strcmp(v->v[i], v->v[k - 1]) == 0)
+			free(v->v[i]);
+		else
+			v->v[k++] = v->v[i];
+	}
+	v->n = k;
+	v->v[k] = NULL;
+}
+
+int gitwatch_end(struct gitwatch *w)
+{
+	if (w->running) {
+		char b = 1;
+		(void)!write(w->stop[1], &b, 1);
+		(void)pthread_join(w->thread, NULL);
+		w->running = 0;
+	}
+	/* Every process of the run is gone: the queue holds the rest. */
+	int r;
+	while ((r = drain(w)) > 0)
+		;
+	if (r < 0)
+		w->broken = 1;
+	(void)fanotify_mark(w->fd, FAN_MARK_FLUSH | FAN_MARK_FILESYSTEM, 0, AT_FDCWD, w->root);
+	tidy(&w->touched);
+	tidy(&w->moved);
+	return w->broken ? -1 : 0;
+}
+
+static int in_sorted(const struct strv *v, const char *path)
+{
+	return v->n > 0 && bsearch(&path, v->v, v->n, sizeof(*v->v), by_str) != NULL;
+}
+
+int gitwatch_touched(const struct gitwatch *w, const char *dir)
+{
+	return in_sorted(&w->touched, dir);
+}
+
+int gitwatch_moved(const struct gitwatch *w, const char *dir)
+{
+	return in_sorted(&w->moved, dir);
+}
+
+void gitwatch_free(struct gitwatch *w)
+{
+	if (w == NULL)
+		return;
+	if (w->running) {
+		char b = 1;
+		(void)!write(w->stop[1], &b, 1);
+		(void)pthread_join(w->thread, NULL);
+	}
+	for (size_t i = 0; i < w->capmemo; i++) {
+		free(w->memo[i].key);
+		free(w->memo[i].path);
+	}
+	free(w->memo);
+	strv_free(&w->touched);
+	strv_free(&w->moved);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->mount_fd >= 0)
+		close(w->mount_fd);
+	if (w->stop[0] >= 0) {
+		close(w->stop[0]);
+		close(w->stop[1]);
+	}
+	pthread_mutex_destroy(&w->lock);
+	free(w->root);
+	free(w);
+}
+
+#else
+
+struct gitwatch *gitwatch_start(const char *workspace)
+{
+	(void)workspace;
+	return NULL;
+}
+int gitwatch_end(struct gitwatch *w)
+{
+	(void)w;
+	return -1;
+}
+int gitwatch_touched(const struct gitwatch *w, const char *dir)
+{
+	(void)w;
+	(void)dir;
+	return 0;
+}
+int gitwatch_moved(const struct gitwatch *w, const char *dir)
+{
+	(void)w;
+	(void)dir;
+	return 0;
+}
+void gitwatch_free(struct gitwatch *w)
+{
+	(void)w;
+}
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * The directories a run touched, told by the kernel (gitwatch.c): what
+ * lets the git guard's end check only those, as root on Linux. Internal.
+ */
+#ifndef CORDON_GITWATCH_H
+#define CORDON_GITWATCH_H
+
+struct gitwatch;
+
+/* Watch the file systems of the workspace and of every mount below it,
+ * from now on: NULL when this process cannot (not root, no fanotify, a
+ * mark refused), and the guard then looks at every tracked directory. */
+struct gitwatch *gitwatch_start(const char *workspace);
+/* After every process of the run is gone: read what is left. 0 when
+ * the answers below can be trusted; -1 when they cannot (the queue
+ * overflowed, an error): then nothing it says counts. */
+int gitwatch_end(struct gitwatch *w);
+/* dir (absolute, normalised) had an entry made or moved in, its
+ * metadata changed or a file in it written, or was itself made, moved
+ * in or had its metadata changed. */
+int gitwatch_touched(const struct gitwatch *w, const char *dir);
+/* dir was moved into place (what is below it came with it). */
+int gitwatch_moved(const struct gitwatch *w, const char *dir);
+void gitwatch_free(struct gitwatch *w);
+
+#endif
