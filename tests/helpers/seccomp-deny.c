@@ -21,6 +21,8 @@
  *               mount layer dies
  *   nokeys      add_key(2), request_key(2) and keyctl(2) fail with EPERM,
  *               as Docker's default seccomp profile has them
+ *   nocapset    capset(2) fails with EPERM, as where a security policy
+ *               refuses it: root's capabilities cannot be reduced
  * Test helper only.
  */
 #include <errno.h>
@@ -60,8 +62,8 @@ int main(int argc, char *argv[])
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
-			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount|nokeys "
-			"-- "
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount|nokeys|"
+			"nocapset -- "
 			"COMMAND...\n");
 		return 2;
 	}
@@ -110,6 +112,12 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 	};
+	struct sock_filter nocapset[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_capset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
 		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
@@ -126,6 +134,9 @@ int main(int argc, char *argv[])
 	} else if (strcmp(argv[1], "nokeys") == 0) {
 		p.len = (unsigned short)(sizeof(nokeys) / sizeof(nokeys[0]));
 		p.filter = nokeys;
+	} else if (strcmp(argv[1], "nocapset") == 0) {
+		p.len = (unsigned short)(sizeof(nocapset) / sizeof(nocapset[0]));
+		p.filter = nocapset;
 	}
 	if (p.filter != NULL) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
