@@ -67,8 +67,10 @@ struct linux_layer {
 	enum layer_id id; /* reported in layers when applied */
 	unsigned gaps_without; /* reported in gaps when it is not */
 	int essential; /* no confinement without it */
-	/* The probe's child: 0 when it could be applied, or errno. NULL:
-	 * nothing to try (it is decided in prepare). */
+	/* The probe's child: 0 when it could be applied, or errno. NULL
+	 * only where apply cannot fail: such a layer is taken to work, so
+	 * a child failing it would fail every run, whose start event said
+	 * it was applied. */
 	int (*trial)(const struct linux_trial *t);
 	/* Parent, once per run: its part of the plan. 0 or CORDON_E*. */
 	int (*prepare)(cordon *c, const struct policy *p, const struct decision *d,
@@ -88,7 +90,11 @@ static const struct linux_layer layers[] = {
 	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
 	{ LAYER_NETNS, 0, 0, netns_trial, netns_prepare, netns_apply },
 	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
-	{ LAYER_CAPABILITIES, 0, 0, NULL, caps_prepare, caps_apply },
+	/* Not essential: without it (capset refused) the run reports the
+	 * gap when there are capabilities to reduce, and "required"
+	 * refuses (cordon.c), since root's capabilities reach past
+	 * Landlock; "auto" keeps what the other layers hold. */
+	{ LAYER_CAPABILITIES, 1u << GAP_CAPABILITIES, 0, caps_trial, caps_prepare, caps_apply },
 	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
 	/* Before seccomp's trial, whose filter refuses openat2. */
 	{ LAYER_UNIX_SUPERVISOR, 0, 0, supervisor_trial, supervisor_prepare, nothing_to_apply },
@@ -160,6 +166,7 @@ static void start_trial(void)
 		landlock_attr_for_abi(abi, &io.in.attr);
 		io.in.seccomp = seccomp_program();
 		io.in.ptrace_blocked = supervisor_ptrace_blocked();
+		io.in.reduce_caps = caps_would_reduce();
 		for (size_t i = 0; i < NLAYERS; i++)
 			io.res[i] = -1;
 		io.current = -1;
@@ -331,6 +338,7 @@ static void ll_coverage(int abi, struct coverage *out)
 {
 	int mount_layer = 0;
 	unsigned ok = 0, unsure = 0;
+	int reduce_caps = caps_would_reduce();
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++) {
@@ -341,13 +349,13 @@ static void ll_coverage(int abi, struct coverage *out)
 	}
 	pthread_mutex_unlock(&probed.lock);
 	for (size_t i = 0; i < NLAYERS; i++) {
+		/* Root's capabilities are reduced only when there are some. */
+		if (layers[i].id == LAYER_CAPABILITIES && !reduce_caps)
+			continue;
 		if (!(ok & (1u << i))) {
 			out->gaps |= layers[i].gaps_without;
 			continue;
 		}
-		/* Root's capabilities are reduced only when there are some. */
-		if (layers[i].id == LAYER_CAPABILITIES && !caps_would_reduce())
-			continue;
 		/* From ABI 9 Landlock checks Unix socket paths itself. */
 		if (layers[i].id == LAYER_UNIX_SUPERVISOR && abi >= 9)
 			continue;
@@ -519,8 +527,7 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	for (size_t i = 0; i < NLAYERS; i++) {
 		/* Only the layers the decision reports; Landlock and
 		 * no_new_privs always (the decision needs them). */
-		if (!layers[i].essential && layers[i].id != LAYER_CAPABILITIES &&
-		    !(d->cov.layers & (1u << layers[i].id)))
+		if (!layers[i].essential && !(d->cov.layers & (1u << layers[i].id)))
 			continue;
 		int r = layers[i].prepare(c, p, d, plan);
 		if (r != 0)

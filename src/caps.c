@@ -4,8 +4,7 @@
  * Landlock confines paths, but root's capabilities reach past the file
  * system: loading modules, raw I/O, mounting, ptrace, device nodes, the
  * clock, BPF. The confined command keeps only the capabilities ordinary
- * root work inside a tree needs, and the rest are removed from the
- * bounding set too, so exec cannot give them back.
+ * root work inside a tree needs, and nothing it runs gets the rest back.
  *
  * Kept, and why:
  *   CHOWN, FOWNER, DAC_OVERRIDE  package managers and archive
@@ -23,6 +22,22 @@
  * FSETID, SYS_PTRACE, MKNOD, SYS_TIME, SYS_BOOT, BPF, PERFMON, AUDIT_*,
  * DAC_READ_SEARCH (open_by_handle_at), NET_ADMIN, NET_RAW, KILL,
  * LINUX_IMMUTABLE, SETPCAP, SETFCAP, SYS_RESOURCE, SYS_NICE, MAC_*.
+ *
+ * What holds them away is the permitted set, reduced with capset(2),
+ * which needs no privilege, and no_new_privs, applied before this layer:
+ * with it, exec intersects what root would gain with the permitted set
+ * it had (commoncap.c, cap_bprm_creds_from_file), so neither root's exec
+ * nor a setuid or file-capability program gives anything back. The
+ * bounding set is reduced too where the process may (PR_CAPBSET_DROP
+ * needs CAP_SETPCAP, refused even for a capability already gone); where
+ * it may not (a nested run, whose outer run took CAP_SETPCAP, or a
+ * container without it), what stays in the bounding set cannot be
+ * raised, and the layer holds all the same. It fails only where capset
+ * itself is refused (a seccomp filter, another security policy): the
+ * command would keep root's capabilities, which reach past Landlock
+ * (loading a kernel module, raw I/O, BPF); the trial finds that, the run
+ * reports the gap capabilities_not_reduced, and "required" refuses
+ * (cordon.c): root with its capabilities is not confined in effect.
  */
 #include "linux-layers.h"
 
@@ -77,23 +92,32 @@ int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
 	return 0;
 }
 
-/* Child: async-signal-safe. 0 or an errno value. */
-int caps_apply(const struct linux_plan *plan)
+/* Async-signal-safe: everything outside keep leaves the bounding and
+ * ambient sets, then the permitted, effective and inheritable sets. 0
+ * or an errno value. */
+static int reduce(uint64_t keep)
 {
-	if (!plan->reduce_caps)
-		return 0;
-	uint64_t keep = kept_mask();
 	struct __user_cap_data_struct d[2];
 
 	for (int cap = 0; cap < 64; cap++) {
 		if (keep & (1ULL << cap))
 			continue;
-		/* Dropping a capability already gone succeeds too. */
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
-			if (errno == EINVAL)
-				break; /* past the kernel's last capability */
+		/* Only what is still there: a nested run finds its bounding
+		 * set reduced by the outer run, which took CAP_SETPCAP too,
+		 * and everything it would drop already gone. */
+		int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (in < 0 && errno == EINVAL)
+			break; /* past the kernel's last capability */
+		if (in < 0)
 			return errno;
-		}
+		if (in == 0 || prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		/* EPERM: no CAP_SETPCAP. It stays in the bounding set, and
+		 * no_new_privs keeps exec from raising it (see the top). */
+		if (errno != EPERM)
+			return errno;
+		if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+			return EPERM;
 	}
 	/* Ambient capabilities need kernel 4.3; EINVAL before that means
 	 * there are none to clear. */
@@ -111,6 +135,20 @@ int caps_apply(const struct linux_plan *plan)
 	if (syscall(SYS_capset, &h, d) != 0)
 		return errno;
 	return 0;
+}
+
+/* In the probe's child, after no_new_privs, as a command's child would:
+ * the later trials (Landlock, the supervisor's, seccomp) need none of
+ * what it drops, and a command's child applies them after it too. */
+int caps_trial(const struct linux_trial *t)
+{
+	return t->reduce_caps ? reduce(kept_mask()) : 0;
+}
+
+/* Child: async-signal-safe. 0 or an errno value. */
+int caps_apply(const struct linux_plan *plan)
+{
+	return plan->reduce_caps ? reduce(kept_mask()) : 0;
 }
 
 #else

@@ -372,6 +372,10 @@ static enum reason_id policy_coverage(cordon *c)
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
+	/* Root keeping its capabilities is not confined in effect: it may
+	 * load a kernel module, which no layer refuses. */
+	if (d->cov.gaps & (1u << GAP_CAPABILITIES))
+		return REASON_CAPABILITIES_NOT_REDUCIBLE;
 	if (network_unenforced == 2)
 		return REASON_NETWORK_SOCKET_INHERITED;
 	if (network_unenforced)

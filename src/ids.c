@@ -75,6 +75,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					      "--network off was given, but fd 0, 1 or 2 (or a "
 					      "--keep-fd fd) is a network socket, which the command "
 					      "could connect or send anywhere" },
+	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
+						"the command would keep root's capabilities: capset is "
+						"refused here, and with them it could load a kernel "
+						"module or use raw I/O, which Landlock does not stop" },
 };
 
 const struct id_text cordon_layer_ids[LAYER_COUNT] = {
@@ -194,6 +198,10 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			   "--network off without a network namespace: loopback cannot be told "
 			   "from the host's, so it is refused too (a test server on 127.0.0.1 "
 			   "cannot be reached)" },
+	[GAP_CAPABILITIES] = { "capabilities_not_reduced",
+			       "the command keeps root's capabilities (those cordon holds): "
+			       "capset is refused here; they reach past Landlock (loading a "
+			       "kernel module, raw I/O, BPF, rebooting)" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

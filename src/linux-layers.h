@@ -110,6 +110,7 @@ struct linux_trial {
 	struct ll_ruleset_attr attr; /* the ABI's handled rights */
 	const struct sock_fprog *seccomp; /* seccomp_program() */
 	int ptrace_blocked; /* supervisor_ptrace_blocked() */
+	int reduce_caps; /* caps_would_reduce() */
 };
 
 /* ---- the layers (one file each) ---- */
@@ -160,6 +161,7 @@ int netns_loopback_up(void);
 
 /* caps.c: root's capabilities. */
 int caps_would_reduce(void);
+int caps_trial(const struct linux_trial *t);
 int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		 struct linux_plan *plan);
 int caps_apply(const struct linux_plan *plan);
