@@ -195,6 +195,7 @@ static int cmd_probe(const struct cli_args *a)
 		print_list("gaps", cordon_gaps(c));
 		print_list("deny-read", cordon_default_deny_read());
 		printf("          (of ~/.ssh, known_hosts*, config and *.pub stay readable)\n");
+		print_list("deny-env", cordon_default_deny_env());
 	}
 	cordon_free(c);
 	return ok ? 0 : 1;

@@ -2,7 +2,8 @@
  * Fuzz target for what cordon builds from environment values: the
  * command's environment (env_build) and the tool cache locations
  * (caches_locate). The input split on NUL bytes gives: one flags segment
- * (bit 0: --clean-env, bit 1: a run temp dir, bits 2-5: the cache mask),
+ * (bit 0: --clean-env, bit 1: a run temp dir, bits 2-5: the cache mask,
+ * bit 6: the default secret list),
  * the parent environment's entries up to a segment "--", then the --env
  * specs. Values may be far longer than any path: nothing may overflow,
  * and every cache location must be an absolute, normalised path that
@@ -17,34 +18,53 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A spec names the n bytes of name. */
+static int spec_names(const char *const *specs, size_t nspecs, const char *name, size_t n)
+{
+	for (size_t k = 0; k < nspecs; k++)
+		if (strcspn(specs[k], "=") == n && strncmp(specs[k], name, n) == 0)
+			return 1;
+	return 0;
+}
+
 static void check_env(char **out, int clean, const char *tmpdir, const char *const *specs,
-		      size_t nspecs)
+		      size_t nspecs, int drop, const struct strv *removed)
 {
 	size_t ntmp = 0;
 	if (out == NULL)
 		abort(); /* only out of memory may fail */
+	/* Removed: secret names, none of them named by a spec, none twice,
+	 * never a value. */
+	for (size_t i = 0; i < removed->n; i++) {
+		const char *r = removed->v[i];
+		if (!drop || strchr(r, '=') != NULL || !env_name_secret(r, strlen(r)) ||
+		    spec_names(specs, nspecs, r, strlen(r)))
+			abort();
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(removed->v[k], r) == 0)
+				abort();
+	}
 	for (size_t i = 0; out[i] != NULL; i++) {
 		const char *eq = strchr(out[i], '=');
 		/* An inherited entry without a name ("=x") passes through as a
 		 * plain exec would pass it; never with --clean-env. */
 		if (eq == NULL || (eq == out[i] && clean))
 			abort();
-		if ((size_t)(eq - out[i]) == 6 && strncmp(out[i], "TMPDIR", 6) == 0)
+		size_t n = (size_t)(eq - out[i]);
+		if (n == 6 && strncmp(out[i], "TMPDIR", 6) == 0)
 			ntmp++;
+		/* A secret's name reaches the command only when a spec names it. */
+		if (drop && env_name_secret(out[i], n) && !spec_names(specs, nspecs, out[i], n))
+			abort();
 		if (clean) {
 			/* Clean: an allow-listed name, an LC_ name, TMPDIR or a spec's. */
-			int named = 0;
-			for (size_t k = 0; k < nspecs; k++) {
-				size_t n = strcspn(specs[k], "=");
-				named |= n == (size_t)(eq - out[i]) &&
-					 strncmp(specs[k], out[i], n) == 0;
-			}
+			int named = spec_names(specs, nspecs, out[i], n);
 			static const char *const allowed[] = { "PATH",	  "HOME",  "USER",
 							       "LOGNAME", "SHELL", "LANG",
 							       "TERM",	  "TZ",	   "TMPDIR" };
 			for (size_t k = 0; k < sizeof(allowed) / sizeof(allowed[0]); k++)
-				named |= strlen(allowed[k]) == (size_t)(eq - out[i]) &&
-					 strncmp(allowed[k], out[i], strlen(allowed[k])) == 0;
+				named |= strlen(allowed[k]) == n &&
+					 strncmp(allowed[k], out[i], n) == 0;
 			named |= strncmp(out[i], "LC_", 3) == 0;
 			if (!named)
 				abort();
@@ -101,9 +121,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int clean = flags & 1;
 	const char *tmpdir = (flags & 2) ? "/state/runs/AbCdEf" : NULL;
-	char **out = env_build(parent, clean, specs, nspecs, tmpdir);
-	check_env(out, clean, tmpdir, specs, nspecs);
+	struct env_opts o = { .clean = clean,
+			      .drop_secrets = (flags >> 6) & 1,
+			      .specs = specs,
+			      .nspecs = nspecs,
+			      .tmpdir = tmpdir };
+	struct strv removed = { 0 };
+	char **out = env_build(parent, &o, &removed);
+	check_env(out, clean, tmpdir, specs, nspecs, o.drop_secrets, &removed);
 	env_free(out);
+	strv_free(&removed);
 
 	/* The caches the same environment names, HOME as the base. */
 	const char *home = caches_env_lookup((void *)parent, "HOME");

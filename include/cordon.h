@@ -131,8 +131,16 @@ CORDON_EXPORT int cordon_add_allow_read(cordon *c, const char *path);
 /* The default deny-read list, as "~/..." paths (NULL-terminated, static);
  * of ~/.ssh, known_hosts*, config and *.pub stay readable. */
 CORDON_EXPORT const char *const *cordon_default_deny_read(void);
-/* The default deny-read list (default on). Off: only --deny-read. */
+/* The default deny-read list (default on). Off: only --deny-read, and
+ * the environment's secrets pass too (cordon_default_deny_env()). */
 CORDON_EXPORT int cordon_set_default_deny_read(cordon *c, int on);
+/* The environment variables kept from the command with the default
+ * deny-read list, in "auto" and "required" mode, confined or not (never
+ * in "off"), unless cordon_add_env() names them: shell patterns ('*' any
+ * run of characters) matched against the whole name, letters in either
+ * case. NULL-terminated, static. The start event lists the names removed
+ * (env_removed), never their values. */
+CORDON_EXPORT const char *const *cordon_default_deny_env(void);
 /* The network (default on). Off, whenever confinement is applied: no IP
  * traffic leaves the command's world; loopback inside works where a
  * network namespace of its own can be made. Where it cannot be enforced,
@@ -173,7 +181,8 @@ CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
 /* Pass only an allow-list of the environment (see the CLI reference). */
 CORDON_EXPORT int cordon_set_clean_env(cordon *c, int on);
-/* "NAME=VALUE" sets NAME; "NAME" passes the caller's NAME through. */
+/* "NAME=VALUE" sets NAME; "NAME" passes the caller's NAME through, a
+ * name of cordon_default_deny_env() too. */
 CORDON_EXPORT int cordon_add_env(cordon *c, const char *spec);
 /* An inherited fd the command may keep; all others above 2 are closed. */
 CORDON_EXPORT int cordon_add_keep_fd(cordon *c, int fd);

@@ -113,6 +113,7 @@ static void release_run(cordon *c)
 	launch_release(&c->launch);
 	env_free(c->envp);
 	c->envp = NULL;
+	strv_free(&c->env_removed);
 	if (c->status_file_fd >= 0)
 		close(c->status_file_fd);
 	c->status_file_fd = -1;
@@ -546,8 +547,17 @@ static int begin(cordon *c)
 		r = plan_settled(c);
 	if (r != 0)
 		return r;
-	c->envp = env_build((const char *const *)environ, c->clean_env,
-			    (const char *const *)c->envspec.v, c->envspec.n, c->rundir);
+	/* Secrets leave the environment whenever cordon confines or tries
+	 * to (auto unconfined too: the same command sees the same
+	 * environment on every host); off is a plain exec. */
+	struct env_opts eo = {
+		.clean = c->clean_env,
+		.drop_secrets = c->mode != CORDON_MODE_OFF && c->default_deny_read,
+		.specs = (const char *const *)c->envspec.v,
+		.nspecs = c->envspec.n,
+		.tmpdir = c->rundir,
+	};
+	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
 	if (c->envp == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	/* With a layer still unsure, the first spawn's child settles it and

@@ -4,6 +4,9 @@
  * directly.
  *
  *   - --env NAME=VALUE sets NAME; --env NAME passes the caller's NAME.
+ *   - The default list (cordon_default_deny_env()) keeps the caller's
+ *     secrets out by name, unless --env names them; the names kept out
+ *     are reported (never the values).
  *   - --clean-env passes only PATH, HOME, USER, LOGNAME, SHELL, LANG,
  *     LC_*, TERM, TZ and the names given with --env.
  *   - With a run temp dir, TMPDIR is that dir; an inherited TMPDIR never
@@ -40,6 +43,98 @@ int env_spec_valid(const char *spec)
 	return 1;
 }
 
+/*
+ * Names whose value is a secret, by the end of the name: a token, a
+ * password, an API or private key, a client secret. Only the last words
+ * count, so a name that says where a secret is (HF_TOKEN_PATH,
+ * AWS_WEB_IDENTITY_TOKEN_FILE, PASSWORD_STORE_DIR) or that merely starts
+ * with such a word (TOKENIZERS_PARALLELISM, KEYTIMEOUT) passes: a file
+ * it names is the deny-read list's business. A bare "*_KEY"
+ * is not on it (cache keys, key ids, GPG_KEY...), nor are values such as
+ * a DATABASE_URL that may or may not hold a password. Then the names of
+ * well-known tools that no pattern catches.
+ */
+static const char *const deny_env[] = {
+	/* the word alone, or the last words of a longer name */
+	"TOKEN",
+	"*_TOKEN",
+	"SECRET",
+	"*_SECRET",
+	"SECRET_KEY",
+	"*_SECRET_KEY",
+	"PASSWORD",
+	"*_PASSWORD",
+	"PASSWD",
+	"*_PASSWD",
+	"API_KEY",
+	"*_API_KEY",
+	"APIKEY",
+	"*_APIKEY",
+	"ACCESS_KEY",
+	"*_ACCESS_KEY",
+	"PRIVATE_KEY",
+	"*_PRIVATE_KEY",
+	"CREDENTIALS",
+	"*_CREDENTIALS",
+	/* tools' own names (AWS, R's GitHub packages, libpq, mysql, redis-cli,
+	 * Composer, Bitwarden and 1Password CLIs, Terraform) */
+	"AWS_ACCESS_KEY_ID",
+	"GITHUB_PAT",
+	"PGPASSWORD",
+	"MYSQL_PWD",
+	"REDISCLI_AUTH",
+	"COMPOSER_AUTH",
+	"BW_SESSION",
+	"OP_SESSION_*",
+	"TF_TOKEN_*",
+	NULL,
+};
+
+const char *const *cordon_default_deny_env(void)
+{
+	return deny_env;
+}
+
+static int upper(unsigned char ch)
+{
+	return ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch;
+}
+
+/* name[0..n) against pat: '*' matches any run of characters, none too;
+ * letters match in either case. The last '*' is retried one character
+ * further on a mismatch, which is enough with '*' the only wildcard. */
+static int glob_match(const char *pat, const char *name, size_t n)
+{
+	const char *star = NULL;
+	size_t i = 0, resume = 0;
+	while (i < n) {
+		if (*pat == '*') {
+			star = pat++;
+			resume = i;
+		} else if (*pat != '\0' &&
+			   upper((unsigned char)*pat) == upper((unsigned char)name[i])) {
+			pat++;
+			i++;
+		} else if (star != NULL) {
+			pat = star + 1;
+			i = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (*pat == '*')
+		pat++;
+	return *pat == '\0';
+}
+
+int env_name_secret(const char *name, size_t n)
+{
+	for (size_t i = 0; deny_env[i] != NULL; i++)
+		if (glob_match(deny_env[i], name, n))
+			return 1;
+	return 0;
+}
+
 static int clean_allowed(const char *entry)
 {
 	static const char *const names[] = {
@@ -64,8 +159,22 @@ static const char *spec_for(const char *entry, const char *const *specs, size_t 
 	return found;
 }
 
-char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
-		 const char *tmpdir)
+/* NAME (of entry) once in removed, without its value. */
+static int note_removed(struct strv *removed, const char *entry)
+{
+	size_t n = name_len(entry);
+	for (size_t i = 0; i < removed->n; i++)
+		if (strlen(removed->v[i]) == n && strncmp(removed->v[i], entry, n) == 0)
+			return 0;
+	char *name = malloc(n + 1);
+	if (name == NULL)
+		return -1;
+	memcpy(name, entry, n);
+	name[n] = '\0';
+	return strv_take(removed, name);
+}
+
+char **env_build(const char *const *parent_env, const struct env_opts *o, struct strv *removed)
 {
 	struct strv out = { 0 };
 	int tmpdir_explicit = 0;
@@ -74,36 +183,42 @@ char **env_build(const char *const *parent_env, int clean, const char *const *sp
 		const char *e = parent_env[i];
 		if (strchr(e, '=') == NULL)
 			continue;
-		const char *spec = spec_for(e, specs, nspecs);
+		const char *spec = spec_for(e, o->specs, o->nspecs);
 		if (spec != NULL && strchr(spec, '=') != NULL)
 			continue; /* replaced by the spec's value below */
 		int is_tmpdir = same_name(e, "TMPDIR");
 		if (spec != NULL) {
-			/* named explicitly: passes even when clean, even TMPDIR */
+			/* named explicitly: passes even when clean, even TMPDIR,
+			 * even a secret */
 			tmpdir_explicit |= is_tmpdir;
-		} else if ((is_tmpdir && (tmpdir != NULL || clean)) ||
-			   (clean && !clean_allowed(e))) {
+		} else if (o->drop_secrets && env_name_secret(e, name_len(e))) {
+			if (removed != NULL && note_removed(removed, e) != 0)
+				goto fail;
+			continue;
+		} else if ((is_tmpdir && (o->tmpdir != NULL || o->clean)) ||
+			   (o->clean && !clean_allowed(e))) {
 			continue;
 		}
 		if (strv_push(&out, e) != 0)
 			goto fail;
 	}
-	for (size_t i = 0; i < nspecs; i++) {
-		if (strchr(specs[i], '=') == NULL)
+	for (size_t i = 0; i < o->nspecs; i++) {
+		const char *spec = o->specs[i];
+		if (strchr(spec, '=') == NULL)
 			continue;
-		if (spec_for(specs[i], specs, nspecs) != specs[i])
+		if (spec_for(spec, o->specs, o->nspecs) != spec)
 			continue; /* a later spec names the same variable */
-		tmpdir_explicit |= same_name(specs[i], "TMPDIR");
-		if (strv_push(&out, specs[i]) != 0)
+		tmpdir_explicit |= same_name(spec, "TMPDIR");
+		if (strv_push(&out, spec) != 0)
 			goto fail;
 	}
-	if (tmpdir != NULL && !tmpdir_explicit) {
-		size_t n = strlen(tmpdir) + sizeof("TMPDIR=");
+	if (o->tmpdir != NULL && !tmpdir_explicit) {
+		size_t n = strlen(o->tmpdir) + sizeof("TMPDIR=");
 		char *t = malloc(n);
 		if (t == NULL)
 			goto fail;
 		memcpy(t, "TMPDIR=", 7);
-		memcpy(t + 7, tmpdir, n - 7);
+		memcpy(t + 7, o->tmpdir, n - 7);
 		if (strv_take(&out, t) != 0)
 			goto fail;
 	}

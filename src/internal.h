@@ -230,8 +230,20 @@ int runtmp_create(cordon *c);
 void runtmp_remove(cordon *c);
 
 /* ---- env.c: the command's environment (pure) ---- */
-char **env_build(const char *const *parent_env, int clean, const char *const *specs, size_t nspecs,
-		 const char *tmpdir);
+struct env_opts {
+	int clean; /* --clean-env: only the allow-list and the specs */
+	int drop_secrets; /* names on cordon_default_deny_env() stay out */
+	const char *const *specs; /* --env NAME / NAME=VALUE, in the order given */
+	size_t nspecs;
+	const char *tmpdir; /* the run's temp dir (TMPDIR), or NULL */
+};
+/* The command's environment from parent_env (NULL-terminated, or NULL):
+ * a new array for env_free(), NULL when out of memory. The names that
+ * drop_secrets kept out are added to removed (when not NULL), each once,
+ * without values; the caller frees it, after a failure too. */
+char **env_build(const char *const *parent_env, const struct env_opts *o, struct strv *removed);
+/* The n bytes of name match an entry of cordon_default_deny_env(). */
+int env_name_secret(const char *name, size_t n);
 void env_free(char **envp);
 int env_spec_valid(const char *spec);
 
@@ -370,6 +382,7 @@ struct cordon {
 			 the run lives */
 	int tmp_lock_fd;
 	char **envp; /* child environment */
+	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;
 	struct gitguard *gitguard;
 	struct tamper *tampered;

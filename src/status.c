@@ -178,6 +178,9 @@ char *status_start_json(const cordon *c)
 		write_denied(&b, p);
 	else
 		jb_raw(&b, "null");
+	/* Names only, never values; [] when none was removed (off too). */
+	jb_key(&b, "env_removed");
+	write_strings(&b, c->env_removed.v, c->env_removed.n);
 	jb_key(&b, "network");
 	jb_str(&b, cordon_network_ids[c->network].id);
 	jb_key(&b, "tmpdir");
@@ -201,6 +204,8 @@ char *cordon_probe_json(cordon *c)
 	jb_int(&b, c->dec.kernel_abi);
 	jb_key(&b, "default_deny_read");
 	list_of(&b, cordon_default_deny_read());
+	jb_key(&b, "default_deny_env");
+	list_of(&b, cordon_default_deny_env());
 	jb_key(&b, "gaps");
 	list_of(&b, c->dec.gap_list);
 	jb_raw(&b, "}");

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 make_fixture "$T/in" "stdin text"
-export TMPDIR=/custom/tmp CORDON_OFF_TEST='a b'
+# GITHUB_TOKEN: a name of the default secret list, which off passes too.
+export TMPDIR=/custom/tmp CORDON_OFF_TEST='a b' GITHUB_TOKEN=off-test-token
 
 row() { # row NAME COMMAND [ARGS...]
 	local name=$1 d o rd ro
@@ -55,6 +56,7 @@ ok $? "off: no state dir or temp dir is created"
 is "$(json_field "$T/s.json" status 'e["reason"]')" sandbox_off "off: status reason sandbox_off"
 is "$(json_field "$T/s.json" status 'e["applied"]')" false "off: applied false"
 is "$(json_field "$T/s.json" status 'e["tmpdir"]')" null "off: no tmpdir"
+is "$(json_field "$T/s.json" status 'e["env_removed"]')" "[]" "off: no variable removed"
 
 # Options the user gave explicitly still apply.
 is "$("$CORDON" run --sandbox off --state-dir "$STATE" --env FOO=bar -- sh -c 'echo $FOO')" bar \

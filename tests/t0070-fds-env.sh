@@ -143,17 +143,17 @@ os.execvp(sys.argv[2], sys.argv[2:])' "$OUT/link0" "$CORDON" run --state-dir "$S
 is "$out" /dev/null "stdin, an O_PATH fd (a symlink outside): replaced by /dev/null"
 
 # Environment.
-export TMPDIR=/inherited/tmp KEEP_ME=yes SECRET_TOKEN=s3cret LC_ALL=C.UTF-8
-(cd "$WS" && crun -- sh -c 'echo "$TMPDIR|$KEEP_ME|$SECRET_TOKEN"') >"$T/o"
+export TMPDIR=/inherited/tmp KEEP_ME=yes OTHER=other LC_ALL=C.UTF-8
+(cd "$WS" && crun -- sh -c 'echo "$TMPDIR|$KEEP_ME|$OTHER"') >"$T/o"
 case $(cat "$T/o") in
-"$STATE"/runs/*"|yes|s3cret") ok 0 "TMPDIR is the run's dir; the rest passes" ;;
+"$STATE"/runs/*"|yes|other") ok 0 "TMPDIR is the run's dir; the rest passes" ;;
 *) ok 1 "TMPDIR is the run's dir; the rest passes"; diag "$(cat "$T/o")" ;;
 esac
-(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 KEEP_ME=yes SECRET_TOKEN=s \
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 KEEP_ME=yes OTHER=s \
 	TMPDIR=/inherited "$CORDON" run --state-dir "$STATE" --clean-env -- env) >"$T/o"
 names=$(cut -d= -f1 "$T/o" | sort | tr '\n' ' ')
 is "$names" "HOME LC_ALL PATH TMPDIR " "--clean-env passes only the allow-list (+ cordon's TMPDIR)"
-(cd "$WS" && crun --clean-env --env KEEP_ME --env NEW=v -- sh -c 'echo "${KEEP_ME-unset}|$NEW|${SECRET_TOKEN-unset}"') >"$T/o"
+(cd "$WS" && crun --clean-env --env KEEP_ME --env NEW=v -- sh -c 'echo "${KEEP_ME-unset}|$NEW|${OTHER-unset}"') >"$T/o"
 is "$(cat "$T/o")" "yes|v|unset" "--env NAME passes, --env NAME=VALUE sets, the rest stays out"
 (cd "$WS" && crun --env TMPDIR="$WS" -- sh -c 'echo "$TMPDIR"') >"$T/o"
 is "$(cat "$T/o")" "$WS" "an explicit --env TMPDIR=... wins"
@@ -161,5 +161,69 @@ is "$(cat "$T/o")" "$WS" "an explicit --env TMPDIR=... wins"
 is "$(cat "$T/o")" "/inherited/tmp" "an explicit --env TMPDIR passes the caller's"
 (cd "$WS" && crun --env KEEP_ME=one --env KEEP_ME=two -- sh -c 'env | grep -c ^KEEP_ME=; echo $KEEP_ME') >"$T/o"
 is "$(tr '\n' ' ' <"$T/o")" "1 two " "the last --env for a name wins, no duplicates"
+
+# Secrets in the environment: with the default deny-read list, the names
+# of cordon_default_deny_env() stay out of the command's environment; the
+# start event names them, never their values. An environment of the
+# test's own (env -i), so that the caller's has no say.
+tok=cordon-env-secret-$$
+senv() { # replaces the (sub)shell it runs in
+	exec env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 GITHUB_TOKEN="$tok-gh" \
+		ANTHROPIC_API_KEY="$tok-ant" TOKENIZERS_PARALLELISM=false \
+		SSH_AUTH_SOCK=/nonexistent/agent.sock GPG_TTY=/dev/null "$@"
+}
+shown() { # "ran:" when the command printed its env, then what it shows of the secrets
+	grep -q -x TOKENIZERS_PARALLELISM=false "$T/o" && printf 'ran: '
+	grep -o -e "$tok-[a-z]*" -e GITHUB_TOKEN -e ANTHROPIC_API_KEY "$T/o" | LC_ALL=C sort | tr '\n' ' '
+}
+removed() { json_field "$T/s.json" status 'e["env_removed"]'; }
+senv_run() { # senv_run CORDON-ARGS... -- CMD...: output in $T/o, events in $T/s.json
+	rm -f "$T/s.json"
+	(cd "$WS" && senv "$CORDON" run --state-dir "$STATE" --status-file "$T/s.json" "$@") >"$T/o"
+}
+
+senv_run --sandbox off -- env
+is "$(shown)" "ran: ANTHROPIC_API_KEY GITHUB_TOKEN $tok-ant $tok-gh " \
+	"control (--sandbox off): both secrets reach the command, names and values"
+is "$(removed)" "[]" "--sandbox off: env_removed is empty"
+senv_run -- env
+is "$(shown)" "ran: " "confined: neither GITHUB_TOKEN nor ANTHROPIC_API_KEY reaches the command, nor their values"
+is "$(grep -c -x -e TOKENIZERS_PARALLELISM=false -e SSH_AUTH_SOCK=/nonexistent/agent.sock \
+	-e GPG_TTY=/dev/null -e LC_ALL=C.UTF-8 -e "HOME=$HOME" "$T/o")" 5 \
+	"TOKENIZERS_PARALLELISM, SSH_AUTH_SOCK, GPG_TTY, LC_ALL, HOME pass"
+is "$(removed)" '["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]' "the start event lists the removed names"
+is "$(json_field "$T/s.json" status 'e["applied"]')" true "(confinement applied)"
+is "$(grep -c -e "$tok" "$T/s.json")" 0 "the status file holds no value of a secret"
+# Nor from another process of the user that holds them (Landlock's
+# ptrace rule covers /proc/PID/environ).
+senv sleep 60 &
+holder=$!
+senv_run --sandbox off -- sh -c 'tr "\0" "\n" <"$1"' sh "/proc/$holder/environ"
+is "$(shown)" "ran: ANTHROPIC_API_KEY GITHUB_TOKEN $tok-ant $tok-gh " \
+	"control (--sandbox off): /proc/PID/environ of a process holding them shows them"
+senv_run -- sh -c 'tr "\0" "\n" <"$1"' sh "/proc/$holder/environ" 2>/dev/null
+is "$(shown)" "" "confined: /proc/PID/environ of that process shows nothing"
+kill "$holder"
+wait "$holder" 2>/dev/null
+senv_run --env GITHUB_TOKEN -- env
+is "$(shown)" "ran: GITHUB_TOKEN $tok-gh " "--env GITHUB_TOKEN passes that one (its value), not the other"
+is "$(removed)" '["ANTHROPIC_API_KEY"]' "--env GITHUB_TOKEN: only ANTHROPIC_API_KEY is listed removed"
+senv_run --env GITHUB_TOKEN=given -- sh -c 'echo "$GITHUB_TOKEN"'
+is "$(cat "$T/o")" given "--env GITHUB_TOKEN=VALUE sets it"
+senv_run --clean-env --env GITHUB_TOKEN --env TOKENIZERS_PARALLELISM -- env
+is "$(shown)" "ran: GITHUB_TOKEN $tok-gh " "--clean-env --env GITHUB_TOKEN passes it"
+senv_run --no-default-deny-read -- env
+is "$(shown)" "ran: ANTHROPIC_API_KEY GITHUB_TOKEN $tok-ant $tok-gh " "--no-default-deny-read passes every secret"
+is "$(removed)" "[]" "--no-default-deny-read: env_removed is empty"
+# auto without Landlock (the kernel calls fail ENOSYS): unconfined, yet
+# the environment is the one a confined run gets.
+rm -f "$T/s.json"
+(cd "$WS" && senv "$HELPERS/seccomp-deny" enosys -- "$CORDON" run --state-dir "$STATE" \
+	--status-file "$T/s.json" -- env) >"$T/o" 2>"$T/err"
+is "$(json_field "$T/s.json" status 'e["applied"]')" false "(auto without Landlock: unconfined)"
+is "$(shown)" "ran: " "auto, unconfined: the secrets stay out all the same"
+is "$(removed)" '["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]' "auto, unconfined: the start event lists them"
+is "$(grep -c -e "$tok" "$T/s.json" "$T/err" | tr '\n' ' ')" "$T/s.json:0 $T/err:0 " \
+	"auto, unconfined: no value in the status file nor on stderr"
 
 done_testing

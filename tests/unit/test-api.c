@@ -593,6 +593,46 @@ static void run_convenience(void)
 	cordon_free(c);
 }
 
+/* The library keeps the default secret list out of every spawn of a run
+ * (the environment is the run's, built once), lists the names in its
+ * start event, and passes one that cordon_add_env() names. */
+static void env_secrets_per_run(void)
+{
+	const char *argv[] = { "sh", "-c", "echo \"${CORDON_API_TOKEN-unset}\"", NULL };
+	char out[64], out2[64];
+	setenv("CORDON_API_TOKEN", "api-secret-value", 1);
+	cordon *c = begun(CORDON_NETWORK_ON);
+	if (c != NULL) {
+		spawn_capture(c, argv, out, sizeof(out));
+		spawn_capture(c, argv, out2, sizeof(out2));
+		is_str(out, "unset\n", "library: a secret of the environment stays out of a spawn");
+		is_str(out2, "unset\n", "library: ... and out of the next spawn of the run");
+		char *j = cordon_status_json(c);
+		ok(j != NULL && strstr(j, "\"CORDON_API_TOKEN\"") != NULL &&
+			   strstr(j, "api-secret-value") == NULL,
+		   "library: the start event names it, without its value");
+		free(j);
+		cordon_end(c);
+		cordon_free(c);
+	}
+	for (int i = 0; i < 2; i++) {
+		c = fresh();
+		if (i == 0)
+			cordon_add_env(c, "CORDON_API_TOKEN");
+		else
+			cordon_set_default_deny_read(c, 0);
+		out[0] = '\0';
+		if (cordon_begin(c) == 0) {
+			spawn_capture(c, argv, out, sizeof(out));
+			cordon_end(c);
+		}
+		is_str(out, "api-secret-value\n", "library: %s: the secret passes",
+		       i == 0 ? "cordon_add_env(NAME)" : "without the default deny-read list");
+		cordon_free(c);
+	}
+	unsetenv("CORDON_API_TOKEN");
+}
+
 /* In a child that has run nothing yet (so nothing of the layers is
  * known in it): a run that spawns nothing still writes its start event,
  * at cordon_end(), with what a trial of every layer found, the same as
@@ -964,6 +1004,7 @@ int main(int argc, char *argv[])
 	filter_per_run();
 	landlock_backend_present();
 	run_convenience();
+	env_secrets_per_run();
 	concurrent_path_search();
 	end_without_spawn_is_probe();
 	early_thread_after_probe();

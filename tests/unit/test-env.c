@@ -28,13 +28,30 @@ static const char *joined(char **envp)
 	return buf;
 }
 
-/* Build and compare against want (entries joined with '|'), in order. */
+/* Build (the default list off) and compare against want (entries joined
+ * with '|'), in order. */
 static void check(const char *const *parent, int clean, const char *const *specs, size_t nspecs,
 		  const char *tmpdir, const char *want, const char *name)
 {
-	char **e = env_build(parent, clean, specs, nspecs, tmpdir);
+	struct env_opts o = { .clean = clean, .specs = specs, .nspecs = nspecs, .tmpdir = tmpdir };
+	char **e = env_build(parent, &o, NULL);
 	is_str(joined(e), want, "%s", name);
 	env_free(e);
+}
+
+/* The same with the default list on: the environment, then the removed
+ * names, both joined with '|'. */
+static void check_secrets(const char *const *parent, int clean, const char *const *specs,
+			  size_t nspecs, const char *want, const char *want_removed,
+			  const char *name)
+{
+	struct env_opts o = { .clean = clean, .drop_secrets = 1, .specs = specs, .nspecs = nspecs };
+	struct strv removed = { 0 };
+	char **e = env_build(parent, &o, &removed);
+	is_str(joined(e), want, "%s", name);
+	env_free(e);
+	is_str(removed.n > 0 ? joined(removed.v) : "", want_removed, "%s: the names removed", name);
+	strv_free(&removed);
 }
 
 static const char *const parent[] = {
@@ -57,7 +74,8 @@ static void test_pass_through(void)
 	check(tmpname, 0, NULL, 0, "/t", "TMPDIRX=1|XTMPDIR=2|TMPDIR=/t",
 	      "names that merely contain TMPDIR are not TMPDIR");
 
-	char **e = env_build(parent, 0, NULL, 0, NULL);
+	struct env_opts plain = { 0 };
+	char **e = env_build(parent, &plain, NULL);
 	int copies = e != NULL;
 	for (size_t i = 0; e != NULL && e[i] != NULL; i++)
 		copies &= e[i] != parent[i];
@@ -177,18 +195,214 @@ static void test_odd_parents(void)
 	check(noeq, 1, bare_noeq, 1, NULL, "", "bare spec cannot revive an entry without '='");
 
 	const char *const empty[] = { NULL };
-	char **e = env_build(empty, 0, NULL, 0, NULL);
+	struct env_opts plain = { 0 }, clean = { .clean = 1 };
+	char **e = env_build(empty, &plain, NULL);
 	ok(e != NULL && e[0] == NULL, "empty parent: a NULL-terminated empty array");
 	env_free(e);
-	e = env_build(empty, 1, NULL, 0, NULL);
+	e = env_build(empty, &clean, NULL);
 	ok(e != NULL && e[0] == NULL, "empty parent under clean: empty array");
 	env_free(e);
-	e = env_build(NULL, 0, NULL, 0, NULL);
+	e = env_build(NULL, &plain, NULL);
 	ok(e != NULL && e[0] == NULL, "NULL parent: empty array");
 	env_free(e);
 	check(empty, 1, NULL, 0, "/t", "TMPDIR=/t", "empty parent with tmpdir: only TMPDIR");
 	const char *const one[] = { "X=1" };
 	check(NULL, 1, one, 1, NULL, "X=1", "NULL parent with a spec: only the spec");
+}
+
+static int secret(const char *name)
+{
+	return env_name_secret(name, strlen(name));
+}
+
+static void test_secret_names(void)
+{
+	static const char *const removed[] = {
+		"GITHUB_TOKEN",
+		"GH_TOKEN",
+		"GITLAB_TOKEN",
+		"NPM_TOKEN",
+		"NODE_AUTH_TOKEN",
+		"CARGO_REGISTRY_TOKEN",
+		"CARGO_REGISTRIES_MINE_TOKEN",
+		"PYPI_TOKEN",
+		"HF_TOKEN",
+		"VAULT_TOKEN",
+		"AWS_SESSION_TOKEN",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+		"CLAUDE_CODE_OAUTH_TOKEN",
+		"TWINE_PASSWORD",
+		"DOCKER_PASSWORD",
+		"DB_PASSWD",
+		"ANTHROPIC_API_KEY",
+		"OPENAI_API_KEY",
+		"GEMINI_API_KEY",
+		"HEROKU_APIKEY",
+		"AWS_SECRET_ACCESS_KEY",
+		"AWS_ACCESS_KEY_ID",
+		"MINIO_ACCESS_KEY",
+		"DEPLOY_PRIVATE_KEY",
+		"AZURE_CLIENT_SECRET",
+		"DJANGO_SECRET_KEY",
+		"GOOGLE_CREDENTIALS",
+		"GOOGLE_APPLICATION_CREDENTIALS",
+		"TOKEN",
+		"SECRET",
+		"SECRET_KEY",
+		"PASSWORD",
+		"PASSWD",
+		"API_KEY",
+		"APIKEY",
+		"ACCESS_KEY",
+		"PRIVATE_KEY",
+		"CREDENTIALS",
+		"GITHUB_PAT",
+		"PGPASSWORD",
+		"MYSQL_PWD",
+		"REDISCLI_AUTH",
+		"COMPOSER_AUTH",
+		"BW_SESSION",
+		"OP_SESSION_my",
+		"TF_TOKEN_app_terraform_io",
+		"github_token",
+		"Openai_Api_Key",
+		"_TOKEN",
+		"A__TOKEN",
+		"X_TOKEN_TOKEN",
+	};
+	static const char *const kept[] = {
+		"PATH",
+		"HOME",
+		"TERM",
+		"LANG",
+		"LC_ALL",
+		"SHELL",
+		"USER",
+		"TMPDIR",
+		"GPG_TTY",
+		"SSH_AUTH_SOCK",
+		"SSH_AGENT_PID",
+		"XDG_RUNTIME_DIR",
+		"XDG_SESSION_TYPE",
+		"DESKTOP_SESSION",
+		"TOKENIZERS_PARALLELISM",
+		"KEYTIMEOUT",
+		"LESSKEY",
+		"MAKEFLAGS_KEY",
+		"CACHE_KEY",
+		"GPG_KEY",
+		"HF_TOKEN_PATH",
+		"AWS_WEB_IDENTITY_TOKEN_FILE",
+		"GITHUB_TOKEN_FILE",
+		"PASSWORD_STORE_DIR",
+		"SECRETS_DIR",
+		"AWS_SECRET_ARN",
+		"DB_SECRET_NAME",
+		"GIT_ASKPASS",
+		"SSH_ASKPASS",
+		"KRB5CCNAME",
+		"XAUTHORITY",
+		"DATABASE_URL",
+		"ANTHROPIC_BASE_URL",
+		"AWS_PROFILE",
+		"AWS_REGION",
+		"TOKENS",
+		"MYTOKEN",
+		"TOKEN_",
+		"XTOKEN",
+		"OP_SESSION",
+		"GITHUB_PATH",
+		"BW_SESSIONS",
+		"",
+	};
+	for (size_t i = 0; i < N(removed); i++)
+		is_int(secret(removed[i]), 1, "secret name: %s", removed[i]);
+	for (size_t i = 0; i < N(kept); i++)
+		is_int(secret(kept[i]), 0, "not a secret name: %s", kept[i]);
+	is_int(env_name_secret("GITHUB_TOKEN=x", 12), 1,
+	       "only the n bytes count (a NAME=VALUE entry)");
+	is_int(env_name_secret("GH_TOKEN_PATH", 8), 1, "a prefix of n bytes: GH_TOKEN");
+	is_int(env_name_secret("GH_TOKEN", 7), 0, "n bytes short of the pattern: GH_TOKE");
+
+	const char *const *l = cordon_default_deny_env();
+	size_t n = 0;
+	int upper_only = 1;
+	while (l[n] != NULL) {
+		for (const char *p = l[n]; *p; p++)
+			upper_only &= !(*p >= 'a' && *p <= 'z');
+		n++;
+	}
+	ok(n >= 20 && l == cordon_default_deny_env(), "the exported list: static, NULL-terminated");
+	ok(upper_only, "the exported list is written in upper case");
+	for (size_t i = 0; i < n; i++)
+		if (strchr(l[i], '*') == NULL)
+			is_int(secret(l[i]), 1, "listed name matches itself: %s", l[i]);
+}
+
+static void test_secrets_removed(void)
+{
+	const char *const p[] = {
+		"PATH=/bin",
+		"GITHUB_TOKEN=tok-1",
+		"HOME=/h",
+		"ANTHROPIC_API_KEY=sk-2",
+		"TOKENIZERS_PARALLELISM=false",
+		"SSH_AUTH_SOCK=/run/a.sock",
+		"GITHUB_TOKEN=tok-dup",
+		"AWS_SECRET_ACCESS_KEY=aws-3",
+		"LC_API_KEY=x",
+		"NOEQ_TOKEN",
+		NULL,
+	};
+	check_secrets(p, 0, NULL, 0,
+		      "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock",
+		      "GITHUB_TOKEN|ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "secrets removed, each name reported once, without its value");
+	check(p, 0, NULL, 0, NULL,
+	      "PATH=/bin|GITHUB_TOKEN=tok-1|HOME=/h|ANTHROPIC_API_KEY=sk-2|"
+	      "TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock|GITHUB_TOKEN=tok-dup|"
+	      "AWS_SECRET_ACCESS_KEY=aws-3|LC_API_KEY=x",
+	      "the default list off: every entry passes");
+
+	const char *const pass[] = { "GITHUB_TOKEN" };
+	check_secrets(p, 0, pass, 1,
+		      "PATH=/bin|GITHUB_TOKEN=tok-1|HOME=/h|TOKENIZERS_PARALLELISM=false|"
+		      "SSH_AUTH_SOCK=/run/a.sock|GITHUB_TOKEN=tok-dup",
+		      "ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--env NAME passes that secret (as inherited), not the others");
+	const char *const pass_lower[] = { "github_token" };
+	check_secrets(p, 0, pass_lower, 1,
+		      "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock",
+		      "GITHUB_TOKEN|ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--env names a variable exactly: github_token is not GITHUB_TOKEN");
+	const char *const set[] = { "GITHUB_TOKEN=mine" };
+	check_secrets(p, 0, set, 1,
+		      "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock|"
+		      "GITHUB_TOKEN=mine",
+		      "ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--env NAME=VALUE sets a secret's name: not reported as removed");
+	const char *const fresh[] = { "NEW_TOKEN=n" };
+	check_secrets(p, 0, fresh, 1,
+		      "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock|"
+		      "NEW_TOKEN=n",
+		      "GITHUB_TOKEN|ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--env NEW_TOKEN=VALUE adds one");
+
+	check_secrets(p, 1, NULL, 0, "PATH=/bin|HOME=/h",
+		      "GITHUB_TOKEN|ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--clean-env: the allow-list minus secrets (LC_API_KEY), all reported");
+	check_secrets(p, 1, pass, 1, "PATH=/bin|GITHUB_TOKEN=tok-1|HOME=/h|GITHUB_TOKEN=tok-dup",
+		      "ANTHROPIC_API_KEY|AWS_SECRET_ACCESS_KEY|LC_API_KEY",
+		      "--clean-env --env GITHUB_TOKEN: the named secret passes");
+
+	const char *const none[] = { "A=1", "PATH=/bin", NULL };
+	check_secrets(none, 0, NULL, 0, "A=1|PATH=/bin", "", "no secret: nothing removed");
+	struct env_opts o = { .drop_secrets = 1 };
+	char **e = env_build(p, &o, NULL);
+	is_str(joined(e),
+	       "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock",
+	       "no place for the removed names: removed all the same");
+	env_free(e);
 }
 
 static void test_spec_valid(void)
@@ -216,5 +430,7 @@ int main(void)
 	test_tmpdir();
 	test_odd_parents();
 	test_spec_valid();
+	test_secret_names();
+	test_secrets_removed();
 	return done_testing();
 }
