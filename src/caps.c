@@ -38,6 +38,10 @@
  * (loading a kernel module, raw I/O, BPF); the trial finds that, the run
  * reports the gap capabilities_not_reduced, and "required" refuses
  * (cordon.c): root with its capabilities is not confined in effect.
+ *
+ * The socket supervisor's workers make calls for the command in cordon's
+ * process: around each, a worker's own effective set is cut to the same
+ * kept set (caps_thread_*).
  */
 #include "linux-layers.h"
 
@@ -46,6 +50,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -63,10 +68,23 @@ static uint64_t kept_mask(void)
 	return m;
 }
 
+uint64_t caps_kept(void)
+{
+	return kept_mask();
+}
+
+/* Of the calling thread only: the system call, never libc's wrappers
+ * (which may set every thread's). */
 static int cap_get(struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	return (int)syscall(SYS_capget, &h, d);
+}
+
+static int cap_set(const struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return (int)syscall(SYS_capset, &h, d);
 }
 
 /* Parent: does this process hold anything the command must lose? Root
@@ -131,8 +149,7 @@ static int reduce(uint64_t keep)
 		d[i].permitted &= k;
 		d[i].inheritable &= k;
 	}
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	if (syscall(SYS_capset, &h, d) != 0)
+	if (cap_set(d) != 0)
 		return errno;
 	return 0;
 }
@@ -149,6 +166,59 @@ int caps_trial(const struct linux_trial *t)
 int caps_apply(const struct linux_plan *plan)
 {
 	return plan->reduce_caps ? reduce(kept_mask()) : 0;
+}
+
+uint64_t caps_ceiling(const struct linux_plan *plan)
+{
+	return plan->reduce_caps ? kept_mask() : ~(uint64_t)0;
+}
+
+int caps_lowered(const struct __user_cap_data_struct own[2], uint64_t ceiling,
+		 struct __user_cap_data_struct low[2])
+{
+	int differs = 0;
+	for (int i = 0; i < 2; i++) {
+		low[i] = own[i];
+		low[i].effective &= (uint32_t)(ceiling >> (32 * i));
+		differs |= low[i].effective != own[i].effective;
+	}
+	return differs;
+}
+
+/*
+ * Capabilities belong to each thread (the kernel's credentials are per
+ * task): capset(2) on the calling thread changes no other thread of
+ * cordon. Only the effective set is lowered; the permitted set stays, so
+ * the thread may raise it again after the call, and keeps what its own
+ * work needs (taking a non-dumpable command's fds and memory needs
+ * CAP_SYS_PTRACE in the effective set).
+ */
+void caps_thread_init(struct thread_caps *tc, uint64_t ceiling)
+{
+	memset(tc, 0, sizeof(*tc));
+	if (cap_get(tc->own) != 0)
+		tc->state = -1;
+	else
+		tc->state = caps_lowered(tc->own, ceiling, tc->low);
+}
+
+int caps_thread_lower(const struct thread_caps *tc)
+{
+	if (tc->state < 0)
+		return EPERM;
+	if (tc->state == 0)
+		return 0;
+	return cap_set(tc->low) == 0 ? 0 : errno;
+}
+
+void caps_thread_restore(const struct thread_caps *tc)
+{
+	int e = errno;
+	/* A failure leaves the thread lowered: its later calls for a
+	 * command may fail, none has more than the command's. */
+	if (tc->state > 0)
+		(void)cap_set(tc->own);
+	errno = e;
 }
 
 #else

@@ -22,7 +22,9 @@
 
 #include "landlock-abi.h"
 
+#include <linux/capability.h>
 #include <linux/filter.h>
+#include <stdint.h>
 
 /* ---- the plan: everything the child applies ---- */
 
@@ -165,6 +167,28 @@ int caps_trial(const struct linux_trial *t);
 int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		 struct linux_plan *plan);
 int caps_apply(const struct linux_plan *plan);
+/* The capabilities a reduced command keeps (bit n: capability n). */
+uint64_t caps_kept(void);
+/* The most a command of this plan may hold: caps_kept() when the plan
+ * reduces them, else everything (the command keeps cordon's own). */
+uint64_t caps_ceiling(const struct linux_plan *plan);
+/* low: own with its effective set cut to ceiling (the other sets as they
+ * are). 1 when that lowers anything. Pure. */
+int caps_lowered(const struct __user_cap_data_struct own[2], uint64_t ceiling,
+		 struct __user_cap_data_struct low[2]);
+/* A thread that makes calls for the commands (the socket supervisor's
+ * workers): its own capabilities and those lowered to the ceiling. */
+struct thread_caps {
+	int state; /* 1: lowered around each call; 0: nothing to lower; -1: unknown */
+	struct __user_cap_data_struct own[2], low[2];
+};
+/* Of the calling thread, once. */
+void caps_thread_init(struct thread_caps *tc, uint64_t ceiling);
+/* The calling thread's effective set lowered (0), or errno: make no call
+ * for the command then. Restored by caps_thread_restore, which keeps
+ * errno. */
+int caps_thread_lower(const struct thread_caps *tc);
+void caps_thread_restore(const struct thread_caps *tc);
 
 /* landlock.c: the write ruleset, the ABI, and what each ABI covers. */
 /* The kernel's ABI version (> 0), or -errno of the version query. */
@@ -214,6 +238,10 @@ struct supervisor;
  * Parent, before the trial. */
 int supervisor_ptrace_blocked(void);
 int supervisor_trial(const struct linux_trial *t);
+/* 1 when the kernel takes this control message (level, type, its len
+ * bytes of data) only from a sender with CAP_NET_RAW or CAP_NET_ADMIN in
+ * the socket's network namespace. Pure. */
+int supervisor_cmsg_privileged(int level, int type, const void *data, size_t len);
 int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		       struct linux_plan *plan);
 /* The supervisor before the run's policy is known (its threads may

@@ -31,6 +31,22 @@
  *     continue: the kernel judges them with the command's own rights.
  *
  * A refused pathname fails with EACCES, as Landlock's would.
+ *
+ * The calls are made with no more privilege than the command's: a
+ * worker lowers its effective capabilities to what the run's commands
+ * may hold (caps.c; capabilities are per thread) around each socket call
+ * made for a command, and raises them again for its own work (taking a
+ * non-dumpable command's fds and memory needs CAP_SYS_PTRACE). Root's
+ * other capabilities would otherwise reach the kernel's checks of the
+ * call: SO_MARK and SO_PRIORITY control messages, IPv6 hop-by-hop and
+ * destination options, IPv4 options, rtnetlink changes (a netlink
+ * message with an address is checked against its sender only), netlink
+ * messages to other sockets and groups, the limit on fds in flight. Not
+ * root, cordon owns the run's user namespace, and the kernel grants the
+ * owner every capability in a network namespace made there (--network
+ * off), whatever its sets: on a socket of that namespace, those control
+ * messages and netlink addresses are refused (EPERM), as they are to the
+ * command, and a netlink message to the kernel goes without its address.
  */
 #include "linux-layers.h"
 
@@ -38,6 +54,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <poll.h>
@@ -56,6 +73,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #ifndef SYS_pidfd_getfd
@@ -102,6 +120,15 @@ struct supervisor {
 	 * socket (one the command was given: it cannot make one) is refused,
 	 * never made by this thread, which Landlock's TCP rules do not see. */
 	int refuse_network;
+	/* What the run's commands may hold (caps_ceiling): a worker's
+	 * effective set around each call it makes for one. */
+	uint64_t caps_ceiling;
+	/* Not root, with a network namespace made in the run's user
+	 * namespace (cordon's): on a socket outside cordon's own network
+	 * namespace (own_netns, its cookie; 0: unknown), what the kernel
+	 * would grant cordon as the namespace's owner is refused. */
+	int owns_netns;
+	uint64_t own_netns;
 };
 
 static void destroy(struct supervisor *s);
@@ -441,6 +468,45 @@ static uint64_t netns_of(int fd)
 	return getsockopt(fd, SOL_SOCKET, CORDON_SO_NETNS_COOKIE, &c, &l) == 0 ? c : 0;
 }
 
+/* 1 when socket fd lies in a network namespace where cordon holds every
+ * capability as the owner of its user namespace and the command does
+ * not (the run's, with --network off, not root), or when that cannot be
+ * told. */
+static int in_owned_netns(const struct supervisor *s, int fd)
+{
+	if (!s->owns_netns)
+		return 0;
+	uint64_t ns = netns_of(fd);
+	return ns == 0 || s->own_netns == 0 || ns != s->own_netns;
+}
+
+/* A netlink address in a namespace cordon owns. With an address the
+ * kernel checks the sender's capabilities only, not those of the
+ * socket's opener: cordon's, as the owner, would pass where the
+ * command's fail (rtnetlink changes, messages to other sockets and
+ * groups). The kernel's own address (port 0, no group) is dropped when
+ * the socket's peer is the kernel already, which sends the same message
+ * and makes the kernel ask the opener too; any other is refused. 0 (the
+ * address in *outlen, maybe 0: none) or -EPERM. */
+static int vet_netlink(const struct supervisor *s, int sfd, int sending,
+		       const struct sockaddr_storage *in, socklen_t len, socklen_t *outlen)
+{
+	struct sockaddr_nl a, peer = { 0 };
+	socklen_t plen = sizeof(peer);
+	if (len < sizeof(a) || !in_owned_netns(s, sfd))
+		return 0;
+	memcpy(&a, in, sizeof(a));
+	if (!sending)
+		return a.nl_groups != 0 ? -EPERM : 0;
+	if (a.nl_pid != 0 || a.nl_groups != 0)
+		return -EPERM;
+	if (getpeername(sfd, (struct sockaddr *)&peer, &plen) != 0 || plen < sizeof(peer) ||
+	    peer.nl_pid != 0 || peer.nl_groups != 0)
+		return -EPERM;
+	*outlen = 0;
+	return 0;
+}
+
 /* 1 when name (len bytes, from its leading NUL) is one the run bound in
  * the network namespace of socket fd. */
 static int abstract_known(struct supervisor *s, int fd, const char *name, socklen_t len)
@@ -457,12 +523,14 @@ static int abstract_known(struct supervisor *s, int fd, const char *name, sockle
 	return found;
 }
 
-/* The address to use for the command, from its copy in (len bytes) on
- * socket sfd of family domain: an AF_UNIX pathname pinned and checked
- * (*out a /proc/self/fd/N address, *pin the fd to close); an abstract
- * name only when the run bound it, in sfd's network namespace; anything
- * else as it is (other families are not this layer's). 0 or -errno. */
-static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain,
+/* The address to use for the command (for a send, else a connect),
+ * from its copy in (len bytes) on socket sfd of family domain: an
+ * AF_UNIX pathname pinned and checked (*out a /proc/self/fd/N address,
+ * *pin the fd to close); an abstract name only when the run bound it, in
+ * sfd's network namespace; a netlink address as vet_netlink says;
+ * anything else as it is (other families are not this layer's). 0 or
+ * -errno. */
+static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain, int sending,
 		       const struct sockaddr_storage *in, socklen_t len,
 		       struct sockaddr_storage *out, socklen_t *outlen, int *pin)
 {
@@ -472,7 +540,7 @@ static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain,
 	if (domain != AF_UNIX || len <= head || un->sun_family != AF_UNIX) {
 		memcpy(out, in, len);
 		*outlen = len;
-		return 0;
+		return domain == AF_NETLINK ? vet_netlink(s, sfd, sending, in, len, outlen) : 0;
 	}
 	if (un->sun_path[0] == '\0') {
 		/* Abstract: only a name the run bound (held by the
@@ -517,10 +585,12 @@ static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain,
 #define MAX_IOV 1024 /* UIO_MAXIOV */
 #define MAX_FDS 253 /* SCM_MAX_FD */
 
-/* The thread that made the call: a pidfd to take its fds and signal it. */
+/* The thread that made the call: a pidfd to take its fds and signal it;
+ * the capabilities of the worker that serves it. */
 struct task {
 	pid_t tid;
 	int pidfd;
+	const struct thread_caps *caps;
 };
 
 #ifndef PIDFD_THREAD
@@ -536,9 +606,10 @@ static pid_t tgid_of(pid_t tid)
 	return l != NULL ? (pid_t)strtol(l, NULL, 10) : -1;
 }
 
-static int task_open(struct task *t, pid_t tid)
+static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
 {
 	t->tid = tid;
+	t->caps = caps;
 	/* A thread's own pidfd (its fd table, which it may have unshared);
 	 * before 6.9 its thread group's, which share one in practice. */
 	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
@@ -566,8 +637,8 @@ static int sock_int(int fd, int opt)
 /* A copy of the command's address argument (up to a sockaddr_storage,
  * as the kernel takes), vetted for the socket. 0 or -errno. */
 static int copy_address(struct supervisor *s, const struct task *t, int sfd, int domain,
-			uint64_t addr, uint64_t len, struct sockaddr_storage *use, socklen_t *ulen,
-			int *pin)
+			int sending, uint64_t addr, uint64_t len, struct sockaddr_storage *use,
+			socklen_t *ulen, int *pin)
 {
 	struct sockaddr_storage a = { 0 };
 	*pin = -1;
@@ -575,8 +646,18 @@ static int copy_address(struct supervisor *s, const struct task *t, int sfd, int
 		return -EINVAL;
 	int r = read_mem(t->tid, addr, &a, (size_t)len);
 	if (r == 0)
-		r = vet_address(s, t->tid, sfd, domain, &a, (socklen_t)len, use, ulen, pin);
+		r = vet_address(s, t->tid, sfd, domain, sending, &a, (socklen_t)len, use, ulen,
+				pin);
 	return r;
+}
+
+/* Around each call made on a command's socket: the worker's effective
+ * capabilities lowered to what the run's commands may hold, so that the
+ * kernel judges the call as it would the command's (0), or -errno: make
+ * no call. */
+static int lower(const struct task *t)
+{
+	return -caps_thread_lower(t->caps);
 }
 
 static long do_connect(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
@@ -585,10 +666,12 @@ static long do_connect(struct supervisor *s, const struct task *t, const struct 
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
 	int pin;
-	long r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), n->data.args[1], n->data.args[2],
-			      &use, &ulen, &pin);
-	if (r == 0)
+	long r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), 0, n->data.args[1],
+			      n->data.args[2], &use, &ulen, &pin);
+	if (r == 0 && (r = lower(t)) == 0) {
 		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
+		caps_thread_restore(t->caps);
+	}
 	if (pin >= 0)
 		close(pin);
 	return r;
@@ -618,12 +701,13 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 		return -ENOMEM;
 	long r = read_mem(t->tid, n->data.args[1], data, (size_t)size);
 	if (r == 0)
-		r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), n->data.args[4],
+		r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), 1, n->data.args[4],
 				 n->data.args[5], &use, &ulen, &pin);
-	if (r == 0) {
+	if (r == 0 && (r = lower(t)) == 0) {
 		ssize_t k = sendto(sfd, data, (size_t)size, *flags | MSG_NOSIGNAL,
-				   (struct sockaddr *)&use, ulen);
+				   ulen > 0 ? (struct sockaddr *)&use : NULL, ulen);
 		r = k >= 0 ? (long)k : -errno;
+		caps_thread_restore(t->caps);
 	}
 	if (pin >= 0)
 		close(pin);
@@ -631,11 +715,58 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 	return r;
 }
 
+#ifndef IPV6_2292HOPOPTS
+#define IPV6_2292HOPOPTS 3
+#endif
+#ifndef IPV6_2292DSTOPTS
+#define IPV6_2292DSTOPTS 4
+#endif
+#ifndef IPV6_HOPOPTS
+#define IPV6_HOPOPTS 54
+#endif
+#ifndef IPV6_RTHDRDSTOPTS
+#define IPV6_RTHDRDSTOPTS 55
+#endif
+#ifndef IPV6_DSTOPTS
+#define IPV6_DSTOPTS 59
+#endif
+#define PRIO_UNPRIVILEGED_MAX 6u /* TC_PRIO_INTERACTIVE */
+
+/*
+ * The control messages the kernel takes only from a sender holding
+ * CAP_NET_RAW or CAP_NET_ADMIN in the socket's network namespace:
+ * SO_MARK; SO_PRIORITY above 6; IPv6 hop-by-hop and destination options
+ * (both RFC 3542 and RFC 2292 numbers); IPv4 options (IP_RETOPTS: some
+ * of them, the security and unknown ones; refused whole). data: its len
+ * bytes; a malformed one is the kernel's to refuse.
+ */
+int supervisor_cmsg_privileged(int level, int type, const void *data, size_t len)
+{
+	if (level == SOL_SOCKET && type == SO_MARK)
+		return 1;
+	if (level == SOL_SOCKET && type == SO_PRIORITY) {
+		uint32_t v;
+		if (len != sizeof(v))
+			return 0;
+		memcpy(&v, data, sizeof(v));
+		return v > PRIO_UNPRIVILEGED_MAX;
+	}
+	if (level == IPPROTO_IP)
+		return type == IP_RETOPTS;
+	if (level == IPPROTO_IPV6)
+		return type == IPV6_HOPOPTS || type == IPV6_DSTOPTS || type == IPV6_RTHDRDSTOPTS ||
+		       type == IPV6_2292HOPOPTS || type == IPV6_2292DSTOPTS;
+	return 0;
+}
+
 /* The command's control messages in ctl (len bytes, a copy): each
  * header checked against the buffer; SCM_RIGHTS fds replaced by ours
- * (taken from the command; recorded in fds to close); every other
- * message passed as it is. 0 or -errno. */
-static int translate_control(const struct task *t, char *ctl, size_t len, int *fds, int *nfds)
+ * (taken from the command; recorded in fds to close); with owned (a
+ * socket of a network namespace cordon owns), those that need a
+ * capability there refused; every other message passed as it is. 0 or
+ * -errno. */
+static int translate_control(const struct task *t, char *ctl, size_t len, int *fds, int *nfds,
+			     int owned)
 {
 	size_t off = 0;
 	while (off + sizeof(struct cmsghdr) <= len) {
@@ -647,6 +778,10 @@ static int translate_control(const struct task *t, char *ctl, size_t len, int *f
 		 * privileges (root may name any pid and ids): refused. The
 		 * kernel attaches cordon's own where the receiver asks. */
 		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_CREDENTIALS)
+			return -EPERM;
+		if (owned &&
+		    supervisor_cmsg_privileged(h.cmsg_level, h.cmsg_type, ctl + off + CMSG_LEN(0),
+					       h.cmsg_len - CMSG_LEN(0)))
 			return -EPERM;
 		if (h.cmsg_level == SOL_SOCKET && h.cmsg_type == SCM_RIGHTS) {
 			size_t k = (h.cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -712,7 +847,7 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 		off += take;
 	}
 	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0)
-		r = copy_address(s, t, sfd, domain, (uintptr_t)mh.msg_name, mh.msg_namelen, &use,
+		r = copy_address(s, t, sfd, domain, 1, (uintptr_t)mh.msg_name, mh.msg_namelen, &use,
 				 &ulen, &pin);
 	if (r == 0 && mh.msg_control != NULL && mh.msg_controllen > 0) {
 		if ((ctl = malloc(mh.msg_controllen)) == NULL)
@@ -720,9 +855,10 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 		else
 			r = read_mem(t->tid, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
 		if (r == 0)
-			r = translate_control(t, ctl, mh.msg_controllen, fds, &nfds);
+			r = translate_control(t, ctl, mh.msg_controllen, fds, &nfds,
+					      domain != AF_UNIX && in_owned_netns(s, sfd));
 	}
-	if (r == 0) {
+	if (r == 0 && (r = lower(t)) == 0) {
 		struct iovec one = { data, (size_t)size };
 		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
 				      .msg_namelen = ulen,
@@ -732,6 +868,7 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 				      .msg_controllen = ctl != NULL ? mh.msg_controllen : 0 };
 		ssize_t k = sendmsg(sfd, &out, flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
+		caps_thread_restore(t->caps);
 	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
@@ -802,8 +939,13 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 	pthread_mutex_unlock(&s->lock);
 	if (full)
 		return -ENOSPC;
-	if (bind(sfd, (struct sockaddr *)&a, (socklen_t)len) != 0)
-		return -errno;
+	long r = lower(t);
+	if (r == 0) {
+		r = bind(sfd, (struct sockaddr *)&a, (socklen_t)len) == 0 ? 0 : -errno;
+		caps_thread_restore(t->caps);
+	}
+	if (r != 0)
+		return r;
 	/* The name the kernel gave (an autobind's is its own choice). */
 	struct sockaddr_un got = { 0 };
 	socklen_t glen = sizeof(got);
@@ -832,8 +974,8 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 /* One notification: the call made for the command, its result the
  * answer. Never "continue" where the supervisor decides: only a bind
  * that the kernel judges itself with the command's rights continues. */
-static void handle(struct supervisor *s, const struct seccomp_notif *n,
-		   struct seccomp_notif_resp *resp)
+static void handle(struct supervisor *s, const struct thread_caps *caps,
+		   const struct seccomp_notif *n, struct seccomp_notif_resp *resp)
 {
 	int compat = 0, flags = 0;
 	enum call c = which(&n->data, &compat);
@@ -846,7 +988,7 @@ static void handle(struct supervisor *s, const struct seccomp_notif *n,
 		resp->error = -ENOSYS;
 		return;
 	}
-	if (task_open(&t, (pid_t)n->pid) != 0) {
+	if (task_open(&t, (pid_t)n->pid, caps) != 0) {
 		resp->error = -ESRCH;
 		return;
 	}
@@ -923,6 +1065,11 @@ static void *work(void *arg)
 {
 	struct supervisor *s = arg;
 	struct seccomp_notif_resp resp;
+	struct thread_caps caps;
+	pthread_mutex_lock(&s->lock);
+	uint64_t ceiling = s->caps_ceiling;
+	pthread_mutex_unlock(&s->lock);
+	caps_thread_init(&caps, ceiling);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
 		while (s->head == NULL && !s->stopping) {
@@ -937,7 +1084,7 @@ static void *work(void *arg)
 		if (s->head == NULL)
 			s->tail = NULL;
 		pthread_mutex_unlock(&s->lock);
-		handle(s, &j->n, &resp);
+		handle(s, &caps, &j->n, &resp);
 		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 		free(j);
 		pthread_mutex_lock(&s->lock);
@@ -1093,6 +1240,7 @@ struct supervisor *supervisor_new(void)
 		return NULL;
 	s->listener = -1;
 	s->refs = 1; /* the run's */
+	s->caps_ceiling = caps_kept(); /* until supervisor_prepare says */
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	if (pipe_cloexec(s->stop) != 0) {
@@ -1115,8 +1263,20 @@ int supervisor_prepare(cordon *c, const struct policy *p, const struct decision 
 	if (s == NULL && (s = plan->supervisor = supervisor_new()) == NULL)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot make the supervisor");
 	int bad = 0;
+	/* cordon's own network namespace, by the cookie of a socket made
+	 * here. */
+	int owns = plan->net_namespace && plan->mount != NULL && plan->mount->userns;
+	uint64_t own = 0;
+	int probe = owns ? socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) : -1;
+	if (probe >= 0) {
+		own = netns_of(probe);
+		close(probe);
+	}
 	pthread_mutex_lock(&s->lock);
 	s->refuse_network = p->network_off && !(d->cov.layers & (1u << LAYER_NETNS));
+	s->caps_ceiling = caps_ceiling(plan);
+	s->owns_netns = owns;
+	s->own_netns = own;
 	/* Not the command's private /dev/shm: which tmpfs that is cannot be
 	 * told from outside the command (its root, its links are its own);
 	 * sockets there are refused (Landlock ABI 9 allows them). */
