@@ -16,8 +16,14 @@
  * one during the run cannot be read. What it cannot hold: a denied
  * path inside a writable tree (the tree is granted whole: the policy
  * reports it), the same file reached through another mount of its tree
- * or another hard link. The rules are bounded (READS_MAX_GRANTS): past
- * that the layer is not built and the paths are reported readable.
+ * or another hard link.
+ *
+ * What it costs the run: a rule per entry beside the way, whatever
+ * their number (a home of 10,000 entries is as protected as one of
+ * ten): an openat and a landlock_add_rule each. A directory's entries
+ * are listed first, then granted by up to GRANT_THREADS threads at
+ * once (the path lookups run side by side; the kernel serialises only
+ * the rule's insertion).
  */
 #include "linux-layers.h"
 
@@ -28,6 +34,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,20 +140,20 @@ static int walk_dir(const struct walk *w, const char *dirpath, int dfd, reads_gr
 		    void *arg, size_t *count, size_t max)
 {
 	/* The stops in this directory (few: compared with every name). */
-	const struct stop *here[64];
+	const struct stop **here = malloc((w->n > 0 ? w->n : 1) * sizeof(*here));
 	size_t nhere = 0;
+	if (here == NULL)
+		return -ENOMEM;
 	for (size_t i = 0; i < w->n; i++)
-		if (strcmp(w->v[i].dir, dirpath) == 0) {
-			if (nhere == sizeof(here) / sizeof(here[0]))
-				return 1; /* a bound of its own: reported unbuilt */
+		if (strcmp(w->v[i].dir, dirpath) == 0)
 			here[nhere++] = &w->v[i];
-		}
 	int lfd = dup(dfd);
 	DIR *dir = lfd < 0 ? NULL : fdopendir(lfd);
 	if (dir == NULL) {
 		int e = errno;
 		if (lfd >= 0)
 			close(lfd);
+		free(here);
 		return -e;
 	}
 	struct dirent *e;
@@ -161,21 +170,22 @@ static int walk_dir(const struct walk *w, const char *dirpath, int dfd, reads_gr
 		if (s != NULL && s->t != NULL && s->t->nkeep > 0) {
 			int tfd = openat(dfd, n, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			for (size_t k = 0; tfd >= 0 && r == 0 && k < s->t->nkeep; k++)
-				r = ++*count > max ? 1 : fn(arg, tfd, s->t->keep[k], DT_UNKNOWN);
+				r = ++*count > max ? 1 : fn(arg, tfd, s->t->keep[k], DT_UNKNOWN, 1);
 			if (tfd >= 0)
 				close(tfd);
 		} else if (s == NULL) {
-			r = ++*count > max ? 1 : fn(arg, dfd, n, e->d_type);
+			r = ++*count > max ? 1 : fn(arg, dfd, n, e->d_type, 0);
 		}
 		errno = 0;
 	}
 	if (r == 0 && errno != 0)
 		r = -errno;
 	closedir(dir);
+	free(here);
 	return r;
 }
 
-int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, void *arg)
+int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, reads_done_fn done, void *arg)
 {
 	struct walk w = { NULL, 0 };
 	size_t count = 0;
@@ -194,20 +204,39 @@ int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, void *arg)
 			break;
 		}
 		r = walk_dir(&w, path, dfd, fn, arg, &count, max);
+		if (r == 0 && done != NULL)
+			r = done(arg, dfd);
 		close(dfd);
 	}
 	walk_free(&w);
 	return r;
 }
 
-/* The fds a batch of rules used, closed together: a run of consecutive
- * numbers (this process's own, all opened here) in one close_range. */
-#define GRANT_BATCH 256
+/* A directory's entries, listed, then granted together. */
+#define GRANT_THREADS 4
+#define GRANT_MIN_SPLIT 256 /* fewer entries: granted by the calling thread */
+
+struct pending {
+	char *name; /* in the arena */
+	unsigned char type;
+};
 
 struct grant_ctx {
 	long ruleset;
-	int fds[GRANT_BATCH];
-	size_t n;
+	struct pending *v;
+	size_t n, cap;
+	char *arena;
+	size_t used, size;
+};
+
+/* One thread's share of a directory's entries. */
+struct share {
+	const struct grant_ctx *g;
+	int dfd;
+	size_t from, to;
+	int *fds; /* the fds it opened, closed by the caller */
+	size_t nfds;
+	int err; /* 0, or the errno of a rule the kernel refused */
 };
 
 static int cmp_int(const void *a, const void *b)
@@ -216,48 +245,157 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void close_batch(struct grant_ctx *g)
+/* Close fds, this process's own, all opened here: each run of
+ * consecutive numbers in one close_range. */
+static void close_all(int *fds, size_t n)
 {
-	qsort(g->fds, g->n, sizeof(g->fds[0]), cmp_int);
-	for (size_t i = 0; i < g->n;) {
+	qsort(fds, n, sizeof(fds[0]), cmp_int);
+	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		while (j + 1 < g->n && g->fds[j + 1] == g->fds[j] + 1)
+		while (j + 1 < n && fds[j + 1] == fds[j] + 1)
 			j++;
-		(void)close_fd_range((unsigned)g->fds[i], (unsigned)g->fds[j]);
+		(void)close_fd_range((unsigned)fds[i], (unsigned)fds[j]);
 		i = j + 1;
 	}
-	g->n = 0;
 }
 
-/* Grant reads on name in dfd: a directory with all beneath it, a file
- * alone; a symlink is not followed (its target is checked where it
- * leads). 0, or -errno when the kernel refused the rule. */
-static int grant(void *arg, int dfd, const char *name, unsigned char type)
+/* Grant reads on each entry of the share: a directory with all beneath
+ * it, a file alone; a symlink is not followed (its target is checked
+ * where it leads); an entry gone since the listing: nothing to grant. */
+static void *grant_share(void *arg)
+{
+	struct share *sh = arg;
+	for (size_t i = sh->from; i < sh->to && sh->err == 0; i++) {
+		const struct pending *e = &sh->g->v[i];
+		if (e->type == DT_LNK)
+			continue;
+		int fd = openat(sh->dfd, e->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		sh->fds[sh->nfds++] = fd;
+		int is_dir = e->type == DT_DIR;
+		if (e->type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode))
+				continue;
+			is_dir = S_ISDIR(st.st_mode);
+		}
+		struct ll_path_beneath_attr pb = { .allowed_access = is_dir ? READ_DIR_RIGHTS
+									    : LL_FS_READ_FILE,
+						   .parent_fd = fd };
+		if (ll_add_rule((int)sh->g->ruleset, &pb) != 0)
+			sh->err = errno;
+	}
+	return NULL;
+}
+
+/* reads_walk's fn: the entry kept for done; a name inside a denied
+ * directory granted now (its fd is open only now). */
+static int grant(void *arg, int dfd, const char *name, unsigned char type, int inside)
 {
 	struct grant_ctx *g = arg;
-	if (type == DT_LNK)
-		return 0;
-	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0; /* gone since the listing: nothing to grant */
-	int is_dir = type == DT_DIR, r = 0;
-	if (type == DT_UNKNOWN) {
-		struct stat st;
-		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+	if (inside) {
+		struct pending one = { (char *)name, type };
+		int fd = -1;
+		struct share sh = { &(struct grant_ctx){ g->ruleset, &one, 1, 1, NULL, 0, 0 },
+				    dfd,
+				    0,
+				    1,
+				    &fd,
+				    0,
+				    0 };
+		(void)grant_share(&sh);
+		if (sh.nfds > 0)
 			close(fd);
-			return 0;
-		}
-		is_dir = S_ISDIR(st.st_mode);
+		return -sh.err;
 	}
-	struct ll_path_beneath_attr pb = { .allowed_access =
-						   is_dir ? READ_DIR_RIGHTS : LL_FS_READ_FILE,
-					   .parent_fd = fd };
-	if (ll_add_rule((int)g->ruleset, &pb) != 0)
-		r = -errno;
-	g->fds[g->n++] = fd;
-	if (g->n == GRANT_BATCH)
-		close_batch(g);
-	return r;
+	size_t k = strlen(name) + 1;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		struct pending *v = realloc(g->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		g->v = v;
+		g->cap = cap;
+	}
+	if (g->used + k > g->size) {
+		/* A new arena for what follows; the entries so far keep
+		 * theirs (freed with the directory's batch). */
+		size_t size = g->size * 2 > 65536 ? g->size * 2 : 65536;
+		if (size < k)
+			size = k;
+		char *a = malloc(size + sizeof(char *));
+		if (a == NULL)
+			return -ENOMEM;
+		memcpy(a, &g->arena, sizeof(char *)); /* chained */
+		g->arena = a;
+		g->used = sizeof(char *);
+		g->size = size + sizeof(char *);
+	}
+	char *at = g->arena + g->used;
+	memcpy(at, name, k);
+	g->used += k;
+	g->v[g->n].name = at;
+	g->v[g->n++].type = type;
+	return 0;
+}
+
+static void arena_free(struct grant_ctx *g)
+{
+	while (g->arena != NULL) {
+		char *next;
+		memcpy(&next, g->arena, sizeof(char *));
+		free(g->arena);
+		g->arena = next;
+	}
+	g->used = g->size = 0;
+}
+
+/* reads_walk's done: the directory's entries granted, by several
+ * threads when there are many. 0 or -errno. */
+static int grant_all(void *arg, int dfd)
+{
+	struct grant_ctx *g = arg;
+	size_t nt = g->n >= GRANT_MIN_SPLIT ? GRANT_THREADS : 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 0 && (size_t)cpus < nt)
+		nt = (size_t)cpus;
+	struct share sh[GRANT_THREADS];
+	pthread_t th[GRANT_THREADS];
+	int started[GRANT_THREADS] = { 0 };
+	int *fds = malloc((g->n > 0 ? g->n : 1) * sizeof(int));
+	if (fds == NULL)
+		return -ENOMEM;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (size_t t = 0; t < nt; t++) {
+		sh[t] = (struct share){
+			g, dfd, g->n * t / nt, g->n * (t + 1) / nt, fds + g->n * t / nt, 0, 0
+		};
+		/* The first share is this thread's; a thread that cannot be
+		 * had leaves its share to this one too. */
+		started[t] = t > 0 && pthread_create(&th[t], NULL, grant_share, &sh[t]) == 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (size_t t = 0; t < nt; t++)
+		if (!started[t])
+			(void)grant_share(&sh[t]);
+	int err = 0;
+	size_t nfds = 0;
+	for (size_t t = 0; t < nt; t++) {
+		if (started[t])
+			(void)pthread_join(th[t], NULL);
+		if (err == 0)
+			err = sh[t].err;
+		memmove(fds + nfds, sh[t].fds, sh[t].nfds * sizeof(int));
+		nfds += sh[t].nfds;
+	}
+	close_all(fds, nfds);
+	free(fds);
+	g->n = 0;
+	arena_free(g);
+	return -err;
 }
 
 int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
@@ -289,14 +427,15 @@ int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
 	}
 	g->ruleset = rs;
 	if (r == 0)
-		r = reads_walk(p, READS_MAX_GRANTS, grant, g);
-	close_batch(g);
+		r = reads_walk(p, SIZE_MAX, grant, grant_all, g);
+	arena_free(g);
+	free(g->v);
 	free(g);
 	if (r != 0) {
 		close((int)rs);
-		/* Too many rules, or a directory on the way the caller cannot
-		 * list: not built, and the paths are reported readable. */
-		if (r == 1 || r == -EACCES || r == -EPERM) {
+		/* A directory on the way the caller cannot list: not built,
+		 * and the paths are reported readable. */
+		if (r == -EACCES || r == -EPERM) {
 			c->pol.reads_unbuilt = 1;
 			return 0;
 		}

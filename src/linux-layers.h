@@ -218,15 +218,20 @@ void landlock_free(struct landlock_plan *l);
 int landlock_nest(int abi);
 
 /* landlock-reads.c: the read layer, without the mount layer. */
-/* Bound on its rules: past it the layer is not built. */
-#define READS_MAX_GRANTS 4096
 /* Called for each entry granted: name in the directory dfd, with its
- * readdir type (DT_UNKNOWN: look). 0 to go on, or -errno. */
-typedef int (*reads_grant_fn)(void *arg, int dfd, const char *name, unsigned char type);
+ * readdir type (DT_UNKNOWN: look). dfd is the directory being walked,
+ * open until its done call, or (inside: 1) a denied directory's, open
+ * only during this call (~/.ssh's readable names). 0 to go on, or
+ * -errno. */
+typedef int (*reads_grant_fn)(void *arg, int dfd, const char *name, unsigned char type, int inside);
+/* Called once a directory's entries were all given to fn, while dfd is
+ * still open (NULL: none). 0 to go on, or -errno. */
+typedef int (*reads_done_fn)(void *arg, int dfd);
 /* Every entry beside the ways from / to the denied paths the layer
  * holds (and ~/.ssh's readable names). 0, 1 past max entries, or -errno
  * (a directory on the way that cannot be listed, or fn's). */
-int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, void *arg);
+int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, reads_done_fn done,
+	       void *arg);
 /* Parent: l->read_fd, the read ruleset, or -1 when nothing needs it or
  * it could not be built (c->pol.reads_unbuilt). 0 or CORDON_E*. */
 int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l);

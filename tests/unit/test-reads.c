@@ -56,8 +56,9 @@ struct rec {
 	int fail_at; /* > 0: return -EIO at that call */
 };
 
-static int record(void *arg, int dfd, const char *name, unsigned char type)
+static int record(void *arg, int dfd, const char *name, unsigned char type, int inside)
 {
+	(void)inside;
 	struct rec *r = arg;
 	(void)type;
 	char link[64], dir[PATH_MAX], full[PATH_MAX + 256];
@@ -141,7 +142,7 @@ static void walk_grants(void)
 	p.nw = 1;
 
 	struct rec r = { .n = 0 };
-	is_int(reads_walk(&p, 4096, record, &r), 0, "walk: succeeds");
+	is_int(reads_walk(&p, 4096, record, NULL, &r), 0, "walk: succeeds");
 	ok(granted(&r, at("other")), "walk: a sibling of the way to the home is granted");
 	ok(granted(&r, at("home/notes")), "walk: a file beside the secrets is granted");
 	ok(granted(&r, at("home/.gitconfig")), "walk: ~/.gitconfig is granted");
@@ -166,7 +167,7 @@ static void walk_grants(void)
 	n[1] = deny_of(at("home/.ssh"), 1, NULL, 0);
 	p.deny = n;
 	p.ndeny = 2;
-	is_int(reads_walk(&p, 4096, record, &r), 0, "nested: succeeds");
+	is_int(reads_walk(&p, 4096, record, NULL, &r), 0, "nested: succeeds");
 	ok(!granted(&r, at("home/.ssh/known_hosts")) && !granted(&r, at("home/.ssh/id_ed25519")),
 	   "nested: nothing inside the outer denied directory is granted");
 	ok(granted(&r, at("home/notes")), "nested: the home's other entries are granted");
@@ -175,13 +176,13 @@ static void walk_grants(void)
 	/* The bound: past max entries the walk stops with 1. */
 	p.deny = d;
 	p.ndeny = 3;
-	is_int(reads_walk(&p, 3, record, &r), 1, "bound: more entries than max: 1");
+	is_int(reads_walk(&p, 3, record, NULL, &r), 1, "bound: more entries than max: 1");
 	ok(r.n <= 3, "bound: no grant past max (%zu)", r.n);
 	rec_free(&r);
 
 	/* A grant the kernel refuses stops the walk with its error. */
 	r.fail_at = 2;
-	is_int(reads_walk(&p, 4096, record, &r), -EIO, "a failing grant: its error");
+	is_int(reads_walk(&p, 4096, record, NULL, &r), -EIO, "a failing grant: its error");
 	is_int((int)r.n, 2, "a failing grant: the walk stopped there");
 	r.fail_at = 0;
 	rec_free(&r);
@@ -191,7 +192,7 @@ static void walk_grants(void)
 	d[2].left_open = 1;
 	p.deny = &d[2];
 	p.ndeny = 2;
-	is_int(reads_walk(&p, 4096, record, &r), 0, "none held: succeeds");
+	is_int(reads_walk(&p, 4096, record, NULL, &r), 0, "none held: succeeds");
 	is_int((int)r.n, 0, "none held: no grant at all");
 	rec_free(&r);
 	for (size_t i = 0; i < 4; i++)
