@@ -12,7 +12,8 @@
  *     a filter on itself that makes connect, sendto with an address,
  *     sendmsg, sendmmsg and bind wait for the supervisor; the commands
  *     inherit it;
- *   - the supervisor (a receiving thread and workers) makes each such
+ *   - the supervisor (workers, one of which waits on the listener at a
+ *     time, see "the threads") makes each such
  *     call itself, on the command's own socket (taken with pidfd_getfd)
  *     with its own copy of every argument, whatever the socket's family,
  *     and answers with the result. It never lets the call "continue":
@@ -95,10 +96,11 @@ struct supervisor {
 	pthread_mutex_t lock; /* guards the fields below it */
 	pthread_cond_t cond;
 	int listener; /* the filter's notification fd; -1 until made, -2 never */
-	struct job *head, *tail; /* notifications for the workers */
-	int workers, idle, stopping;
+	pthread_cond_t spare; /* spare workers wait on it for the listener */
+	int workers, spares, stopping;
+	int polling; /* a worker waits on the listener (at most one does) */
 	int refs; /* the owner (the run) and each live thread */
-	int stop[2]; /* a pipe: a byte ends the receiving thread */
+	int stop[2]; /* a pipe: a byte ends the workers */
 	/* where a socket may be: (dev, ino) of allowed trees and sockets */
 	struct sup_id {
 		dev_t dev;
@@ -591,7 +593,21 @@ struct task {
 	pid_t tid;
 	int pidfd;
 	const struct thread_caps *caps;
+	struct supervisor *s;
+	int handed; /* this worker handed the listener on (hand_on) */
+	int cached; /* pidfd is the worker's, kept from an earlier call */
 };
+
+/* A worker's pidfds of the threads it served last: a thread that makes
+ * many calls (a loop of sends) costs a pidfd_open once. */
+#define PIDCACHE 8
+struct pidcache {
+	pid_t tid[PIDCACHE];
+	int fd[PIDCACHE];
+	unsigned next;
+};
+
+static void hand_on(struct task *t);
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9 */
@@ -610,6 +626,8 @@ static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
 {
 	t->tid = tid;
 	t->caps = caps;
+	t->handed = 0;
+	t->cached = 0;
 	/* A thread's own pidfd (its fd table, which it may have unshared);
 	 * before 6.9 its thread group's, which share one in practice. */
 	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
@@ -618,6 +636,44 @@ static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
 		t->pidfd = tg > 0 ? (int)syscall(SYS_pidfd_open, tg, 0) : -1;
 	}
 	return t->pidfd >= 0 ? 0 : -ESRCH;
+}
+
+/* The task's pidfd from the worker's cache: 1, or 0 (none kept). */
+static int task_cached(struct task *t, pid_t tid, const struct thread_caps *caps,
+		       const struct pidcache *pc)
+{
+	for (unsigned i = 0; i < PIDCACHE; i++)
+		if (pc->tid[i] == tid && pc->fd[i] >= 0) {
+			t->tid = tid;
+			t->caps = caps;
+			t->handed = 0;
+			t->cached = 1;
+			t->pidfd = pc->fd[i];
+			return 1;
+		}
+	return 0;
+}
+
+/* Keep a pidfd checked for a call (by NOTIF_ID_VALID): its thread is
+ * the one of that tid as long as it lives (a pidfd names one thread). */
+static void cache_keep(struct pidcache *pc, struct task *t)
+{
+	unsigned i = pc->next++ % PIDCACHE;
+	if (pc->fd[i] >= 0)
+		close(pc->fd[i]);
+	pc->tid[i] = t->tid;
+	pc->fd[i] = t->pidfd;
+	t->cached = 1;
+}
+
+static void cache_drop(struct pidcache *pc, int pidfd)
+{
+	for (unsigned i = 0; i < PIDCACHE; i++)
+		if (pc->fd[i] == pidfd) {
+			close(pidfd);
+			pc->fd[i] = -1;
+			pc->tid[i] = 0;
+		}
 }
 
 /* The command's fd n, as an fd of ours, or -errno. */
@@ -632,6 +688,27 @@ static int sock_int(int fd, int opt)
 	int v = -1;
 	socklen_t l = sizeof(v);
 	return getsockopt(fd, SOL_SOCKET, opt, &v, &l) == 0 ? v : -1;
+}
+
+/* The command's socket (our copy), its family and type asked for only
+ * when a call needs them (-2: not asked yet). */
+struct sockq {
+	int fd;
+	int domain, type;
+};
+
+static int sq_domain(struct sockq *q)
+{
+	if (q->domain == -2)
+		q->domain = sock_int(q->fd, SO_DOMAIN);
+	return q->domain;
+}
+
+static int sq_stream(struct sockq *q)
+{
+	if (q->type == -2)
+		q->type = sock_int(q->fd, SO_TYPE);
+	return q->type == SOCK_STREAM;
 }
 
 /* A copy of the command's address argument (up to a sockaddr_storage,
@@ -660,15 +737,29 @@ static int lower(const struct task *t)
 	return -caps_thread_lower(t->caps);
 }
 
+/* lower() where a capability could decide the call: anything but a
+ * Unix socket's send without control messages (the kernel checks no
+ * capability there: not the sender's address, not its data). *lowered
+ * says whether caps_thread_restore is due. 0 or -errno. */
+static int lower_for(const struct task *t, struct sockq *q, int control, int *lowered)
+{
+	*lowered = 0;
+	if (t->caps->state == 0 || (!control && sq_domain(q) == AF_UNIX))
+		return 0;
+	*lowered = 1;
+	return lower(t);
+}
+
 static long do_connect(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
-		       int sfd)
+		       struct sockq *q)
 {
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin;
-	long r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), 0, n->data.args[1],
-			      n->data.args[2], &use, &ulen, &pin);
+	int pin, sfd = q->fd;
+	long r = copy_address(s, t, sfd, sq_domain(q), 0, n->data.args[1], n->data.args[2], &use,
+			      &ulen, &pin);
 	if (r == 0 && (r = lower(t)) == 0) {
+		hand_on((struct task *)t); /* a connect may wait for its peer */
 		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
 		caps_thread_restore(t->caps);
 	}
@@ -677,23 +768,41 @@ static long do_connect(struct supervisor *s, const struct task *t, const struct 
 	return r;
 }
 
+/* A send that may wait for room: first made without waiting, so that in
+ * the common case the worker keeps the listener; when it would wait, and
+ * the command's own would (a blocking socket, no MSG_DONTWAIT), the
+ * listener is handed on first (hand_on), then it is made as asked. */
+static ssize_t send_waiting(struct task *t, int sfd, const struct msghdr *m, int flags)
+{
+	ssize_t k = sendmsg(sfd, m, flags | MSG_DONTWAIT);
+	if (k >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || (flags & MSG_DONTWAIT))
+		return k;
+	int fl = fcntl(sfd, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	hand_on(t);
+	return sendmsg(sfd, m, flags);
+}
+
 /* The bytes one send takes: a stream socket takes at most CHUNK (a short
  * send), anything else all of it, up to CHUNK. -EMSGSIZE beyond. */
-static long send_size(int stream, uint64_t total)
+static long send_size(struct sockq *q, uint64_t total)
 {
 	if (total <= CHUNK)
 		return (long)total;
-	return stream ? (long)CHUNK : -EMSGSIZE;
+	return sq_stream(q) ? (long)CHUNK : -EMSGSIZE;
 }
 
 static long do_sendto(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
-		      int sfd, int *flags)
+		      struct sockq *q, int *flags)
 {
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin = -1;
+	int pin = -1, sfd = q->fd, lowered = 0;
 	*flags = (int)n->data.args[3];
-	long size = send_size(sock_int(sfd, SO_TYPE) == SOCK_STREAM, n->data.args[2]);
+	long size = send_size(q, n->data.args[2]);
 	if (size < 0)
 		return size;
 	char *data = malloc((size_t)size + 1);
@@ -701,13 +810,18 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 		return -ENOMEM;
 	long r = read_mem(t->tid, n->data.args[1], data, (size_t)size);
 	if (r == 0)
-		r = copy_address(s, t, sfd, sock_int(sfd, SO_DOMAIN), 1, n->data.args[4],
-				 n->data.args[5], &use, &ulen, &pin);
-	if (r == 0 && (r = lower(t)) == 0) {
-		ssize_t k = sendto(sfd, data, (size_t)size, *flags | MSG_NOSIGNAL,
-				   ulen > 0 ? (struct sockaddr *)&use : NULL, ulen);
+		r = copy_address(s, t, sfd, sq_domain(q), 1, n->data.args[4], n->data.args[5], &use,
+				 &ulen, &pin);
+	if (r == 0 && (r = lower_for(t, q, 0, &lowered)) == 0) {
+		struct iovec one = { data, (size_t)size };
+		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
+				      .msg_namelen = ulen,
+				      .msg_iov = &one,
+				      .msg_iovlen = 1 };
+		ssize_t k = send_waiting((struct task *)t, sfd, &out, *flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
-		caps_thread_restore(t->caps);
+		if (lowered)
+			caps_thread_restore(t->caps);
 	}
 	if (pin >= 0)
 		close(pin);
@@ -807,13 +921,13 @@ static int translate_control(const struct task *t, char *ctl, size_t len, int *f
 
 /* One sendmsg(2) of the command, its struct msghdr at msgaddr (native
  * layout), made on sfd. Bytes sent, or -errno. */
-static long send_one(struct supervisor *s, const struct task *t, int sfd, int domain, int stream,
-		     uint64_t msgaddr, int flags)
+static long send_one(struct supervisor *s, const struct task *t, struct sockq *q, uint64_t msgaddr,
+		     int flags)
 {
 	struct msghdr mh = { 0 };
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin = -1, nfds = 0, fds[MAX_FDS];
+	int pin = -1, nfds = 0, fds[MAX_FDS], sfd = q->fd, lowered = 0;
 	struct iovec *iov = NULL;
 	char *data = NULL, *ctl = NULL;
 	long r = read_mem(t->tid, msgaddr, &mh, sizeof(mh));
@@ -835,7 +949,7 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 		if (total > CHUNK * 2)
 			total = CHUNK * 2;
 	}
-	long size = r == 0 ? send_size(stream, total) : r;
+	long size = r == 0 ? send_size(q, total) : r;
 	if (size < 0)
 		r = size;
 	if (r == 0 && (data = malloc((size_t)size + 1)) == NULL)
@@ -847,8 +961,8 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 		off += take;
 	}
 	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0)
-		r = copy_address(s, t, sfd, domain, 1, (uintptr_t)mh.msg_name, mh.msg_namelen, &use,
-				 &ulen, &pin);
+		r = copy_address(s, t, sfd, sq_domain(q), 1, (uintptr_t)mh.msg_name, mh.msg_namelen,
+				 &use, &ulen, &pin);
 	if (r == 0 && mh.msg_control != NULL && mh.msg_controllen > 0) {
 		if ((ctl = malloc(mh.msg_controllen)) == NULL)
 			r = -ENOMEM;
@@ -856,9 +970,9 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 			r = read_mem(t->tid, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
 		if (r == 0)
 			r = translate_control(t, ctl, mh.msg_controllen, fds, &nfds,
-					      domain != AF_UNIX && in_owned_netns(s, sfd));
+					      sq_domain(q) != AF_UNIX && in_owned_netns(s, sfd));
 	}
-	if (r == 0 && (r = lower(t)) == 0) {
+	if (r == 0 && (r = lower_for(t, q, ctl != NULL, &lowered)) == 0) {
 		struct iovec one = { data, (size_t)size };
 		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
 				      .msg_namelen = ulen,
@@ -866,9 +980,10 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 				      .msg_iovlen = 1,
 				      .msg_control = ctl,
 				      .msg_controllen = ctl != NULL ? mh.msg_controllen : 0 };
-		ssize_t k = sendmsg(sfd, &out, flags | MSG_NOSIGNAL);
+		ssize_t k = send_waiting((struct task *)t, sfd, &out, flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
-		caps_thread_restore(t->caps);
+		if (lowered)
+			caps_thread_restore(t->caps);
 	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
@@ -881,27 +996,25 @@ static long send_one(struct supervisor *s, const struct task *t, int sfd, int do
 }
 
 static long do_sendmsg(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
-		       int sfd, int *flags)
+		       struct sockq *q, int *flags)
 {
 	*flags = (int)n->data.args[2];
-	return send_one(s, t, sfd, sock_int(sfd, SO_DOMAIN), sock_int(sfd, SO_TYPE) == SOCK_STREAM,
-			n->data.args[1], *flags);
+	return send_one(s, t, q, n->data.args[1], *flags);
 }
 
 /* sendmmsg: one send_one per message, each msg_len written back; the
  * count sent, or the first message's error. */
 static long do_sendmmsg(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
-			int sfd, int *flags)
+			struct sockq *q, int *flags)
 {
 	unsigned vlen = (unsigned)n->data.args[2];
-	int domain = sock_int(sfd, SO_DOMAIN), stream = sock_int(sfd, SO_TYPE) == SOCK_STREAM;
 	*flags = (int)n->data.args[3];
 	if (vlen > MAX_IOV)
 		vlen = MAX_IOV;
 	long sent = 0;
 	for (unsigned i = 0; i < vlen; i++) {
 		uint64_t at = n->data.args[1] + (uint64_t)i * sizeof(struct mmsghdr);
-		long r = send_one(s, t, sfd, domain, stream, at, *flags);
+		long r = send_one(s, t, q, at, *flags);
 		if (r < 0)
 			return sent > 0 ? sent : r;
 		unsigned len = (unsigned)r;
@@ -923,12 +1036,13 @@ static long do_sendmmsg(struct supervisor *s, const struct task *t, const struct
  * own rights (Landlock's MAKE_SOCK for a pathname): *cont is set, as a
  * bind in place of another only binds what the command may. */
 static long do_bind(struct supervisor *s, const struct task *t, const struct seccomp_notif *n,
-		    int sfd, int *cont)
+		    struct sockq *q, int *cont)
 {
+	int sfd = q->fd;
 	struct sockaddr_un a = { 0 };
 	size_t head = offsetof(struct sockaddr_un, sun_path);
 	uint64_t len = n->data.args[2];
-	if (sock_int(sfd, SO_DOMAIN) != AF_UNIX || len > sizeof(a) ||
+	if (sq_domain(q) != AF_UNIX || len > sizeof(a) ||
 	    read_mem(t->tid, n->data.args[1], &a, (size_t)len) != 0 || a.sun_family != AF_UNIX ||
 	    (len > head && a.sun_path[0] != '\0')) {
 		*cont = 1;
@@ -974,9 +1088,10 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 /* One notification: the call made for the command, its result the
  * answer. Never "continue" where the supervisor decides: only a bind
  * that the kernel judges itself with the command's rights continues. */
-static void handle(struct supervisor *s, const struct thread_caps *caps,
-		   const struct seccomp_notif *n, struct seccomp_notif_resp *resp)
+static void handle(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc,
+		   const struct seccomp_notif *n, struct seccomp_notif_resp *resp, int *handed)
 {
+	*handed = 0;
 	int compat = 0, flags = 0;
 	enum call c = which(&n->data, &compat);
 	struct task t;
@@ -988,47 +1103,64 @@ static void handle(struct supervisor *s, const struct thread_caps *caps,
 		resp->error = -ENOSYS;
 		return;
 	}
-	if (task_open(&t, (pid_t)n->pid, caps) != 0) {
-		resp->error = -ESRCH;
-		return;
+	int sfd = -ESRCH;
+	/* A kept pidfd whose thread still lives names the notifying thread
+	 * (a live thread's id is its own); one whose thread is gone fails
+	 * (ESRCH) and a fresh one is opened. */
+	if (task_cached(&t, (pid_t)n->pid, caps, pc)) {
+		sfd = task_fd(&t, (int)n->data.args[0]);
+		if (sfd == -ESRCH)
+			cache_drop(pc, t.pidfd);
 	}
-	int sfd = task_fd(&t, (int)n->data.args[0]);
-	/* The pidfd and the fd are the notifying thread's, not those of a
-	 * process that reused its id: it is still blocked in the call. */
-	if (!still_valid(s->listener, n->id)) {
-		if (sfd >= 0)
-			close(sfd);
-		close(t.pidfd);
-		return;
+	if (sfd == -ESRCH) {
+		if (task_open(&t, (pid_t)n->pid, caps) != 0) {
+			resp->error = -ESRCH;
+			return;
+		}
+		sfd = task_fd(&t, (int)n->data.args[0]);
+		/* The pidfd and the fd are the notifying thread's, not those
+		 * of a process that reused its id: it is still blocked in the
+		 * call. */
+		if (!still_valid(s->listener, n->id)) {
+			if (sfd >= 0)
+				close(sfd);
+			close(t.pidfd);
+			return;
+		}
+		cache_keep(pc, &t);
 	}
+	t.s = s;
 	long r = sfd;
+	struct sockq q = { sfd, -2, -2 };
 	if (sfd >= 0) {
 		/* connect and sendto take the same arguments on every ABI (a
 		 * socket address has no pointer); a 32-bit ABI's msghdr
 		 * differs: its sendmsg and sendmmsg are refused (documented). */
 		int cont = 0;
-		if (s->refuse_network && sock_int(sfd, SO_DOMAIN) != AF_UNIX)
+		if (s->refuse_network && sq_domain(&q) != AF_UNIX)
 			r = -EACCES;
 		else if (c == C_BIND) {
-			r = do_bind(s, &t, n, sfd, &cont);
+			r = do_bind(s, &t, n, &q, &cont);
 			if (cont)
 				resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		} else if (c == C_CONNECT)
-			r = do_connect(s, &t, n, sfd);
+			r = do_connect(s, &t, n, &q);
 		else if (c == C_SENDTO)
-			r = do_sendto(s, &t, n, sfd, &flags);
+			r = do_sendto(s, &t, n, &q, &flags);
 		else if (compat)
 			r = -EPERM;
 		else if (c == C_SENDMSG)
-			r = do_sendmsg(s, &t, n, sfd, &flags);
+			r = do_sendmsg(s, &t, n, &q, &flags);
 		else
-			r = do_sendmmsg(s, &t, n, sfd, &flags);
+			r = do_sendmmsg(s, &t, n, &q, &flags);
 		close(sfd);
 	}
 	/* The signal the kernel would have sent the command. */
 	if (r == -EPIPE && c != C_CONNECT && !(flags & MSG_NOSIGNAL))
 		(void)syscall(SYS_pidfd_send_signal, t.pidfd, SIGPIPE, NULL, 0);
-	close(t.pidfd);
+	if (!t.cached)
+		close(t.pidfd);
+	*handed = t.handed;
 	if (r < 0)
 		resp->error = (int)r;
 	else
@@ -1037,19 +1169,19 @@ static void handle(struct supervisor *s, const struct thread_caps *caps,
 
 /* ---- the threads ----
  *
- * The receiving thread takes each notification off the listener and
- * queues it; workers (made as needed, up to MAX_WORKERS) make the calls,
- * so a connect that blocks holds only its own command's thread. Every
- * thread holds a reference to the supervisor; the last one frees it, so
- * the run can end while a worker is still blocked in a call made for a
- * command that is gone. */
+ * Workers take the notifications off the listener themselves: one waits
+ * on it at a time (the poller), the others (spares) wait on s->spare. A
+ * poller makes the calls it takes, and stays the poller; before a call
+ * that may wait (a connect, a send that would block) it hands the
+ * listener on (hand_on): a spare wakes, or a new worker is made (up to
+ * MAX_WORKERS), so a call that blocks holds only its own command. With
+ * the listener's synchronous wake-up (layer-seccomp.c) the poller runs
+ * on the CPU of the call it takes, and no other thread wakes per call.
+ * Every thread holds a reference to the supervisor; the last one frees
+ * it, so the run can end while a worker is still blocked in a call made
+ * for a command that is gone. */
 
 #define MAX_WORKERS 32
-
-struct job {
-	struct seccomp_notif n;
-	struct job *next;
-};
 
 static void release(struct supervisor *s)
 {
@@ -1061,109 +1193,111 @@ static void release(struct supervisor *s)
 		destroy(s);
 }
 
+static void *work(void *arg);
+
+/* A worker more, under s->lock, which it drops and takes again. */
+static int spawn_worker(struct supervisor *s)
+{
+	pthread_t th;
+	pthread_attr_t attr;
+	s->workers++;
+	s->refs++;
+	pthread_mutex_unlock(&s->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&th, &attr, work, s);
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&s->lock);
+	if (e != 0) {
+		s->workers--;
+		s->refs--; /* the owner still holds one: never the last */
+	}
+	return e;
+}
+
+/* The listener to another worker, before this one makes a call that
+ * may wait. Where none can be had, this one keeps it (the calls of the
+ * run's other commands then wait for this one's). */
+static void hand_on(struct task *t)
+{
+	struct supervisor *s = t->s;
+	if (t->handed)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->polling = 0;
+	t->handed = 1;
+	if (s->spares > 0)
+		pthread_cond_signal(&s->spare);
+	else if (s->workers >= MAX_WORKERS || spawn_worker(s) != 0)
+		s->polling = 1, t->handed = 0;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* As the poller: take calls and make them until one was handed on (0),
+ * or the run ends (-1). */
+static int serve(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc)
+{
+	struct seccomp_notif n;
+	struct seccomp_notif_resp resp;
+	for (;;) {
+		struct pollfd p[2] = { { s->listener, POLLIN, 0 }, { s->stop[0], POLLIN, 0 } };
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (p[1].revents != 0 || (p[0].revents & (POLLHUP | POLLERR)))
+			return -1;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		memset(&n, 0, sizeof(n));
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
+			continue; /* its task died meanwhile (ENOENT) */
+		int handed = 0;
+		handle(s, caps, pc, &n, &resp, &handed);
+		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		if (handed)
+			return 0;
+	}
+}
+
 static void *work(void *arg)
 {
 	struct supervisor *s = arg;
-	struct seccomp_notif_resp resp;
 	struct thread_caps caps;
+	struct pidcache pc;
+	memset(&pc, 0, sizeof(pc));
+	for (unsigned i = 0; i < PIDCACHE; i++)
+		pc.fd[i] = -1;
 	pthread_mutex_lock(&s->lock);
 	uint64_t ceiling = s->caps_ceiling;
 	pthread_mutex_unlock(&s->lock);
 	caps_thread_init(&caps, ceiling);
 	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		while (s->head == NULL && !s->stopping) {
-			s->idle++;
-			pthread_cond_wait(&s->cond, &s->lock);
-			s->idle--;
-		}
-		struct job *j = s->head;
-		if (j == NULL)
-			break; /* stopping, nothing left */
-		s->head = j->next;
-		if (s->head == NULL)
-			s->tail = NULL;
-		pthread_mutex_unlock(&s->lock);
-		handle(s, &caps, &j->n, &resp);
-		(void)ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-		free(j);
-		pthread_mutex_lock(&s->lock);
-	}
-	pthread_mutex_unlock(&s->lock);
-	release(s);
-	return NULL;
-}
-
-/* Queue a notification; start a worker when none is idle. */
-static void enqueue(struct supervisor *s, struct job *j)
-{
-	pthread_t th;
-	pthread_attr_t attr;
-	pthread_mutex_lock(&s->lock);
-	j->next = NULL;
-	if (s->tail != NULL)
-		s->tail->next = j;
-	else
-		s->head = j;
-	s->tail = j;
-	int start = s->idle == 0 && s->workers < MAX_WORKERS;
-	if (start) {
-		s->workers++;
-		s->refs++;
-	}
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	if (!start)
-		return;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&th, &attr, work, s) != 0) {
-		pthread_mutex_lock(&s->lock);
-		s->workers--;
-		s->refs--; /* the owner still holds one: never the last */
-		pthread_mutex_unlock(&s->lock);
-	}
-	pthread_attr_destroy(&attr);
-}
-
-static void *supervise(void *arg)
-{
-	struct supervisor *s = arg;
-	/* The filter (and its listener) comes after this thread exists, so
-	 * that it is not filtered itself. */
-	pthread_mutex_lock(&s->lock);
-	while (s->listener == -1)
+	/* The filter (and its listener) is made after the first worker
+	 * exists, so that the workers are not filtered themselves. */
+	while (s->listener == -1 && !s->stopping)
 		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	while (s->listener >= 0) {
-		struct pollfd p[2] = { { s->listener, POLLIN, 0 }, { s->stop[0], POLLIN, 0 } };
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[1].revents != 0 || (p[0].revents & (POLLHUP | POLLERR)))
-			break;
-		if (!(p[0].revents & POLLIN))
-			continue;
-		struct job *j = calloc(1, sizeof(*j));
-		if (j == NULL) {
-			/* Answer nothing: the call waits until memory returns
-			 * or its command dies. */
-			struct pollfd w = { -1, 0, 0 };
-			(void)poll(&w, 0, 10);
+	while (!s->stopping && s->listener >= 0) {
+		if (s->polling) {
+			s->spares++;
+			pthread_cond_wait(&s->spare, &s->lock);
+			s->spares--;
 			continue;
 		}
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &j->n) != 0) {
-			free(j); /* its task died meanwhile (ENOENT) */
-			continue;
+		s->polling = 1;
+		pthread_mutex_unlock(&s->lock);
+		int r = serve(s, &caps, &pc);
+		pthread_mutex_lock(&s->lock);
+		if (r < 0) {
+			s->stopping = 1;
+			pthread_cond_broadcast(&s->spare);
 		}
-		enqueue(s, j);
 	}
-	pthread_mutex_lock(&s->lock);
-	s->stopping = 1;
-	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+	for (unsigned i = 0; i < PIDCACHE; i++)
+		if (pc.fd[i] >= 0)
+			close(pc.fd[i]);
 	release(s);
 	return NULL;
 }
@@ -1243,6 +1377,7 @@ struct supervisor *supervisor_new(void)
 	s->caps_ceiling = caps_kept(); /* until supervisor_prepare says */
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	pthread_cond_init(&s->spare, NULL);
 	if (pipe_cloexec(s->stop) != 0) {
 		int e = errno;
 		s->stop[0] = s->stop[1] = -1;
@@ -1296,8 +1431,8 @@ static void hand_over(struct supervisor *s, int listener)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* In the run's thread, before it starts any command: the receiving
- * thread (which starts the workers), then the run's filter with the
+/* In the run's thread, before it starts any command: the first worker
+ * (which starts the others as needed), then the run's filter with the
  * notifying rules (seccomp_start_run), on this thread only, so the
  * supervisor's threads are not filtered. (No Landlock domain
  * here: every command would inherit it as a layer of its own, and a
@@ -1311,14 +1446,16 @@ int supervisor_start(struct supervisor *s, unsigned groups)
 
 	pthread_mutex_lock(&s->lock);
 	s->refs++;
+	s->workers++;
 	pthread_mutex_unlock(&s->lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	e = pthread_create(&th, &attr, supervise, s);
+	e = pthread_create(&th, &attr, work, s);
 	pthread_attr_destroy(&attr);
 	if (e != 0) {
 		pthread_mutex_lock(&s->lock);
 		s->refs--;
+		s->workers--;
 		pthread_mutex_unlock(&s->lock);
 		return e;
 	}
@@ -1343,6 +1480,7 @@ void supervisor_free(struct supervisor *s)
 	pthread_mutex_lock(&s->lock);
 	s->stopping = 1;
 	pthread_cond_broadcast(&s->cond);
+	pthread_cond_broadcast(&s->spare);
 	while (s->refs > 1 && pthread_cond_timedwait(&s->cond, &s->lock, &until) == 0)
 		;
 	pthread_mutex_unlock(&s->lock);
@@ -1353,11 +1491,7 @@ static void destroy(struct supervisor *s)
 {
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->cond);
-	while (s->head != NULL) {
-		struct job *j = s->head;
-		s->head = j->next;
-		free(j);
-	}
+	pthread_cond_destroy(&s->spare);
 	if (s->listener >= 0)
 		close(s->listener);
 	if (s->stop[0] >= 0) {

@@ -221,5 +221,32 @@ is "$?:$out" "1:error EACCES" "not allowed: the connect to the stuck server is r
 timeout -s KILL 30 "$CORDON" run --state-dir "$STATE" --timeout 1 --allow-socket "$OUT/stuck.sock" -- \
 	"${U[@]}" fill "$OUT/stuck.sock" >/dev/null 2>&1
 is "$?" 124 "a connect stuck on a full backlog: cordon still ends at the timeout (124, not killed)"
+# A call that blocks holds only its own thread: the same command's other
+# threads' calls (made by other workers of the supervisor) go on.
+out=$(cd "$WS" && timeout -s KILL 30 "$CORDON" run --state-dir "$STATE" --timeout 10 \
+	--allow-socket "$OUT/stuck.sock" -- "$PY" -c '
+import socket, sys, threading, time
+def stuck_connect():
+    while True:
+        c = socket.socket(socket.AF_UNIX)
+        c.connect(sys.argv[1])
+def stuck_send():
+    a, b = socket.socketpair()
+    while True:
+        a.sendmsg([b"x" * 65536])
+for f in (stuck_connect, stuck_send):
+    threading.Thread(target=f, daemon=True).start()
+time.sleep(1)
+srv = socket.socket(socket.AF_UNIX)
+srv.bind("later.sock")
+srv.listen(8)
+c = socket.socket(socket.AF_UNIX)
+c.connect("later.sock")
+x, y = socket.socketpair()
+x.sendmsg([b"ok"])
+print("others:", y.recv(2).decode(), flush=True)
+' "$OUT/stuck.sock" 2>&1)
+is "$out" "others: ok" "a blocked connect and a blocked send hold only their own threads"
+rm -f "$WS/later.sock"
 
 done_testing
