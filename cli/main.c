@@ -256,6 +256,7 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_add_keep_fd(c, a->keep_fds[i]));
 	check(c, cordon_set_allow_broad(c, a->allow_broad));
 	check(c, cordon_set_foreground(c, 1));
+	check(c, cordon_set_reap_all(c, 1));
 	check(c, cordon_set_explain(c, a->explain));
 	if (a->max_abi > 0)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));

@@ -192,6 +192,15 @@ CORDON_EXPORT int cordon_set_allow_broad(cordon *c, int on);
  * 0, 1 or 2, hand the terminal to the command while it runs (default off;
  * the CLI turns it on). */
 CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
+/* This process runs no child but the run's (the CLI): it becomes a child
+ * subreaper (Linux: PR_SET_CHILD_SUBREAPER, kept for the process's
+ * life), so a process the run's commands leave behind, even outside
+ * their process group or session, is reparented to it; the end of the
+ * run kills and reaps every child the process has, and so every process
+ * of the run, also without a PID namespace (the gap
+ * processes_may_outlive_run is then not reported). Default off: a
+ * library caller's other children would be killed too. */
+CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
 /* When a confined command ends with a non-zero status, write one line on
  * fd 2 saying it ran confined, what was writable, and which errors mean
  * "refused by cordon" (default off; the CLI's --explain). */

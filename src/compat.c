@@ -6,11 +6,13 @@
  */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #endif
@@ -178,6 +181,59 @@ const char *proc_field(const char *path, const char *key, char *buf, size_t size
 }
 
 /* ---- waiting for a child with a deadline ---- */
+
+int become_subreaper(void)
+{
+#if defined(__linux__)
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
+long children_of_self(pid_t *pids, size_t max)
+{
+#if defined(__linux__)
+	/* Each thread's own children (a reparented orphan may be any
+	 * thread's), from /proc/self/task/TID/children. */
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL)
+		return -1;
+	long n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL && (size_t)n < max) {
+		char path[64], buf[4096];
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || strlen(e->d_name) > 20)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			n = errno == ENOENT ? n : -1; /* a thread gone meanwhile */
+			if (n < 0)
+				break;
+			continue;
+		}
+		ssize_t k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[k > 0 ? k : 0] = '\0';
+		for (char *p = buf; *p != '\0' && (size_t)n < max;) {
+			char *end;
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (v > 0)
+				pids[n++] = (pid_t)v;
+			p = end;
+		}
+	}
+	closedir(d);
+	return n;
+#else
+	(void)pids;
+	(void)max;
+	return -1;
+#endif
+}
 
 int pidfd_of(pid_t pid)
 {

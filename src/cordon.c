@@ -364,6 +364,10 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
 	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_CAPTURE_DEVICES;
+	/* Without a PID namespace, what leaves the command's process group
+	 * still comes to a child subreaper, which kills it at the end. */
+	if (c->subreaper)
+		d->cov.gaps &= ~(1u << GAP_SURVIVORS);
 	/* Repositories the git guard did not search for: not guarded. */
 	const struct strv *unsearched = gitguard_unsearched(c);
 	if (unsearched != NULL && unsearched->n > 0)
@@ -526,6 +530,9 @@ static int begin(cordon *c)
 	c->secrets_resolved = 0;
 	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
 		return r;
+	/* What the run leaves behind comes to this process, to be killed
+	 * at the end ("off" leaves it alone, as a plain exec would). */
+	c->subreaper = c->reap_all && c->mode != CORDON_MODE_OFF && become_subreaper() == 0;
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
 		be->probe_start();

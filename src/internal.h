@@ -68,6 +68,12 @@ int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
 int close_fds_except(const int *keep, size_t nkeep);
 /* Close every fd from first to last (close_range, or one by one): 0 or -1. */
 int close_fd_range(unsigned first, unsigned last);
+/* Make this process a child subreaper (Linux): 0, or -1 where it cannot
+ * be one. */
+int become_subreaper(void);
+/* The children of this process (of any of its threads), at most max,
+ * into pids: their number, or -1 when they cannot be listed. */
+long children_of_self(pid_t *pids, size_t max);
 /* A pidfd for pid (close-on-exec), or -1 where there are none. */
 int pidfd_of(pid_t pid);
 long long monotonic_ms(void);
@@ -358,7 +364,7 @@ struct cordon {
 	int default_deny_read;
 	enum cordon_network network;
 	unsigned caches;
-	int default_protect, clean_env, allow_broad, foreground, explain;
+	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -403,6 +409,7 @@ struct cordon {
 	int have_last;
 	struct live_proc *live; /* commands not waited for yet */
 	int ending; /* cordon_end has begun: no command may start */
+	int subreaper; /* reap_all, and this process is a child subreaper */
 	unsigned long id; /* unique per handle: tags its errors (error.c) */
 };
 

@@ -592,6 +592,39 @@ static int gone(pid_t pid, int pidfd)
  * an uninterruptible sleep, e.g. on a hung network file system). */
 #define END_KILL_WAIT_MS 30000
 
+static int listed(const struct live_proc *l, pid_t pid)
+{
+	for (; l != NULL; l = l->next)
+		if (l->pid == pid)
+			return 1;
+	return 0;
+}
+
+/* A child subreaper's end (cordon_set_reap_all): every child of this
+ * process is the run's, or was left by it (an orphan comes here): each
+ * is killed and reaped, round after round (a dying one's own children
+ * come here next), until none is left. The commands not waited for yet
+ * (keep) are killed but left to cordon_wait. */
+static void reap_children(const struct live_proc *keep)
+{
+	pid_t kids[256];
+	long long until = monotonic_ms() + END_KILL_WAIT_MS;
+	for (;;) {
+		long n = children_of_self(kids, sizeof(kids) / sizeof(kids[0]));
+		long others = 0;
+		for (long i = 0; i < n; i++) {
+			(void)kill(kids[i], SIGKILL);
+			others += !listed(keep, kids[i]);
+		}
+		if (n <= 0 || others == 0 || monotonic_ms() >= until)
+			return;
+		for (long i = 0; i < n; i++)
+			if (!listed(keep, kids[i]))
+				while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+					;
+	}
+}
+
 void spawn_end_all(cordon *c)
 {
 	struct live_proc *todo = NULL;
@@ -620,6 +653,8 @@ void spawn_end_all(cordon *c)
 		todo = w;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (c->subreaper)
+		reap_children(todo);
 	/* Gone, not only signalled: a dying process 1 returns once every
 	 * process of its namespace has exited. */
 	long long until = monotonic_ms() + END_KILL_WAIT_MS;
