@@ -239,6 +239,15 @@ install-check: all
 	printf '#include <cordon.h>\n#include <string.h>\nint main(void){return strcmp(cordon_version(),"$(VERSION)")!=0;}\n' > $(B)/ic.c
 	$(CC) -I$(B)/dest/usr/include -o $(B)/ic $(B)/ic.c $(B)/dest/usr/lib/libcordon.a -lpthread
 	$(B)/ic
+	@# The README's example, built as its reader would: pkg-config of the
+	@# tree installed elsewhere (--define-prefix), static and shared.
+	@command -v pkg-config >/dev/null || { echo "install-check: pkg-config missing (apt-get install pkg-config)"; exit 1; }
+	{ printf '#include <cordon.h>\n#include <stdio.h>\nint main(void)\n{\n'; \
+	  sed -n '/^```c$$/,/^```$$/p' README.md | sed '1d;$$d'; printf 'return 0;\n}\n'; } > $(B)/readme-example.c
+	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --cflags --libs cordon > $(B)/pc-flags
+	$(CC) -o $(B)/readme-example $(B)/readme-example.c $$(cat $(B)/pc-flags)
+	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --static --cflags --libs cordon > $(B)/pc-flags
+	$(CC) -static-libgcc -o $(B)/readme-example-static $(B)/readme-example.c $$(sed 's/-lcordon/-l:libcordon.a/' $(B)/pc-flags)
 	@echo "install-check: ok"
 
 # The library never contains the Seatbelt test hook (the fake sandbox-exec
@@ -358,8 +367,13 @@ demo: $(B)/cordon
 	demo/run
 
 # ---- install ----
-$(B)/cordon.pc: cordon.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+# libdir and includedir relative to ${prefix} when they lie below it, so
+# that `pkg-config --define-prefix` finds a tree installed elsewhere
+# (DESTDIR, a moved prefix).
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCDIR))
+$(B)/cordon.pc: cordon.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCDIR@|$(PC_INCDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 install: all $(B)/cordon.pc
