@@ -409,7 +409,7 @@ static void end_unrun(cordon *c)
 	struct cordon_result r = { 125, 0, 0, 0 };
 	if (!c->start_written)
 		emit_start(c);
-	char *json = status_exit_json(c, &r);
+	char *json = status_exit_json(c, &r, r.exit_code);
 	status_emit(c, json);
 	free(json);
 	pthread_mutex_lock(&c->lock);
@@ -714,17 +714,6 @@ int cordon_end(cordon *c)
 	spawn_end_all(c);
 	int tampered = gitguard_end(c);
 	runtmp_remove(c);
-	pthread_mutex_lock(&c->lock);
-	int have = c->have_last;
-	struct cordon_result last = c->last;
-	pthread_mutex_unlock(&c->lock);
-	if (have) {
-		char *json = status_exit_json(c, &last);
-		status_emit(c, json);
-		free(json);
-	}
-	release_run(c);
-	c->stage = ST_ENDED;
 	enum cordon_on_tamper how = c->on_tamper;
 	if (how == CORDON_TAMPER_DEFAULT)
 		how = c->mode == CORDON_MODE_REQUIRED ? CORDON_TAMPER_FAIL
@@ -733,7 +722,21 @@ int cordon_end(cordon *c)
 	int unmoved = 0;
 	for (size_t i = 0; i < c->ntampered; i++)
 		unmoved |= c->tampered[i].moved[0] == '\0';
-	if (tampered > 0 && (how == CORDON_TAMPER_FAIL || unmoved))
+	int failed = tampered > 0 && (how == CORDON_TAMPER_FAIL || unmoved);
+	pthread_mutex_lock(&c->lock);
+	int have = c->have_last;
+	struct cordon_result last = c->last;
+	pthread_mutex_unlock(&c->lock);
+	if (have) {
+		/* The status the run ends with (the CLI's: 125 when it fails
+		 * for what it left), and the command's own beside it. */
+		char *json = status_exit_json(c, &last, failed ? 125 : last.exit_code);
+		status_emit(c, json);
+		free(json);
+	}
+	release_run(c);
+	c->stage = ST_ENDED;
+	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
 				   "the run left %d git file%s that a later git command would run "
 				   "or read (first: %s); %s",

@@ -305,7 +305,9 @@ int inherited_network_socket(const cordon *c);
 
 /* ---- status.c: the JSON events ---- */
 char *status_start_json(const cordon *c);
-char *status_exit_json(const cordon *c, const struct cordon_result *r);
+/* The exit event: run_code is the status the run ends with (what the CLI
+ * exits with), r the command's. */
+char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
 void status_emit(cordon *c, const char *line);

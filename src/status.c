@@ -249,7 +249,7 @@ static void jb_time(struct jbuf *b, const struct timespec *t)
 	jb_str(b, s);
 }
 
-char *status_exit_json(const cordon *c, const struct cordon_result *r)
+char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code)
 {
 	struct jbuf b = { 0 };
 	struct timespec end_mono, end_real;
@@ -263,6 +263,8 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r)
 	jb_key(&b, "run_id");
 	jb_str(&b, c->run_id);
 	jb_key(&b, "exit_code");
+	jb_int(&b, run_code);
+	jb_key(&b, "command_exit_code");
 	jb_int(&b, r->exit_code);
 	jb_key(&b, "signal");
 	if (r->signal > 0)

@@ -70,6 +70,10 @@ is "$?:$(grep -c '^cordon: ' "$T/err")" "125:1" "required: the run fails (exit 1
 ! pwned
 ok $? "required: the later git status runs nothing"
 newrepo
+(cd "$WS" && EVILCFG=$EVILCFG srun --sandbox required -- sh -c "$plant_commondir") >/dev/null 2>&1
+is "$?:$(json_field "$T/s.json" exit '[e["exit_code"], e["command_exit_code"]]')" "125:[125, 0]" \
+	"required: the exit event says 125 (cordon's status), the command's own 0 beside it"
+newrepo
 (cd "$WS" && EVILCFG=$EVILCFG crun --sandbox required --on-tamper neutralise -- sh -c "$plant_commondir") >/dev/null 2>&1
 is "$?" 0 "required --on-tamper neutralise: moved aside, the command's status kept"
 (cd "$WS" && crun --on-tamper bogus -- true) 2>"$T/err"
