@@ -53,7 +53,7 @@ HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(B)/helpers/%)
 FUZZ_SRC := $(wildcard fuzz/fuzz-*.c)
 REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 
-.PHONY: all check unit shell replay asan lint format format-check tidy cppcheck \
+.PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib
 .SUFFIXES:
@@ -176,7 +176,7 @@ $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cl
 	  $(B)/cli/args.o $(B)/libcordon-internal.a $(LDLIBS)
 
 unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
-	prove $(UNIT_BIN)
+	prove --directives $(UNIT_BIN)
 
 replay: $(REPLAY_BIN)
 	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \
@@ -203,10 +203,14 @@ check-tools: $(B)/cordon
 check:
 	MAKE="$(MAKE)" tests/run-check
 
+# The everyday subset (a few minutes); check is what CI runs.
+quick:
+	MAKE="$(MAKE)" tests/run-check --quick
+
 # The suite that needs a real Mac (tests/macos/run, docs/macos.md). Off a
 # Mac it can only skip; this step fails if it says anything else there.
 mac-tests:
-	@out=$$(prove tests/macos/run 2>&1); rc=$$?; echo "$$out"; \
+	@out=$$(prove --directives tests/macos/run 2>&1); rc=$$?; echo "$$out"; \
 	if [ "$$(uname -s)" = Darwin ]; then exit $$rc; fi; \
 	echo "$$out" | grep -q '^tests/macos/run \.* skipped: not macOS' || \
 	  { echo "mac-tests: expected a skip off macOS"; exit 1; }
@@ -314,7 +318,7 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
                    bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
