@@ -288,6 +288,25 @@ static int refuse_broad(cordon *c, const char *what, const char *path)
 {
 	if (!policy_is_broad(c, path))
 		return 0;
+	if (strcmp(path, "/") == 0)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing %s /: it is the root (--allow-broad overrides)", what);
+	/* Which home: HOME may be relative (resolved against the current
+	 * directory) or differ from the passwd entry's. */
+	const char *env = getenv("HOME");
+	for (int i = 0; i < c->nhomes; i++)
+		if (path_within(path, c->homes[i]))
+			return cordon_fail(
+				c, CORDON_EREFUSED,
+				"refusing %s %s: it is %s %s (%s%s; --allow-broad overrides)", what,
+				path,
+				strcmp(path, c->homes[i]) == 0
+					? "the home directory"
+					: "an ancestor of the home directory",
+				c->homes[i],
+				i == 0 && env != NULL && env[0] != '\0' ? "HOME="
+									: "the user's passwd entry",
+				i == 0 && env != NULL && env[0] != '\0' ? env : "");
 	return cordon_fail(c, CORDON_EREFUSED,
 			   "refusing %s %s: it is /, the home directory or an ancestor of it "
 			   "(--allow-broad overrides)",

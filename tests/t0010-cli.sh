@@ -97,6 +97,12 @@ bad "status file longer than a path" run "${S[@]}" --status-file "$long" "${R[@]
 mkdir -p "$HOME/proj"
 (cd "$HOME" && "$CORDON" run "${S[@]}" -- echo RAN) >"$T/o" 2>"$T/e"
 is "$?" 125 "default workspace = HOME is refused"
+is "$(cat "$T/e")" "cordon: refusing workspace $HOME: it is the home directory $HOME (HOME=$HOME; --allow-broad overrides)" \
+	"... the line names the home"
+mkdir -p "$WS/relhome"
+(cd "$WS" && HOME=relhome "$CORDON" run "${S[@]}" -- echo RAN) >"$T/o" 2>"$T/e"
+is "$?:$(cat "$T/e")" "125:cordon: refusing workspace $WS: it is an ancestor of the home directory $WS/relhome (HOME=relhome; --allow-broad overrides)" \
+	"a relative HOME: the home it resolves to is named"
 # (its state dir may not lie in the writable tree: one of the test's own
 # outside $T)
 st2=$(mktemp -d)
