@@ -140,13 +140,13 @@ static int walk_dir(const struct walk *w, const char *dirpath, int dfd, reads_gr
 		    void *arg, size_t *count, size_t max)
 {
 	/* The stops in this directory (few: compared with every name). */
-	const struct stop **here = malloc((w->n > 0 ? w->n : 1) * sizeof(*here));
+	size_t *here = malloc((w->n > 0 ? w->n : 1) * sizeof(size_t)); /* indexes */
 	size_t nhere = 0;
 	if (here == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < w->n; i++)
 		if (strcmp(w->v[i].dir, dirpath) == 0)
-			here[nhere++] = &w->v[i];
+			here[nhere++] = i;
 	int lfd = dup(dfd);
 	DIR *dir = lfd < 0 ? NULL : fdopendir(lfd);
 	if (dir == NULL) {
@@ -165,8 +165,8 @@ static int walk_dir(const struct walk *w, const char *dirpath, int dfd, reads_gr
 			continue;
 		const struct stop *s = NULL;
 		for (size_t i = 0; s == NULL && i < nhere; i++)
-			if (strcmp(here[i]->name, n) == 0)
-				s = here[i];
+			if (strcmp(w->v[here[i]].name, n) == 0)
+				s = &w->v[here[i]];
 		if (s != NULL && s->t != NULL && s->t->nkeep > 0) {
 			int tfd = openat(dfd, n, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			for (size_t k = 0; tfd >= 0 && r == 0 && k < s->t->nkeep; k++)
@@ -221,21 +221,27 @@ struct pending {
 	unsigned char type;
 };
 
+/* The names' bytes: blocks chained newest first. */
+struct arena {
+	struct arena *next;
+	size_t used, size;
+	char bytes[];
+};
+
 struct grant_ctx {
 	long ruleset;
 	struct pending *v;
 	size_t n, cap;
-	char *arena;
-	size_t used, size;
+	struct arena *arena;
 };
 
 /* One thread's share of a directory's entries. */
 struct share {
 	const struct grant_ctx *g;
-	int dfd;
 	size_t from, to;
 	int *fds; /* the fds it opened, closed by the caller */
 	size_t nfds;
+	int dfd;
 	int err; /* 0, or the errno of a rule the kernel refused */
 };
 
@@ -297,13 +303,11 @@ static int grant(void *arg, int dfd, const char *name, unsigned char type, int i
 	if (inside) {
 		struct pending one = { (char *)name, type };
 		int fd = -1;
-		struct share sh = { &(struct grant_ctx){ g->ruleset, &one, 1, 1, NULL, 0, 0 },
-				    dfd,
-				    0,
-				    1,
-				    &fd,
-				    0,
-				    0 };
+		struct share sh = { .g = &(struct grant_ctx){ g->ruleset, &one, 1, 1, NULL },
+				    .from = 0,
+				    .to = 1,
+				    .fds = &fd,
+				    .dfd = dfd };
 		(void)grant_share(&sh);
 		if (sh.nfds > 0)
 			close(fd);
@@ -318,23 +322,24 @@ static int grant(void *arg, int dfd, const char *name, unsigned char type, int i
 		g->v = v;
 		g->cap = cap;
 	}
-	if (g->used + k > g->size) {
-		/* A new arena for what follows; the entries so far keep
+	if (g->arena == NULL || g->arena->used + k > g->arena->size) {
+		/* A new block for what follows; the entries so far keep
 		 * theirs (freed with the directory's batch). */
-		size_t size = g->size * 2 > 65536 ? g->size * 2 : 65536;
+		size_t size =
+			g->arena != NULL && g->arena->size * 2 > 65536 ? g->arena->size * 2 : 65536;
 		if (size < k)
 			size = k;
-		char *a = malloc(size + sizeof(char *));
+		struct arena *a = malloc(sizeof(*a) + size);
 		if (a == NULL)
 			return -ENOMEM;
-		memcpy(a, &g->arena, sizeof(char *)); /* chained */
+		a->next = g->arena;
+		a->used = 0;
+		a->size = size;
 		g->arena = a;
-		g->used = sizeof(char *);
-		g->size = size + sizeof(char *);
 	}
-	char *at = g->arena + g->used;
+	char *at = g->arena->bytes + g->arena->used;
 	memcpy(at, name, k);
-	g->used += k;
+	g->arena->used += k;
 	g->v[g->n].name = at;
 	g->v[g->n++].type = type;
 	return 0;
@@ -343,12 +348,10 @@ static int grant(void *arg, int dfd, const char *name, unsigned char type, int i
 static void arena_free(struct grant_ctx *g)
 {
 	while (g->arena != NULL) {
-		char *next;
-		memcpy(&next, g->arena, sizeof(char *));
+		struct arena *next = g->arena->next;
 		free(g->arena);
 		g->arena = next;
 	}
-	g->used = g->size = 0;
 }
 
 /* reads_walk's done: the directory's entries granted, by several
@@ -370,9 +373,11 @@ static int grant_all(void *arg, int dfd)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (size_t t = 0; t < nt; t++) {
-		sh[t] = (struct share){
-			g, dfd, g->n * t / nt, g->n * (t + 1) / nt, fds + g->n * t / nt, 0, 0
-		};
+		sh[t] = (struct share){ .g = g,
+					.from = g->n * t / nt,
+					.to = g->n * (t + 1) / nt,
+					.fds = fds + g->n * t / nt,
+					.dfd = dfd };
 		/* The first share is this thread's; a thread that cannot be
 		 * had leaves its share to this one too. */
 		started[t] = t > 0 && pthread_create(&th[t], NULL, grant_share, &sh[t]) == 0;
