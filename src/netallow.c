@@ -93,7 +93,7 @@ static int ipv6_hex(const char *s, size_t n, char *out)
 	if (inet_pton(AF_INET6, tmp, b) != 1)
 		return -1;
 	for (int i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
+		snprintf(out + (size_t)2 * (size_t)i, 3, "%02x", b[i]);
 	return 0;
 }
 

@@ -157,7 +157,7 @@ static int hop_by_hop(const char *name, size_t n)
 
 static int append(struct http_req *r, size_t *cap, const char *s, size_t n)
 {
-	if (r->origin_len + n + 1 > *cap) {
+	if (r->origin_head == NULL || r->origin_len + n + 1 > *cap) {
 		size_t c = (*cap ? *cap * 2 : 512) + n;
 		char *v = realloc(r->origin_head, c);
 		if (v == NULL)
