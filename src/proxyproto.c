@@ -222,7 +222,7 @@ int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http,
 		    (*p == '\r' && p[1] != '\n'))
 			return 400;
 	const char *eol = memmem(b, r->head_len, "\r\n", 2);
-	const char *path = NULL;
+	const char *path = "/";
 	size_t pathn = 0, mlen = 0, cap = 0;
 	int st = request_line(b, (size_t)(eol - b), r, &path, &pathn, &mlen, plain_http);
 	if (st != 0)
