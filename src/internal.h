@@ -11,6 +11,7 @@
 #include "cordon.h"
 #include "ids.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -87,9 +88,27 @@ void child_nap(int pidfd, long long ms);
 /* ---- fsutil.c: file system helpers ---- */
 /* mkdir -p; directories it makes are owner-only (0700). 0 or -1/errno. */
 int mkdir_p(const char *path);
+/* A stream over the dir open on fd, from its first entry (close-on-exec;
+ * fd stays open), or NULL. */
+DIR *dir_stream(int fd);
+/* What a removal may do, and what came of it. Each entry met takes one
+ * unit of left (so does each name of its queue found taken); once *stop
+ * (when stop is not NULL) is set by another thread and unstoppable units
+ * are done, the removal stops at the next entry. */
+struct rm_budget {
+	unsigned long left;
+	unsigned long unstoppable;
+	const int *stop;
+	unsigned long done; /* units taken */
+	int out; /* it stopped: left ran out, or *stop */
+	int failed; /* an entry could not be removed (immutable, a mount, ...) */
+};
 /* Remove name below parent_fd and everything in it, never following a
- * symlink out of it. 0 or -1. */
-int remove_tree_at(int parent_fd, const char *name);
+ * symlink out of it, with a bounded number of fds whatever its depth, in
+ * O(entries). top_fd: the dir already open (or -1); queue_fd: where the
+ * dirs met are moved to be emptied (a dir outside the tree, or -1: the
+ * tree's top). 0 when it is gone, else -1 (see b->out and b->failed). */
+int remove_tree_at(int parent_fd, const char *name, int top_fd, int queue_fd, struct rm_budget *b);
 
 /* ---- policy.c: what is writable, what is protected ---- */
 /* Where a writable entry came from (for the status event). */
@@ -232,8 +251,13 @@ int caches_resolve(cordon *c);
 /* The state dir: 0, -1 when there is none (no HOME), -2 when too long,
  * -3 when it would be under a home that does not exist. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
+/* Make and lock the run's dir; when runs/ holds a dir nobody locks, start
+ * the sweep of dead runs' dirs in a thread of the run. */
 int runtmp_create(cordon *c);
-void runtmp_remove(cordon *c);
+/* Stop and join the sweep, remove the run's dir: 0, or -1 when some of it
+ * is left (the message says what; a later run's sweep tries again). */
+int runtmp_remove(cordon *c);
+struct runtmp_sweep;
 
 /* ---- env.c: the command's environment (pure) ---- */
 struct env_opts {
@@ -389,6 +413,7 @@ struct cordon {
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */
 	int tmp_lock_fd;
+	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The run's temp dir: made 0700 under STATE/runs, exported as TMPDIR,
 # removed at the end without following symlinks out of it, even when the
-# command made parts of it unreadable; dirs of dead runs are swept, dirs
-# of live runs are not.
+# command made parts of it unreadable, however deep the tree it built;
+# dirs of dead runs are swept by later runs (in the background, a budget
+# per run, the next run going on), dirs of live runs are not.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -46,6 +47,145 @@ ok $? "a dead run's dir is swept"
 ok $? "a live run's dir (locked) is left alone"
 unchanged "sweeping did not follow symlinks out" "$OUT" "$before"
 exec 9<&-
+
+# A tree as deep as the command likes (each mkdir -p makes 1,000 levels):
+# 5,000 levels, a file and symlinks out at the bottom, dirs made 000 and
+# 0500 at the bottom and at the top. Nothing of it outlives the run, and
+# nothing is followed out.
+p=$(printf 'd/%.0s' $(seq 1000))
+(cd "$WS" && crun -- bash -c '
+	cd "$TMPDIR" || exit 1
+	for i in 1 2 3 4 5; do mkdir -p "$1" && cd "$1" || exit 1; done
+	echo bottom > f
+	ln -s "$2/keep" lf && ln -s "$2/keepdir" ld || exit 1
+	mkdir s && echo x > s/f && chmod 000 s && chmod 500 .. && chmod 000 . || exit 1
+	chmod 000 "$TMPDIR/d" && echo "$TMPDIR" > "$3/where-deep"
+' sh "$p" "$OUT" "$WS")
+is "$?" 0 "the command built a tree 5,000 dirs deep"
+[ -s "$WS/where-deep" ] && [ ! -e "$(cat "$WS/where-deep")" ]
+ok $? "the deep temp dir is gone after the run"
+is "$(find "$STATE/runs" -mindepth 1 2>/dev/null | wc -l | tr -d ' ')" 0 "nothing left under runs/"
+unchanged "removing the deep tree did not follow symlinks out" "$OUT" "$before"
+
+# A dir left by a run that died (in runs/, locked by nobody): FILES files,
+# then a chain DEPTH dirs deep, symlinks out and a dir made 000 at the
+# bottom, itself made 000.
+dead_dir() { # dead_dir DIR DEPTH FILES
+	"$PY" - "$1" "$2" "$3" "$OUT" <<'PY'
+import os, sys
+top, depth, files, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+os.mkdir(top)
+fd = os.open(top, os.O_RDONLY)
+for i in range(files):
+    os.close(os.open("f%d" % i, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+for _ in range(depth):
+    os.mkdir("d", dir_fd=fd)
+    n = os.open("d", os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = n
+os.symlink(out + "/keep", "lf", dir_fd=fd)
+os.symlink(out + "/keepdir", "ld", dir_fd=fd)
+os.mkdir("s", dir_fd=fd)
+os.close(os.open("s/f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+os.chmod("s", 0, dir_fd=fd)
+os.fchmod(fd, 0)
+PY
+}
+# Runs whose command waits until DIR is gone or stops changing (its mtime
+# the same for 5 s: the run's share of the sweep spent), MAX at most. Sets
+# runs (how many ran) and failed (how many did not exit 0).
+waiting_runs() { # waiting_runs DIR MAX
+	runs=0 failed=0
+	while [ -e "$1" ] && [ "$runs" -lt "$2" ]; do
+		(cd "$WS" && crun -- sh -c '
+			prev="" same=0
+			while [ "$same" -lt 50 ]; do
+				t=$(stat -c %y "$1" 2>/dev/null) || exit 0
+				if [ "$t" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+				prev=$t
+				sleep 0.1
+			done' sh "$1") || failed=$((failed + 1))
+		runs=$((runs + 1))
+	done
+}
+
+# Later runs remove a dead run's tree of 8,000 levels while their command
+# runs, each still succeeding: a short run, then one that waits (the
+# removal is not bounded by a number of levels per run).
+dead_dir "$STATE/runs/deadrun2" 8000 0
+(cd "$WS" && crun -- true)
+is "$?" 0 "a short run with a dead run's deep dir to sweep succeeds"
+waiting_runs "$STATE/runs/deadrun2" 1
+[ ! -e "$STATE/runs/deadrun2" ]
+ok $? "the dead run's dir of 8,000 levels is gone after one more run"
+is "$failed" 0 "each of those runs succeeded"
+unchanged "sweeping the deep tree did not follow symlinks out" "$OUT" "$before"
+
+# A dead run's dir of 70,000 entries (made 000 by its command) is more than
+# one run's share: each run removes at most its share, the next goes on
+# where it stopped.
+dead_dir "$STATE/runs/deadrun3" 0 70000
+waiting_runs "$STATE/runs/deadrun3" 1
+[ -e "$STATE/runs/deadrun3" ] && [ "$failed" -eq 0 ]
+ok $? "a run removes at most its share of a dead run's dir, and succeeds"
+waiting_runs "$STATE/runs/deadrun3" 4
+[ ! -e "$STATE/runs/deadrun3" ]
+ok $? "the next runs remove the rest ($runs more runs)"
+is "$failed" 0 "each of those runs succeeded"
+
+# Processes that outlive the run (no PID namespace: under seccomp-deny nons
+# no namespace can be made) and keep adding entries while the temp dir is
+# removed: files in the temp dir itself, and dirs at the bottom of a chain
+# that one keeps deepening. The run still ends (timeout only guards against
+# a hang); the one below is cut off (the dirs being emptied are out of its
+# reach); once they are gone, later runs remove what is left.
+cat >"$WS/adder-top.py" <<'PY'
+import os
+os.chdir(os.environ["TMPDIR"])
+i = 0
+while True:
+    try:
+        os.close(os.open("f%d" % i, os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError:
+        pass
+    i += 1
+PY
+cat >"$WS/adder-deep.py" <<'PY'
+import os, sys
+os.chdir(os.environ["TMPDIR"])
+n = 0
+try:
+    os.mkdir("c")
+    os.chdir("c")
+    while True:
+        os.mkdir("d")
+        os.chdir("d")
+        n += 1
+except OSError as e:
+    with open(sys.argv[1], "w") as f:
+        f.write("%d levels, then %s\n" % (n, e.strerror))
+PY
+if ! "$HELPERS/seccomp-deny" nons -- true 2>/dev/null; then
+	skip "seccomp-deny cannot run here"
+else
+	rm -f "$WS/deep-out"
+	(cd "$WS" && timeout 300 "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" -- sh -c '
+		setsid "$1" adder-top.py </dev/null >/dev/null 2>&1 &
+		echo $! > adder1
+		setsid "$1" adder-deep.py "$PWD/deep-out" </dev/null >/dev/null 2>&1 &
+		echo $! > adder2
+		echo "$TMPDIR" > where-added
+		sleep 1' sh "$PY")
+	is "$?" 0 "a run whose processes outlive it, adding entries to its temp dir, ends"
+	i=0
+	while [ ! -s "$WS/deep-out" ] && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$WS/deep-out" ]
+	ok $? "the one deepening a chain in it was cut off: $(cat "$WS/deep-out" 2>/dev/null)"
+	kill -9 "$(cat "$WS/adder1")" "$(cat "$WS/adder2")" 2>/dev/null
+	waiting_runs "$(cat "$WS/where-added")" 3
+	is "$(find "$STATE/runs" -mindepth 1 2>/dev/null | wc -l | tr -d ' ')" 0 \
+		"once they are gone, later runs remove what they added ($runs runs)"
+fi
 
 # Two runs at once get different temp dirs and both are cleaned.
 (cd "$WS" && crun -- sh -c 'echo "$TMPDIR" > w1; sleep 1') &
