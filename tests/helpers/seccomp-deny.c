@@ -23,6 +23,9 @@
  *               as Docker's default seccomp profile has them
  *   nocapset    capset(2) fails with EPERM, as where a security policy
  *               refuses it: root's capabilities cannot be reduced
+ *   nomountapi  open_tree(2) and move_mount(2) fail with EPERM, as where a
+ *               security policy knows only mount(2): the private /tmp
+ *               cannot be made
  * Test helper only.
  */
 #include <errno.h>
@@ -52,6 +55,8 @@
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),             \
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 
+#define NR_OPEN_TREE 428 /* the same number on every architecture */
+#define NR_MOVE_MOUNT 429
 #define NR_CREATE 444
 #define NR_ADD 445
 #define NR_RESTRICT 446
@@ -63,7 +68,7 @@ int main(int argc, char *argv[])
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
 			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount|nokeys|"
-			"nocapset -- "
+			"nocapset|nomountapi -- "
 			"COMMAND...\n");
 		return 2;
 	}
@@ -118,6 +123,13 @@ int main(int argc, char *argv[])
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+	struct sock_filter nomountapi[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_OPEN_TREE, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_MOVE_MOUNT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
 	struct sock_fprog p = { 0, NULL };
 	if (strcmp(argv[1], "nons") == 0) {
 		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
@@ -137,6 +149,9 @@ int main(int argc, char *argv[])
 	} else if (strcmp(argv[1], "nocapset") == 0) {
 		p.len = (unsigned short)(sizeof(nocapset) / sizeof(nocapset[0]));
 		p.filter = nocapset;
+	} else if (strcmp(argv[1], "nomountapi") == 0) {
+		p.len = (unsigned short)(sizeof(nomountapi) / sizeof(nomountapi[0]));
+		p.filter = nomountapi;
 	}
 	if (p.filter != NULL) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
