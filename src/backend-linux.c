@@ -84,6 +84,7 @@ struct linux_layer {
  * their own). */
 static const struct linux_layer layers[] = {
 	{ LAYER_MOUNTNS, 1u << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
+	{ LAYER_PRIVATE_TMP, 1u << GAP_TMP_SHARED, 0, tmp_trial, tmp_layer_prepare, tmp_apply },
 	{ LAYER_DEVPTS, 0, 0, devpts_trial, devpts_prepare, devpts_apply },
 	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_KEY_LIST, 0,
 	  pidns_trial, pidns_prepare, pidns_apply },
@@ -284,7 +285,7 @@ static int layer_ok(size_t i, unsigned *unsure)
 			return 0;
 	}
 	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS ||
-	    layers[i].id == LAYER_DEVPTS)
+	    layers[i].id == LAYER_DEVPTS || layers[i].id == LAYER_PRIVATE_TMP)
 		return layer_ok(0, unsure); /* layers[0] is the mount layer */
 	return 1;
 }
@@ -488,7 +489,8 @@ static int apply_all(const void *state)
 		int e;
 		if (joined && id == LAYER_MOUNTNS)
 			e = mountns_join(plan);
-		else if (joined && (id == LAYER_PIDNS || id == LAYER_IPCNS || id == LAYER_NETNS))
+		else if (joined && (id == LAYER_PIDNS || id == LAYER_IPCNS || id == LAYER_NETNS ||
+				    id == LAYER_PRIVATE_TMP))
 			e = 0;
 		else
 			e = layers[i].apply(plan);

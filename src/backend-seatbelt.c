@@ -513,10 +513,13 @@ static void sb_coverage(int abi, struct coverage *out)
 	 * the network when on, device ioctls (TIOCSTI included), SysV and POSIX IPC,
 	 * which are global on macOS, the list of processes (a sysctl), and
 	 * processes that leave the command's process group, which cordon
-	 * kills (macOS has no PID namespace). */
+	 * kills (macOS has no PID namespace). /tmp and /var/tmp stay the
+	 * machine's, read-only: the profile cannot give a path another
+	 * directory. */
 	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT;
 	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
-		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC;
+		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC |
+		    1u << GAP_TMP_SHARED;
 	out->protects = 1;
 	out->denies_reads = DENY_BY_SEATBELT;
 }

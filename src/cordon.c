@@ -330,6 +330,12 @@ static enum reason_id policy_coverage(cordon *c)
 
 	if (c->nkeep > 0)
 		d->cov.gaps |= 1u << GAP_KEPT_FDS;
+	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
+	 * one; a temp dir it left the machine's is a gap. */
+	if (c->pol.nptmp == 0)
+		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
+	if (d->applied && c->pol.tmp_shared)
+		d->cov.gaps |= 1u << GAP_TMP_SHARED;
 	if (stdio_metadata_gap(c))
 		d->cov.gaps |= 1u << GAP_STDIO;
 	for (size_t i = 0; i < c->pol.nprot; i++) {

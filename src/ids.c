@@ -133,6 +133,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_NET_SEATBELT] = { "network_seatbelt",
 				 "macOS, --network off: the profile denies IP traffic both ways, "
 				 "loopback included" },
+	[LAYER_PRIVATE_TMP] = { "private_tmp",
+				"/tmp and /var/tmp are the run's own (its temp dir, bound there): "
+				"writable, empty at the start, removed with the run; the machine's "
+				"are not visible" },
 	[LAYER_READ_DENY] = { "read_deny",
 			      "the user's secrets (the default list and --deny-read) cannot be "
 			      "read: empty mounts (Linux), the profile (macOS)" },
@@ -202,6 +206,11 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			       "the command keeps root's capabilities (those cordon holds): "
 			       "capset is refused here; they reach past Landlock (loading a "
 			       "kernel module, raw I/O, BPF, rebooting)" },
+	[GAP_TMP_SHARED] = { "tmp_shared_read_only",
+			     "/tmp and /var/tmp are the machine's, read-only: a program that "
+			     "writes there by name (tmpfile(3), Lua's os.tmpname) fails; only "
+			     "TMPDIR is the run's (no mount layer, or the run's home or working "
+			     "directory lies there outside the writable set)" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -64,6 +64,9 @@ enum layer_id {
 	LAYER_KEYRINGS,
 	LAYER_UNIX_SUPERVISOR,
 	LAYER_UNIX_LANDLOCK,
+	/* Listed before read_deny, which only a run's policy adds: the
+	 * probe's list stays the start of a run's. */
+	LAYER_PRIVATE_TMP,
 	LAYER_READ_DENY,
 	LAYER_NETNS,
 	LAYER_NET_SECCOMP,
@@ -100,6 +103,7 @@ enum gap_id {
 	GAP_CAPTURE_DEVICES,
 	GAP_GIT_SEARCH,
 	GAP_CAPABILITIES,
+	GAP_TMP_SHARED,
 	GAP_COUNT
 };
 

@@ -173,6 +173,16 @@ struct policy {
 	int reads_unbuilt;
 	int network_off; /* --network off */
 	int deny_capture; /* the default deny-read list: capture devices too */
+	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
+	 * command sees src, the run's dir, at view. Set by the layer's
+	 * prepare; tmp_shared when a temp dir of the machine stays the
+	 * machine's, read-only (the gap tmp_shared_read_only). */
+	struct private_tmp {
+		char *view;
+		char *src;
+	} ptmp[2];
+	size_t nptmp;
+	int tmp_shared;
 };
 
 /* A path the command must not read. */
@@ -230,6 +240,8 @@ void policy_add_devices(struct policy *p);
 /* 1 when path is "/", a home or an ancestor of one (and not allowed). */
 int policy_is_broad(const cordon *c, const char *path);
 void policy_free(struct policy *p);
+/* Forget the run's private temp dirs (a new plan makes them again). */
+void policy_clear_private_tmp(struct policy *p);
 
 /* 1 when path (canonical) lies in the writable set. */
 int policy_inside_writable(const struct policy *p, const char *path);

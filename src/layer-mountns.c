@@ -482,6 +482,7 @@ void mountns_free(struct mount_plan *m)
 	free(m->void_dir);
 	free(m->empty_file);
 	free(m->cwd);
+	tmp_free(m);
 	free(m);
 }
 

@@ -48,6 +48,27 @@ struct mount_plan {
 	char *scratch, *void_dir, *empty_file;
 	struct cover *covers;
 	size_t ncovers;
+	/* The run's temp dirs (layer-tmp.c): the run's dir, bound on the
+	 * private /tmp and /var/tmp. */
+	char *rundir;
+	struct tmp_view *views;
+	size_t nviews;
+};
+
+/* A private temp dir: the run's dir, bound on view; each carry is a tree
+ * of the run that lies in the machine's view (the workspace in /tmp),
+ * shown there at its own path. */
+struct tmp_view {
+	char *view; /* canonical: "/tmp" */
+	struct tmp_carry *carry;
+	size_t ncarry;
+};
+
+struct tmp_carry {
+	char **comps; /* its path below the view, one component each */
+	size_t ncomps;
+	int is_dir;
+	int readonly; /* an --allow-socket outside the writable set: read-only, nodev */
 };
 
 struct cover {
@@ -128,6 +149,17 @@ int mountns_apply(const struct linux_plan *plan);
  * cwd entered. */
 int mountns_join(const struct linux_plan *plan);
 void mountns_free(struct mount_plan *m);
+/* layer-tmp.c: the run's own /tmp and /var/tmp (after the mount layer,
+ * in its namespace). */
+int tmp_trial(const struct linux_trial *t);
+/* Parent: the views of this run (c->pol.ptmp, plan->mount->views).
+ * 0 or CORDON_E*. */
+int tmp_layer_prepare(cordon *c, const struct policy *p, const struct decision *d,
+		      struct linux_plan *plan);
+/* Child, after the mount layer: each view bound, the trees carried into
+ * it, the cwd entered again. 0 or errno. */
+int tmp_apply(const struct linux_plan *plan);
+void tmp_free(struct mount_plan *m);
 int devpts_trial(const struct linux_trial *t);
 int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		   struct linux_plan *plan);

@@ -162,7 +162,19 @@ void policy_free(struct policy *p)
 	free(p->deny);
 	strv_free(&p->blockdevs);
 	strv_free(&p->capturedevs);
+	policy_clear_private_tmp(p);
 	memset(p, 0, sizeof(*p));
+}
+
+void policy_clear_private_tmp(struct policy *p)
+{
+	for (size_t i = 0; i < p->nptmp; i++) {
+		free(p->ptmp[i].view);
+		free(p->ptmp[i].src);
+	}
+	memset(p->ptmp, 0, sizeof(p->ptmp));
+	p->nptmp = 0;
+	p->tmp_shared = 0;
 }
 
 /* realpath, except that a symlink met on the way that lies in a

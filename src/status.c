@@ -43,13 +43,29 @@ static void decision_fields(struct jbuf *b, const cordon *c, const char *applied
 	list_of(b, d->layer_list);
 }
 
+/* The writable set, and the private /tmp and /var/tmp by the names the
+ * command writes them under. */
 static void write_writable(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
-	for (size_t i = 0; i < p->nw; i++) {
+	for (size_t i = 0; i < p->nw + p->nptmp; i++) {
 		if (i > 0)
 			jb_raw(b, ",");
-		jb_str(b, p->w[i].path);
+		jb_str(b, i < p->nw ? p->w[i].path : p->ptmp[i - p->nw].view);
+	}
+	jb_raw(b, "]");
+}
+
+static void write_private_tmp(struct jbuf *b, const struct policy *p)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < p->nptmp; i++) {
+		jb_raw(b, i > 0 ? ",{" : "{");
+		jb_key(b, "path");
+		jb_str(b, p->ptmp[i].view);
+		jb_key(b, "source");
+		jb_str(b, p->ptmp[i].src);
+		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
 }
@@ -148,6 +164,11 @@ char *status_start_json(const cordon *c)
 	jb_key(&b, "writable");
 	if (confined)
 		write_writable(&b, p);
+	else
+		jb_raw(&b, "null");
+	jb_key(&b, "private_tmp");
+	if (confined)
+		write_private_tmp(&b, p);
 	else
 		jb_raw(&b, "null");
 	jb_key(&b, "protected");
@@ -392,7 +413,12 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 	for (size_t i = 0; i < c->pol.nw; i++)
 		more += c->pol.w[i].kind != W_WORKSPACE && c->pol.w[i].kind != W_TMPDIR &&
 			c->pol.w[i].kind != W_DEVICE;
-	snprintf(num, sizeof(num), ", its TMPDIR, %zu more path%s", more, more == 1 ? "" : "s");
+	jb_raw(&b, ", its TMPDIR");
+	for (size_t i = 0; i < c->pol.nptmp; i++) {
+		jb_raw(&b, i == 0 ? ", its own " : " and ");
+		raw_sanitized(&b, c->pol.ptmp[i].view);
+	}
+	snprintf(num, sizeof(num), ", %zu more path%s", more, more == 1 ? "" : "s");
 	jb_raw(&b, num);
 	jb_raw(&b, " and the terminal devices (all in the status event); a write elsewhere fails "
 		   "with ");
@@ -408,5 +434,8 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 		jb_raw(&b, "EACCES \"Permission denied\", or EXDEV \"Invalid cross-device link\" "
 			   "for a link across the writable set's edge");
 	jb_raw(&b, ": those mean cordon refused it");
+	if (d->cov.gaps & (1u << GAP_TMP_SHARED))
+		jb_raw(&b, "; /tmp and /var/tmp are the machine's and read-only here "
+			   "(tmp_shared_read_only): write temporary files under $TMPDIR");
 	return jb_finish(&b);
 }

@@ -70,12 +70,15 @@ static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 		return STDIO_KEEP;
 	/* The same file must be reachable by its path (not deleted, not
 	 * renamed since) in a view the command shares: not the host's
-	 * /dev/shm, which the command's replaces. Otherwise it stays, and
-	 * the gap is reported. */
+	 * /dev/shm, which the command's replaces, nor the host's /tmp where
+	 * the run has its own. Otherwise it stays, and the gap is reported. */
 	struct stat now;
 	if (fd_path(fd, sp->path, sizeof(sp->path)) != 0 || path_within("/dev/shm", sp->path) ||
 	    stat(sp->path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
 		return STDIO_KEEP;
+	for (size_t i = 0; i < c->pol.nptmp; i++)
+		if (path_within(c->pol.ptmp[i].view, sp->path))
+			return STDIO_KEEP;
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;
 	return STDIO_REOPEN;

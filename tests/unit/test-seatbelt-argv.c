@@ -450,7 +450,7 @@ static void coverage(void)
 	ok(cov.denies_reads, "denied reads are enforced (the profile's DENY_READ_ clauses)");
 	unsigned want = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
 			1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS |
-			1u << GAP_IPC;
+			1u << GAP_IPC | 1u << GAP_TMP_SHARED;
 	is_int(cov.gaps, want, "gaps: exactly what the profile leaves");
 	for (int g = 0; g < GAP_COUNT; g++)
 		if ((cov.gaps ^ want) & (1u << g))
