@@ -49,6 +49,37 @@ int cli_parse_timeout(const char *s, uint64_t *ms)
 	return *ms > 0 ? 0 : -1;
 }
 
+int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	uint64_t v = 0;
+	const char *p = s;
+	if (s == NULL || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (max - (uint64_t)(*p - '0')) / 10)
+			return -1; /* past max: overflow is never reached */
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p != '\0') {
+		const char *u = strchr(units, *p >= 'a' ? *p - 'a' + 'A' : *p);
+		if (u == NULL)
+			return -1;
+		for (long i = 0; i <= u - units; i++) {
+			if (v > max / 1024)
+				return -1;
+			v *= 1024;
+		}
+		p++;
+		if (strcmp(p, "") != 0 && strcmp(p, "B") != 0 && strcmp(p, "iB") != 0)
+			return -1;
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int push(const char ***list, size_t *n, const char *v)
 {
 	const char **l = realloc(*list, (*n + 1) * sizeof(*l));
@@ -88,6 +119,9 @@ enum opt {
 	O_NETWORK,
 	O_DENY_READ,
 	O_ALLOW_READ,
+	O_MAX_PROCS,
+	O_MAX_MEMORY,
+	O_MAX_TMP,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
@@ -118,6 +152,9 @@ static const char *const long_names[O_COUNT] = {
 	[O_NETWORK] = "network",
 	[O_DENY_READ] = "deny-read",
 	[O_ALLOW_READ] = "allow-read",
+	[O_MAX_PROCS] = "max-procs",
+	[O_MAX_MEMORY] = "max-memory",
+	[O_MAX_TMP] = "max-tmp",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
 	[O_NO_DEFAULT_DENY_READ] = "no-default-deny-read",
@@ -147,6 +184,38 @@ static int find_opt(const char *arg, const char **inline_val)
 		}
 	}
 	return -1;
+}
+
+/* A single-valued bound: given again with another value, refused (a
+ * wrapper's bound cannot be undone by a later flag). */
+static int set_once(struct cli_args *a, int o, uint64_t *slot, uint64_t v)
+{
+	if (*slot != 0 && *slot != v)
+		return fail(a, "--%s given twice with different values (%llu and %llu)",
+			    long_names[o], (unsigned long long)*slot, (unsigned long long)v);
+	*slot = v;
+	return 0;
+}
+
+static int apply_bound(struct cli_args *a, int o, const char *v)
+{
+	uint64_t n;
+	if (o == O_MAX_PROCS) {
+		if (cli_parse_size(v, 1, CLI_MAX_PROCS, &n) != 0 ||
+		    strspn(v, "0123456789") != strlen(v))
+			return fail(
+				a,
+				"bad --max-procs '%s' (want a number of processes from 1 to %llu)",
+				v, CLI_MAX_PROCS);
+		return set_once(a, o, &a->max_procs, n);
+	}
+	if (cli_parse_size(v, CLI_SIZE_MIN, CLI_SIZE_MAX, &n) != 0)
+		return fail(
+			a,
+			"bad --%s '%s' (want a size from 1M to 4194304T: digits, then K, M, G or "
+			"T, e.g. 512M or 2G)",
+			long_names[o], v);
+	return set_once(a, o, o == O_MAX_MEMORY ? &a->max_memory : &a->max_tmp, n);
 }
 
 static int apply_value(struct cli_args *a, int o, const char *v)
@@ -220,6 +289,10 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->keep_fds = k;
 		return 0;
 	}
+	case O_MAX_PROCS:
+	case O_MAX_MEMORY:
+	case O_MAX_TMP:
+		return apply_bound(a, o, v);
 	case O_TEST_MAX_ABI:
 		if (cli_parse_uint(v, 1000, &n) != 0 || n == 0)
 			return fail(a, "bad --test-max-abi '%s' (want a version >= 1)", v);

@@ -38,6 +38,7 @@ struct cli_args {
 	int status_fd; /* -1: none */
 	const char *status_file;
 	uint64_t timeout_ms; /* 0: none */
+	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
 	int clean_env;
 	const char **env;
 	size_t nenv;
@@ -60,6 +61,14 @@ void cli_args_free(struct cli_args *a);
 #define CLI_TIMEOUT_MAX_S 100000000ULL
 /* Decimal seconds ("1", "0.25") to milliseconds, within the range. */
 int cli_parse_timeout(const char *s, uint64_t *ms);
+/* The bounds of --max-procs, --max-memory and --max-tmp (cordon.h). */
+#define CLI_MAX_PROCS 4194304ULL
+#define CLI_SIZE_MIN (1ULL << 20)
+#define CLI_SIZE_MAX (1ULL << 62)
+/* A size: decimal digits, then optionally K, M, G or T (powers of 1024,
+ * either case), optionally followed by "B" or "iB" ("512M", "2GiB",
+ * "1048576"), from min to max. 0 or -1. */
+int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A non-negative decimal int no larger than max. */
 int cli_parse_uint(const char *s, long max, long *out);
 

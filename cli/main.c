@@ -57,6 +57,10 @@ static const char usage_run[] =
 	"  --clean-env             pass only PATH HOME USER LOGNAME SHELL LANG LC_* TERM TZ\n"
 	"  --env NAME[=VALUE]      set NAME, or pass the caller's NAME (repeatable)\n"
 	"  --keep-fd N             let the command keep inherited fd N (repeatable)\n"
+	"  --max-procs N           at most N processes and threads in the run\n"
+	"  --max-memory SIZE       at most SIZE of memory (512M, 2G): the run's cgroup,\n"
+	"                          else each process's (required mode refuses that)\n"
+	"  --max-tmp SIZE          the run's temp dir (TMPDIR, /tmp) is a tmpfs of SIZE\n"
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
 	"  --explain               when the confined command fails, say which errors\n"
 	"                          mean \"refused by cordon\" (one line on stderr)\n"
@@ -249,6 +253,9 @@ static void configure(cordon *c, const struct cli_args *a)
 	if (a->status_file != NULL)
 		check(c, cordon_set_status_file(c, a->status_file));
 	check(c, cordon_set_timeout_ms(c, a->timeout_ms));
+	check(c, cordon_set_max_procs(c, a->max_procs));
+	check(c, cordon_set_max_memory(c, a->max_memory));
+	check(c, cordon_set_max_tmp(c, a->max_tmp));
 	check(c, cordon_set_clean_env(c, a->clean_env));
 	for (size_t i = 0; i < a->nenv; i++)
 		check(c, cordon_add_env(c, a->env[i]));

@@ -33,6 +33,12 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 			abort();
 		if (a->status_fd < -1 || a->max_abi < 0 || (a->caches & ~CORDON_CACHE_DEFAULT) != 0)
 			abort();
+		/* The bounds: none, or within the ranges cordon.h promises. */
+		if (a->max_procs > CLI_MAX_PROCS ||
+		    (a->max_memory != 0 &&
+		     (a->max_memory < CLI_SIZE_MIN || a->max_memory > CLI_SIZE_MAX)) ||
+		    (a->max_tmp != 0 && (a->max_tmp < CLI_SIZE_MIN || a->max_tmp > CLI_SIZE_MAX)))
+			abort();
 		if ((a->nallow_write && !a->allow_write) ||
 		    (a->nallow_socket && !a->allow_socket) || (a->nprotect && !a->protect) ||
 		    (a->nenv && !a->env) || (a->nkeep && !a->keep_fds))

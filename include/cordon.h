@@ -179,6 +179,24 @@ CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
+/* Resource bounds of the run (0: none, the default; a new call replaces
+ * the value). Each is applied where this machine allows and reported in
+ * the status event's "limits"; where it cannot be applied the run reports
+ * a gap, and "required" mode refuses to run (CORDON_EUNAVAILABLE at
+ * cordon_begin()). See SECURITY.md for what is bounded by default. */
+/* At most n processes and threads of the run at once (1 to 4194304):
+ * the run's cgroup (pids) where one can be made, else RLIMIT_NPROC in
+ * the run's own user namespace (Linux, not root). */
+CORDON_EXPORT int cordon_set_max_procs(cordon *c, uint64_t n);
+/* At most this many bytes of memory (1 MiB to 2^62): the run's cgroup
+ * (all its processes together, swap included) where one can be made,
+ * else RLIMIT_DATA for each process on its own (the gap
+ * memory_limit_per_process; "required" refuses that). */
+CORDON_EXPORT int cordon_set_max_memory(cordon *c, uint64_t bytes);
+/* The run's temp dir (TMPDIR, and the private /tmp and /var/tmp) is a
+ * tmpfs of this many bytes (1 MiB to 2^62; Linux with the mount layer):
+ * writes past it fail with ENOSPC, and its files count as memory. */
+CORDON_EXPORT int cordon_set_max_tmp(cordon *c, uint64_t bytes);
 /* Pass only an allow-list of the environment (see the CLI reference). */
 CORDON_EXPORT int cordon_set_clean_env(cordon *c, int on);
 /* "NAME=VALUE" sets NAME; "NAME" passes the caller's NAME through, a

@@ -393,6 +393,7 @@ static void plan_free(void *state)
 		return;
 	runner_free(plan->runner);
 	supervisor_free(plan->supervisor);
+	limits_free(&plan->limits);
 	mountns_free(plan->mount);
 	landlock_free(&plan->landlock);
 	for (size_t i = 0; i < plan->nmqueue; i++)
@@ -482,11 +483,20 @@ static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;
 	int joined = runner_joining(plan);
+	/* Into the run's cgroups before anything else: nothing of the run
+	 * runs, or forks, outside them. */
+	int e = limits_enter(plan);
+	if (e != 0)
+		return e;
 	for (size_t i = 0; i < NLAYERS; i++) {
 		enum layer_id id = layers[i].id;
+		/* The rlimits once the namespaces are made (RLIMIT_NPROC counts
+		 * in the run's user namespace, and bounds it from the outside
+		 * by what the creator's limit was). */
+		if (id == LAYER_NO_NEW_PRIVS && (e = limits_apply(plan)) != 0)
+			return e;
 		if (!(plan->prepared & (1u << id)))
 			continue;
-		int e;
 		if (joined && id == LAYER_MOUNTNS)
 			e = mountns_join(plan);
 		else if (joined && (id == LAYER_PIDNS || id == LAYER_IPCNS || id == LAYER_NETNS ||
@@ -536,13 +546,18 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 			return r;
 		plan->prepared |= 1u << layers[i].id;
 	}
-	/* The child needs the writable entries' fds until its hook ran, and
-	 * process 1 the init program's. */
-	out->keep_fds = calloc(plan->landlock.n + 2, sizeof(int));
+	int r = limits_prepare(c, d, plan);
+	if (r != 0)
+		return r;
+	/* The child needs the writable entries' fds until its hook ran, the
+	 * run's cgroups' and process 1 the init program's. */
+	out->keep_fds = calloc(plan->landlock.n + 2 + LIMITS_MAX_CGROUPS, sizeof(int));
 	if (out->keep_fds == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
 	out->nkeep = plan->landlock.n;
+	for (size_t i = 0; i < plan->limits.ndirs; i++)
+		out->keep_fds[out->nkeep++] = plan->limits.procs_fd[i];
 	if (plan->init_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->init_fd;
 	if (plan->landlock.read_fd >= 0)

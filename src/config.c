@@ -237,6 +237,43 @@ int cordon_set_timeout_ms(cordon *c, uint64_t ms)
 	return 0;
 }
 
+/* The largest --max-procs: the kernel's PID_MAX_LIMIT. */
+#define MAX_PROCS_LIMIT ((uint64_t)4194304)
+#define MAX_BYTES_MIN ((uint64_t)1 << 20)
+#define MAX_BYTES_MAX ((uint64_t)1 << 62)
+
+static int set_bound(cordon *c, uint64_t *slot, uint64_t v, uint64_t lo, uint64_t hi,
+		     const char *what)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (v != 0 && (v < lo || v > hi))
+		return cordon_fail(
+			c, CORDON_EINVAL, "bad %s %llu (want %llu to %llu, or 0 for none)", what,
+			(unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi);
+	*slot = v;
+	return 0;
+}
+
+int cordon_set_max_procs(cordon *c, uint64_t n)
+{
+	return set_bound(c, c != NULL ? &c->max_procs : NULL, n, 1, MAX_PROCS_LIMIT,
+			 "process bound");
+}
+
+int cordon_set_max_memory(cordon *c, uint64_t bytes)
+{
+	return set_bound(c, c != NULL ? &c->max_memory : NULL, bytes, MAX_BYTES_MIN, MAX_BYTES_MAX,
+			 "memory bound");
+}
+
+int cordon_set_max_tmp(cordon *c, uint64_t bytes)
+{
+	return set_bound(c, c != NULL ? &c->max_tmp : NULL, bytes, MAX_BYTES_MIN, MAX_BYTES_MAX,
+			 "temp dir bound");
+}
+
 int cordon_add_env(cordon *c, const char *spec)
 {
 	int r = configurable(c);

@@ -319,6 +319,48 @@ static int network_coverage(cordon *c)
 	return !(have & holds);
 }
 
+/* The resource bounds asked for: a gap for each the backend could not
+ * apply, and for memory bounded per process only. 1 when one of them
+ * does not bound the whole run (what "required" refuses: the user asked
+ * for a bound of the run; a per-process one lets each of N processes use
+ * it all). */
+static int limit_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
+	int whole = 1;
+	if (!d->applied)
+		return c->max_procs > 0 || c->max_memory > 0 || c->max_tmp > 0;
+	if ((c->max_procs > 0 && c->procs_by == LIMIT_BY_NONE) ||
+	    (c->max_memory > 0 && c->memory_by == LIMIT_BY_NONE) ||
+	    (c->max_tmp > 0 && c->tmp_by == LIMIT_BY_NONE)) {
+		d->cov.gaps |= 1u << GAP_LIMIT;
+		whole = 0;
+	}
+	if (c->max_memory > 0 && c->memory_by == LIMIT_BY_RLIMIT_DATA) {
+		d->cov.gaps |= 1u << GAP_MEMORY_PER_PROCESS;
+		whole = 0;
+	}
+	return !whole;
+}
+
+/* "required" refused a bound: which, and why. */
+static int limit_refusal(cordon *c)
+{
+	const char *what[3] = { "", "", "" };
+	if (c->max_procs > 0 && c->procs_by == LIMIT_BY_NONE)
+		what[0] =
+			" --max-procs (neither a cgroup of the run nor, not as root, its own user "
+			"namespace here)";
+	if (c->max_memory > 0 && c->memory_by != LIMIT_BY_CGROUP)
+		what[1] = " --max-memory (no cgroup of the run here: only each process could be "
+			  "bounded)";
+	if (c->max_tmp > 0 && c->tmp_by == LIMIT_BY_NONE)
+		what[2] = " --max-tmp (no mount layer here)";
+	return cordon_fail(c, CORDON_EUNAVAILABLE,
+			   "confinement unavailable (%s): cannot bound the whole run by%s%s%s",
+			   reason_name(REASON_LIMIT_NOT_ENFORCEABLE), what[0], what[1], what[2]);
+}
+
 /* Gaps and refusals that depend on this run's policy: protections are
  * enforced when the backend's coverage says so. The reason to refuse
  * when a control the user asked for cannot be enforced in required
@@ -379,6 +421,7 @@ static enum reason_id policy_coverage(cordon *c)
 	if (unsearched != NULL && unsearched->n > 0)
 		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
 	int network_unenforced = network_coverage(c);
+	int limit_unenforced = limit_coverage(c);
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
@@ -389,6 +432,8 @@ static enum reason_id policy_coverage(cordon *c)
 		return REASON_CAPABILITIES_NOT_REDUCIBLE;
 	if (network_unenforced == 2)
 		return REASON_NETWORK_SOCKET_INHERITED;
+	if (limit_unenforced)
+		return REASON_LIMIT_NOT_ENFORCEABLE;
 	if (network_unenforced)
 		return REASON_NETWORK_NOT_ENFORCEABLE;
 	if (explicit_unenforced)
@@ -476,6 +521,7 @@ static int plan(cordon *c)
 		c->secrets_resolved = 1;
 	}
 	c->pol.network_off = c->network == CORDON_NETWORK_OFF;
+	c->procs_by = c->memory_by = c->tmp_by = LIMIT_BY_NONE; /* the backend's prepare says */
 	if (c->dec.applied) {
 		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0) {
 			launch_release(&c->launch); /* nothing half-prepared is ever used */
@@ -487,6 +533,8 @@ static int plan(cordon *c)
 	if (refuse != REASON_NONE) {
 		runtmp_remove(c);
 		emit_refusal(c, refuse);
+		if (refuse == REASON_LIMIT_NOT_ENFORCEABLE)
+			return limit_refusal(c);
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s", cordon_reason_ids[refuse].text);
 	}
 	return 0;

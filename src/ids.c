@@ -75,6 +75,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					      "--network off was given, but fd 0, 1 or 2 (or a "
 					      "--keep-fd fd) is a network socket, which the command "
 					      "could connect or send anywhere" },
+	[REASON_LIMIT_NOT_ENFORCEABLE] = { "resource_limit_not_enforceable",
+					   "--max-procs, --max-memory or --max-tmp was given, but this "
+					   "machine cannot bound the whole run by it (see the limits of "
+					   "the status event)" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -211,6 +215,12 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			     "writes there by name (tmpfile(3), Lua's os.tmpname) fails; only "
 			     "TMPDIR is the run's (no mount layer, or the run's home or working "
 			     "directory lies there outside the writable set)" },
+	[GAP_LIMIT] = { "resource_limit_not_enforced",
+			"a --max-procs, --max-memory or --max-tmp bound is not applied here "
+			"(\"by\": null in limits)" },
+	[GAP_MEMORY_PER_PROCESS] = { "memory_limit_per_process",
+				     "--max-memory bounds each process on its own (RLIMIT_DATA), "
+				     "not the run: several processes may use it each" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },
@@ -232,6 +242,17 @@ const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
 	[CACHE_REDIRECTED] = { "redirected",
 			       "a symlink inside a writable tree leads it elsewhere (a previous "
 			       "run may have planted it): not granted" },
+};
+
+const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT] = {
+	[LIMIT_BY_NONE] = { NULL, "the bound is not applied" },
+	[LIMIT_BY_CGROUP] = { "cgroup", "the run's own cgroup: every process of the run together" },
+	[LIMIT_BY_RLIMIT] = { "rlimit",
+			      "RLIMIT_NPROC, which the kernel counts per user namespace: the "
+			      "run's processes together" },
+	[LIMIT_BY_RLIMIT_DATA] = { "rlimit_data",
+				   "RLIMIT_DATA: each process's private writable memory on its own" },
+	[LIMIT_BY_TMPFS] = { "tmpfs", "the run's temp dir is a tmpfs of that size" },
 };
 
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
@@ -274,13 +295,15 @@ static const struct {
 	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT },
 	{ cordon_cache_state_ids, CACHE_STATE_COUNT },
 	{ cordon_network_ids, 2 },
+	{ cordon_limit_by_ids, LIMIT_BY_COUNT },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 /* Every identifier once, in table order, NULL-terminated. "landlock" is
  * both a backend and a layer (as "seatbelt" is): listed once. */
-static const char *all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT +
-			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + 1];
+static const char
+	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
+		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT + 1];
 
 static void fill_ids(void)
 {

@@ -43,6 +43,7 @@ enum reason_id {
 	REASON_NETWORK_NOT_ENFORCEABLE,
 	REASON_NETWORK_SOCKET_INHERITED,
 	REASON_CAPABILITIES_NOT_REDUCIBLE,
+	REASON_LIMIT_NOT_ENFORCEABLE,
 	REASON_COUNT
 };
 
@@ -104,7 +105,21 @@ enum gap_id {
 	GAP_GIT_SEARCH,
 	GAP_CAPABILITIES,
 	GAP_TMP_SHARED,
+	GAP_LIMIT,
+	GAP_MEMORY_PER_PROCESS,
 	GAP_COUNT
+};
+_Static_assert(GAP_COUNT <= 32, "gaps are bits of an unsigned");
+
+/* How a resource bound (--max-procs, --max-memory, --max-tmp) is applied
+ * (the status event's "limits"); LIMIT_BY_NONE: it is not (null). */
+enum limit_by {
+	LIMIT_BY_NONE = 0,
+	LIMIT_BY_CGROUP, /* the run's cgroup: every process of the run together */
+	LIMIT_BY_RLIMIT, /* RLIMIT_NPROC in the run's own user namespace */
+	LIMIT_BY_RLIMIT_DATA, /* RLIMIT_DATA: each process on its own */
+	LIMIT_BY_TMPFS, /* the run's temp dir is a tmpfs of that size */
+	LIMIT_BY_COUNT
 };
 
 /* The tool caches, in the order of their CORDON_CACHE_* bits. */
@@ -129,6 +144,7 @@ extern const struct id_text cordon_layer_ids[LAYER_COUNT];
 extern const struct id_text cordon_gap_ids[GAP_COUNT];
 extern const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT];
 extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
+extern const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT];
 
 /* The identifier of a reason, or NULL for REASON_NONE. */
 const char *reason_name(enum reason_id r);

@@ -220,6 +220,10 @@ int landlock_apply(const struct linux_plan *plan)
 	for (size_t i = 0;
 	     e == 0 && plan->mount != NULL && l->own_rights != 0 && i < plan->mount->nviews; i++)
 		e = landlock_grant_path(plan->mount->views[i].view, (int)rs, l->own_rights);
+	/* --max-tmp: the tmpfs on the run's dir (the parent's rule is on the
+	 * directory under it). */
+	if (e == 0 && plan->mount != NULL && plan->mount->tmpfs_on != NULL && l->own_rights != 0)
+		e = landlock_grant_path(plan->mount->tmpfs_on, (int)rs, l->own_rights);
 	/* /dev/ptmx is a bind of the private devpts's ptmx: Landlock walks
 	 * up from a bind mount's root past its mount point, so the file
 	 * itself needs the rule. */

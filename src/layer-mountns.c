@@ -300,6 +300,12 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nro; i++)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
+	/* --max-tmp: the run's dir is a tmpfs of the run's namespace (its
+	 * files in memory, gone with the namespace); the child grants its
+	 * root in its Landlock ruleset. */
+	if (m->tmpfs_on != NULL &&
+	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
+		return errno;
 	if (access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
@@ -482,6 +488,7 @@ void mountns_free(struct mount_plan *m)
 	free(m->void_dir);
 	free(m->empty_file);
 	free(m->cwd);
+	free(m->tmpfs_on);
 	tmp_free(m);
 	free(m);
 }

@@ -53,6 +53,10 @@ struct mount_plan {
 	char *rundir;
 	struct tmp_view *views;
 	size_t nviews;
+	/* --max-tmp (limits.c): a tmpfs with these options on tmpfs_on (the
+	 * run's dir), mounted after the binds; NULL: none. */
+	char *tmpfs_on;
+	char tmpfs_opts[96];
 };
 
 /* A private temp dir: the run's dir, bound on view; each carry is a tree
@@ -93,6 +97,18 @@ struct landlock_plan {
 	int read_fd;
 };
 
+/* The run's resource bounds (limits.c): its cgroups (one per hierarchy
+ * used: v1 has one per controller), which each child joins first, and
+ * the rlimits it sets. */
+#define LIMITS_MAX_CGROUPS 2
+struct limits_plan {
+	char *dirs[LIMITS_MAX_CGROUPS]; /* made for the run, removed at its end */
+	int procs_fd[LIMITS_MAX_CGROUPS]; /* their cgroup.procs, close-on-exec */
+	size_t ndirs;
+	uint64_t nproc; /* RLIMIT_NPROC, or 0 */
+	uint64_t data; /* RLIMIT_DATA, or 0 */
+};
+
 struct linux_runner; /* backend-linux.c */
 
 /* Room for the seccomp filter of every group (a bound the builder keeps;
@@ -113,6 +129,7 @@ struct linux_plan {
 	struct supervisor *supervisor; /* Unix socket supervisor, or NULL */
 	int no_new_privs;
 	int reduce_caps;
+	struct limits_plan limits;
 	struct landlock_plan landlock;
 	unsigned seccomp_groups; /* enum seccomp_group bits of the filter */
 	/* The run's thread carries the filter (seccomp_start_run): every
@@ -192,6 +209,19 @@ int netns_apply(const struct linux_plan *plan);
 /* Bring the loopback interface of the current network namespace up: 0
  * or errno. */
 int netns_loopback_up(void);
+
+/* limits.c: --max-procs, --max-memory, --max-tmp. */
+/* Parent, after the layers' prepare: how each bound is applied here
+ * (c->procs_by, memory_by, tmp_by), the run's cgroups made. 0 or
+ * CORDON_E*. */
+int limits_prepare(cordon *c, const struct decision *d, struct linux_plan *plan);
+/* Child, its first step: into the run's cgroups. 0 or errno. */
+int limits_enter(const struct linux_plan *plan);
+/* Child, once its user namespace exists: the rlimits. 0 or errno. */
+int limits_apply(const struct linux_plan *plan);
+/* Parent, at the run's end (every process of it gone): the cgroups
+ * removed. */
+void limits_free(struct limits_plan *l);
 
 /* caps.c: root's capabilities. */
 int caps_would_reduce(void);

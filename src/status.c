@@ -70,6 +70,37 @@ static void write_private_tmp(struct jbuf *b, const struct policy *p)
 	jb_raw(b, "]");
 }
 
+/* One resource bound: null when not asked for; else its value, how it is
+ * applied (null: not) and over what (the run, or each process). */
+static void write_limit(struct jbuf *b, const char *key, uint64_t value, enum limit_by by)
+{
+	jb_key(b, key);
+	if (value == 0) {
+		jb_raw(b, "null");
+		return;
+	}
+	char num[32];
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
+	jb_raw(b, "{");
+	jb_key(b, "limit");
+	jb_raw(b, num);
+	jb_key(b, "by");
+	jb_str(b, cordon_limit_by_ids[by].id);
+	jb_key(b, "scope");
+	jb_str(b, by == LIMIT_BY_NONE ? NULL : by == LIMIT_BY_RLIMIT_DATA ? "process" : "run");
+	jb_raw(b, "}");
+}
+
+static void write_limits(struct jbuf *b, const cordon *c)
+{
+	int applied = c->dec.applied;
+	jb_raw(b, "{");
+	write_limit(b, "max_procs", c->max_procs, applied ? c->procs_by : LIMIT_BY_NONE);
+	write_limit(b, "max_memory", c->max_memory, applied ? c->memory_by : LIMIT_BY_NONE);
+	write_limit(b, "max_tmp", c->max_tmp, applied ? c->tmp_by : LIMIT_BY_NONE);
+	jb_raw(b, "}");
+}
+
 static void write_protected(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -206,6 +237,8 @@ char *status_start_json(const cordon *c)
 	jb_str(&b, cordon_network_ids[c->network].id);
 	jb_key(&b, "tmpdir");
 	jb_str(&b, c->rundir);
+	jb_key(&b, "limits");
+	write_limits(&b, c);
 	jb_key(&b, "gaps");
 	list_of(&b, c->dec.gap_list);
 	jb_raw(&b, "}");
@@ -394,6 +427,28 @@ static void raw_sanitized(struct jbuf *b, const char *s)
 	}
 }
 
+/* What the bounds in force look like when the command meets them. */
+static void explain_limits(struct jbuf *b, const cordon *c)
+{
+	char num[160];
+	if (c->max_procs > 0 && c->procs_by != LIMIT_BY_NONE) {
+		snprintf(num, sizeof(num),
+			 "; --max-procs %llu: fork or thread creation failing with EAGAIN "
+			 "\"Resource temporarily unavailable\" met it",
+			 (unsigned long long)c->max_procs);
+		jb_raw(b, num);
+	}
+	if (c->max_memory > 0 && c->memory_by == LIMIT_BY_CGROUP)
+		jb_raw(b, "; --max-memory: a process killed by SIGKILL (the run's cgroup out of "
+			  "memory) or an allocation failing met it");
+	else if (c->max_memory > 0 && c->memory_by == LIMIT_BY_RLIMIT_DATA)
+		jb_raw(b, "; --max-memory: an allocation failing with ENOMEM \"Cannot allocate "
+			  "memory\" (per process) met it");
+	if (c->max_tmp > 0 && c->tmp_by != LIMIT_BY_NONE)
+		jb_raw(b, "; --max-tmp: ENOSPC \"No space left on device\" in $TMPDIR or /tmp "
+			  "met it");
+}
+
 char *status_explain(const cordon *c, const struct cordon_result *r)
 {
 	struct jbuf b = { 0 };
@@ -437,5 +492,6 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 	if (d->cov.gaps & (1u << GAP_TMP_SHARED))
 		jb_raw(&b, "; /tmp and /var/tmp are the machine's and read-only here "
 			   "(tmp_shared_read_only): write temporary files under $TMPDIR");
+	explain_limits(&b, c);
 	return jb_finish(&b);
 }

@@ -16,6 +16,8 @@ TW=$WS/tmpwrite
 # machine's /tmp (a home there stays visible). Here the home is elsewhere
 # and no cache is made for it.
 prun() { (cd "$WS" && HOME=/nonexistent "$CORDON" run --state-dir "$STATE" --no-caches "$@"); }
+# A sanitized library's runtime must come first (make asan).
+asan_rt() { ldd "$TOP/$B/libcordon.so" 2>/dev/null | awk '/libasan/ { print $3 }'; }
 # Unique names in the machine's temp dirs, removed at the end.
 u=cordon-ptmp-$$-$RANDOM
 OUTSIDE=("/tmp/$u.outside" "/tmp/$u.a" "/var/tmp/$u.b" "/tmp/$u.lua" "/tmp/$u.lib" "/tmp/$u.in")
@@ -132,7 +134,7 @@ where "Java File.createTempFile" /tmp java "$WS/T.java"
 # ---- a library run: one private /tmp for all its commands -------------------
 LIB=$TOP/$B/libcordon.so
 if [ -e "$LIB" ]; then
-	out=$(cd "$WS" && HOME=/nonexistent "$PY" "$TOP/tests/helpers/libspawns.py" "$LIB" "$STATE" -- \
+	out=$(cd "$WS" && HOME=/nonexistent LD_PRELOAD=$(asan_rt) ASAN_OPTIONS=detect_leaks=0 "$PY" "$TOP/tests/helpers/libspawns.py" "$LIB" "$STATE" -- \
 		sh -c "echo kept > /tmp/$u.lib" --then sh -c "cat /tmp/$u.lib" 2>&1)
 	is "$(echo "$out" | sed 1d | tr '\n' ' ')" "exit 0 kept exit 0 end 0 " \
 		"a library run's second command reads what its first left in /tmp"

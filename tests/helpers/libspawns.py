@@ -3,12 +3,15 @@
 agent's session spawns them (one cordon_begin, a spawn and wait each, one
 cordon_end).
 
-  libspawns.py LIBCORDON STATE_DIR -- CMD... [--then CMD...]...
+  libspawns.py LIBCORDON STATE_DIR [--max-procs N] [--max-memory BYTES]
+              [--max-tmp BYTES] -- CMD... [--then CMD...]...
       Prints "tmpdir PATH" after cordon_begin, "exit N" for each command
       in turn, then "end R" with cordon_end's return code, or
-      "error: ..." with cordon's last error (exit 1). Test helper only.
+      "error: ..." with cordon's last error (exit 1). The options call
+      cordon_set_max_procs, _memory, _tmp. Test helper only.
 """
 import ctypes
+import os
 import sys
 
 
@@ -68,12 +71,22 @@ def main():
     sep = args.index("--")
     libpath, state, opts, cmds = args[0], args[1], args[2:sep], commands(args[sep + 1:])
     lib = ctypes.CDLL(libpath)
+    # A sanitizer runtime preloaded for a sanitized library (make asan)
+    # is not the commands' business.
+    os.environ.pop("LD_PRELOAD", None)
     bind(lib)
     c = lib.cordon_new()
-    if opts:
-        print(__doc__, file=sys.stderr)
-        return 2
     ok = lib.cordon_set_state_dir(c, state.encode()) == 0
+    setters = {"--max-procs": "cordon_set_max_procs", "--max-memory": "cordon_set_max_memory",
+               "--max-tmp": "cordon_set_max_tmp"}
+    while ok and opts:
+        if opts[0] not in setters or len(opts) < 2:
+            print(__doc__, file=sys.stderr)
+            return 2
+        setter = getattr(lib, setters[opts[0]])
+        setter.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+        ok = setter(c, int(opts[1])) == 0
+        opts = opts[2:]
     ok = ok and run(lib, c, cmds)
     if not ok:
         print("error: " + lib.cordon_last_error(c).decode())

@@ -80,6 +80,11 @@ static void error_convention(void)
 		{ "test_set_max_abi(-1)", cordon_test_set_max_abi(c, -1) },
 		{ "set_caches(0x100)", cordon_set_caches(c, 0x100) },
 		{ "set_on_tamper(7)", cordon_set_on_tamper(c, (enum cordon_on_tamper)7) },
+		{ "set_max_procs(4194305)", cordon_set_max_procs(c, 4194305) },
+		{ "set_max_memory(1 MiB - 1)", cordon_set_max_memory(c, (1 << 20) - 1) },
+		{ "set_max_memory(huge)", cordon_set_max_memory(c, UINT64_MAX) },
+		{ "set_max_tmp(1)", cordon_set_max_tmp(c, 1) },
+		{ "set_max_tmp(2^62 + 1)", cordon_set_max_tmp(c, ((uint64_t)1 << 62) + 1) },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		is_int(bad[i].r, CORDON_EINVAL, "%s returns CORDON_EINVAL", bad[i].name);
@@ -103,6 +108,12 @@ static void error_convention(void)
 		{ "add_keep_fd(1)", cordon_add_keep_fd(c, 1) },
 		{ "set_allow_broad", cordon_set_allow_broad(c, 0) },
 		{ "set_foreground", cordon_set_foreground(c, 0) },
+		{ "set_max_procs(4194304)", cordon_set_max_procs(c, 4194304) },
+		{ "set_max_procs(0: none)", cordon_set_max_procs(c, 0) },
+		{ "set_max_memory(1 MiB)", cordon_set_max_memory(c, 1 << 20) },
+		{ "set_max_memory(0: none)", cordon_set_max_memory(c, 0) },
+		{ "set_max_tmp(2^62)", cordon_set_max_tmp(c, (uint64_t)1 << 62) },
+		{ "set_max_tmp(0: none)", cordon_set_max_tmp(c, 0) },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		is_int(good[i].r, 0, "%s returns 0", good[i].name);
@@ -185,6 +196,7 @@ static void life_cycle(void)
 	ok(all, "the start event has every field of design section 2");
 
 	is_int(cordon_set_mode(c, CORDON_MODE_OFF), CORDON_ESTATE, "setters refuse after begin");
+	is_int(cordon_set_max_procs(c, 10), CORDON_ESTATE, "... the bounds too");
 	is_int(cordon_begin(c), CORDON_ESTATE, "begin twice: CORDON_ESTATE");
 	const char *tmp = cordon_tmpdir(c);
 	char tmpcopy[512];

@@ -439,6 +439,79 @@ static void test_help_probe(void)
 	fails(ARGV("probe", "--test-max-abi", "0"), "bad --test-max-abi", "probe bad max abi");
 }
 
+/* --max-procs, --max-memory, --max-tmp and their size parser. */
+static void test_bounds(void)
+{
+	struct cli_args a;
+	static const struct {
+		const char *s;
+		uint64_t v;
+	} good[] = {
+		{ "1048576", 1048576 },	    { "1M", 1 << 20 },	  { "1m", 1 << 20 },
+		{ "512M", 512ULL << 20 },   { "2G", 2ULL << 30 }, { "2GiB", 2ULL << 30 },
+		{ "2GB", 2ULL << 30 },	    { "1024K", 1 << 20 }, { "3T", 3ULL << 40 },
+		{ "4194304T", 1ULL << 62 }, { "0001M", 1 << 20 },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		uint64_t v = 0;
+		int r = cli_parse_size(good[i].s, CLI_SIZE_MIN, CLI_SIZE_MAX, &v);
+		ok(r == 0 && v == good[i].v, "size '%s' is %llu", good[i].s,
+		   (unsigned long long)good[i].v);
+	}
+	static const char *const bad[] = { "",
+					   "0",
+					   "-1",
+					   "1.5G",
+					   "12X",
+					   "1MM",
+					   "M",
+					   " 1M",
+					   "1M ",
+					   "1Mi",
+					   "1023K",
+					   "4194305T",
+					   "99999999999999999999",
+					   "18446744073709551617",
+					   "1e6",
+					   "0x100000" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t v = 7;
+		ok(cli_parse_size(bad[i], CLI_SIZE_MIN, CLI_SIZE_MAX, &v) == -1 && v == 7,
+		   "size '%s' rejected", bad[i]);
+	}
+	is_int(cli_parse_size(NULL, CLI_SIZE_MIN, CLI_SIZE_MAX, &(uint64_t){ 0 }), -1,
+	       "size NULL rejected");
+
+	is_int(parse(&a, ARGV("run", "--max-procs", "50", "--max-memory=512M", "--max-tmp", "1G",
+			      "--", "x")),
+	       0, "--max-procs, --max-memory, --max-tmp");
+	ok(a.max_procs == 50 && a.max_memory == 512ULL << 20 && a.max_tmp == 1ULL << 30,
+	   "... their values");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--max-procs", "50", "--max-procs", "50", "--", "x")), 0,
+	       "--max-procs twice with the same value");
+	cli_args_free(&a);
+	static const char *const bad_procs[] = { "0", "-1", "x", "1K", "4194305", "1.5", "" };
+	for (size_t i = 0; i < sizeof(bad_procs) / sizeof(bad_procs[0]); i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "--max-procs '%s' rejected", bad_procs[i]);
+		fails(ARGV("run", "--max-procs", (char *)bad_procs[i], "--", "x"),
+		      "bad --max-procs", name);
+	}
+	fails(ARGV("run", "--max-memory", "0", "--", "x"), "bad --max-memory", "--max-memory 0");
+	fails(ARGV("run", "--max-memory", "512Q", "--", "x"), "bad --max-memory", "a bad unit");
+	fails(ARGV("run", "--max-tmp", "100K", "--", "x"), "bad --max-tmp", "--max-tmp below 1M");
+	fails(ARGV("run", "--max-tmp", "99999999999T", "--", "x"), "bad --max-tmp",
+	      "--max-tmp past the bound");
+	fails(ARGV("run", "--max-procs", "50", "--max-procs", "60", "--", "x"),
+	      "--max-procs given twice with different values (50 and 60)", "--max-procs twice");
+	fails(ARGV("run", "--max-memory", "1G", "--max-memory=2G", "--", "x"),
+	      "--max-memory given twice", "--max-memory twice");
+	fails(ARGV("run", "--max-tmp=1G", "--max-tmp", "1024M", "--max-tmp", "2G", "--", "x"),
+	      "--max-tmp given twice", "--max-tmp again, another value");
+	fails(ARGV("run", "--max-memory"), "needs a value", "--max-memory at the end");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -447,6 +520,7 @@ int main(void)
 	test_errors();
 	test_timeout();
 	test_uint();
+	test_bounds();
 	test_help_probe();
 	return done_testing();
 }

@@ -26,6 +26,7 @@ static const struct table tables[] = {
 	{ "cache tool", cordon_cache_tool_ids, CACHE_TOOL_COUNT, 0 },
 	{ "cache state", cordon_cache_state_ids, CACHE_STATE_COUNT, 0 },
 	{ "network", cordon_network_ids, 2, 0 },
+	{ "limit method", cordon_limit_by_ids, LIMIT_BY_COUNT, 1 },
 };
 #define NT (sizeof(tables) / sizeof(tables[0]))
 
