@@ -242,7 +242,9 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		if (cordon_parse_caches(v, &a->caches) != 0)
 			return fail(
 				a,
-				"bad --cache list '%s' (want names from cargo,npm,pip,playwright)",
+				"bad --cache list '%s' (want names from cargo,npm,pip,playwright,go,"
+				"yarn,pnpm,bun,deno,gradle,maven,composer,gem,ccache,sccache,"
+				"huggingface)",
 				v);
 		return 0;
 	case O_PROTECT:

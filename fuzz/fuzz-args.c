@@ -31,7 +31,7 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 		if (a->command == NULL || a->command[0] == NULL || a->command <= argv ||
 		    a->command >= argv + argc || strcmp(a->command[-1], "--") != 0)
 			abort();
-		if (a->status_fd < -1 || a->max_abi < 0 || (a->caches & ~CORDON_CACHE_DEFAULT) != 0)
+		if (a->status_fd < -1 || a->max_abi < 0 || (a->caches & ~CORDON_CACHE_ALL) != 0)
 			abort();
 		/* The bounds: none, or within the ranges cordon.h promises. */
 		if (a->max_procs > CLI_MAX_PROCS ||

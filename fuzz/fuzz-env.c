@@ -3,7 +3,8 @@
  * command's environment (env_build) and the tool cache locations
  * (caches_locate). The input split on NUL bytes gives: one flags segment
  * (bit 0: --clean-env, bit 1: a run temp dir, bits 2-5: the cache mask,
- * bit 6: the default secret list),
+ * bit 6: the default secret list; a segment of three bytes or more: its
+ * second and third bytes are the whole cache mask, every tool's bit),
  * the parent environment's entries up to a segment "--", then the --env
  * specs. Values may be far longer than any path: nothing may overflow,
  * and every cache location must be an absolute, normalised path that
@@ -136,15 +137,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *home = caches_env_lookup((void *)parent, "HOME");
 	if (home == NULL || home[0] != '/' || strlen(home) >= CORDON_PATH_MAX)
 		home = "/home/u";
+	unsigned mask = (flags >> 2) & 0xfu;
+	if (nseg > 0 && strlen(seg[0]) >= 3)
+		mask = ((unsigned char)seg[0][1] | (unsigned)(unsigned char)seg[0][2] << 8) &
+		       CORDON_CACHE_ALL;
 	struct cache_loc locs[CACHE_LOC_MAX];
 	unsigned too_long;
-	size_t n = caches_locate((flags >> 2) & CORDON_CACHE_DEFAULT, caches_env_lookup,
-				 (void *)parent, home, "/work/proj", locs, &too_long);
-	if (n > CACHE_LOC_MAX)
+	size_t n = caches_locate(mask, caches_env_lookup, (void *)parent, home, "/work/proj", locs,
+				 &too_long);
+	if (n > CACHE_LOC_MAX || (too_long & ~mask) != 0)
 		abort();
 	for (size_t i = 0; i < n; i++) {
 		check_path(locs[i].path);
-		if ((locs[i].bit & ((flags >> 2) & CORDON_CACHE_DEFAULT)) == 0)
+		if ((locs[i].bit & mask) == 0 || locs[i].bit != 1u << locs[i].tool)
+			abort();
+		/* A legacy location is followed by the one it stands for. */
+		if (locs[i].legacy && !(too_long & locs[i].bit) &&
+		    (i + 1 >= n || locs[i + 1].bit != locs[i].bit))
 			abort();
 	}
 	free(seg);

@@ -71,12 +71,31 @@ enum cordon_mode {
 	CORDON_MODE_OFF /* run as a plain exec would */
 };
 
-/* Tool caches that may stay writable (design section 4). */
+/* Tool caches that may stay writable (design section 4; where each one
+ * is: the CLI reference's cache table). A writable cache is a path from
+ * one run to the next: the default ones are caches whose contents the
+ * tool checks (checksums, content addresses); the others only when
+ * asked for. */
 #define CORDON_CACHE_CARGO 0x1u
 #define CORDON_CACHE_NPM 0x2u
 #define CORDON_CACHE_PIP 0x4u
 #define CORDON_CACHE_PLAYWRIGHT 0x8u
-#define CORDON_CACHE_DEFAULT 0xfu
+#define CORDON_CACHE_GO 0x10u
+#define CORDON_CACHE_YARN 0x20u
+#define CORDON_CACHE_PNPM 0x40u
+#define CORDON_CACHE_BUN 0x80u
+#define CORDON_CACHE_DENO 0x100u
+#define CORDON_CACHE_GRADLE 0x200u
+#define CORDON_CACHE_MAVEN 0x400u
+#define CORDON_CACHE_COMPOSER 0x800u
+#define CORDON_CACHE_GEM 0x1000u
+#define CORDON_CACHE_CCACHE 0x2000u
+#define CORDON_CACHE_SCCACHE 0x4000u
+#define CORDON_CACHE_HUGGINGFACE 0x8000u
+/* cargo, npm, pip, playwright, go */
+#define CORDON_CACHE_DEFAULT 0x1fu
+/* Every cache cordon knows. */
+#define CORDON_CACHE_ALL 0xffffu
 
 typedef struct cordon cordon;
 typedef struct cordon_proc cordon_proc;
@@ -149,9 +168,13 @@ enum cordon_network { CORDON_NETWORK_ON = 0, CORDON_NETWORK_OFF = 1 };
 CORDON_EXPORT int cordon_set_network(cordon *c, enum cordon_network net);
 /* "on" or "off". */
 CORDON_EXPORT int cordon_parse_network(const char *s, enum cordon_network *out);
-/* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. */
+/* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. A cache of a
+ * tool outside the default is made when missing even where the tool is
+ * not found (it was asked for); a default one only for a present tool. */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
-/* "cargo,npm,pip,playwright" (any subset, comma separated) -> mask. */
+/* "cargo,npm,go,yarn" (names of cordon_identifiers()' cache tools: cargo,
+ * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
+ * composer, gem, ccache, sccache, huggingface; comma separated) -> mask. */
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
 /* A path inside a writable tree that must stay read-only. */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);

@@ -27,6 +27,13 @@ static const char *var(cache_getenv_fn get, void *ctx, const char *name)
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+/* The first of two names that is set. */
+static const char *var2(cache_getenv_fn get, void *ctx, const char *a, const char *b)
+{
+	const char *v = var(get, ctx, a);
+	return v != NULL ? v : var(get, ctx, b);
+}
+
 /* base/sub[/leaf], made absolute against cwd, normalised. -1: too long. */
 static int join3(char *out, const char *cwd, const char *base, const char *sub, const char *leaf)
 {
@@ -42,10 +49,14 @@ struct locator {
 	size_t n;
 	unsigned *too_long;
 	const char *cwd;
+	const char *home;
 };
 
-static void add(struct locator *l, unsigned bit, int is_dir, int from_var, const char *base,
-		const char *sub, const char *leaf)
+/* How a location is added. */
+enum { L_DIR = 1, L_VAR = 2, L_LEGACY = 4 };
+
+static void add(struct locator *l, unsigned bit, unsigned flags, const char *base, const char *sub,
+		const char *leaf)
 {
 	struct cache_loc *e = &l->out[l->n];
 	if (l->n >= CACHE_LOC_MAX)
@@ -56,15 +67,254 @@ static void add(struct locator *l, unsigned bit, int is_dir, int from_var, const
 	}
 	e->tool = cache_tool_of_bit(bit);
 	e->bit = bit;
-	e->is_dir = is_dir;
-	e->from_var = from_var;
+	e->is_dir = (flags & L_DIR) != 0;
+	e->from_var = (flags & L_VAR) != 0;
+	e->legacy = (flags & L_LEGACY) != 0;
 	l->n++;
+}
+
+/* A directory named by the tool's variable v, else home/sub. */
+static void add_var_or_home(struct locator *l, unsigned bit, const char *v, const char *sub)
+{
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else
+		add(l, bit, L_DIR, l->home, sub, NULL);
+}
+
+/* Where a tool's per-user cache directory is when no variable of its own
+ * names it: $XDG_CACHE_HOME (absolute; the XDG spec ignores relative
+ * values) else ~/.cache on Linux, ~/Library/Caches on macOS. xdg_apple:
+ * the tool honours $XDG_CACHE_HOME on macOS too. */
+struct cache_base {
+	const char *base, *sub;
+};
+
+static struct cache_base user_cache(const struct locator *l, const char *xdg, int xdg_apple)
+{
+	struct cache_base b = { l->home, ".cache" };
+#if defined(__APPLE__)
+	b.sub = "Library/Caches";
+	if (!xdg_apple)
+		return b;
+#else
+	(void)xdg_apple;
+#endif
+	if (xdg != NULL) {
+		b.base = xdg;
+		b.sub = "";
+	}
+	return b;
+}
+
+static int is_macos(void)
+{
+#if defined(__APPLE__)
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * go: GOCACHE (default: os.UserCacheDir()/go-build), GOMODCACHE (default
+ * $GOPATH/pkg/mod, GOPATH's first entry, default ~/go) and the checksum
+ * database's cache $GOPATH/pkg/sumdb, which GOMODCACHE does not move.
+ * The go command refuses relative values and GOCACHE=off (nothing to
+ * grant then). A location set only in the go env file (go env -w) is
+ * not read.
+ */
+static void locate_go(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
+{
+	const unsigned bit = CORDON_CACHE_GO;
+	const char *v = var(get, ctx, "GOCACHE");
+	if (v == NULL)
+		add(l, bit, L_DIR, cb.base, cb.sub, "go-build");
+	else if (v[0] == '/')
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	char gopath[CORDON_PATH_MAX];
+	const char *gp = l->home, *gsub = "go";
+	unsigned gflags = L_DIR;
+	v = var(get, ctx, "GOPATH");
+	if (v != NULL) {
+		size_t n = strcspn(v, ":");
+		gp = NULL;
+		if (n >= sizeof(gopath)) {
+			*l->too_long |= bit;
+		} else if (v[0] == '/') {
+			memcpy(gopath, v, n);
+			gopath[n] = '\0';
+			gp = gopath;
+			gsub = "";
+			gflags |= L_VAR;
+		}
+	}
+	v = var(get, ctx, "GOMODCACHE");
+	if (v != NULL && v[0] == '/')
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else if (v == NULL && gp != NULL)
+		add(l, bit, gflags, gp, gsub, "pkg/mod");
+	if (gp != NULL)
+		add(l, bit, gflags, gp, gsub, "pkg/sumdb");
+}
+
+/* yarn: classic's cache (YARN_CACHE_FOLDER, which Berry's cacheFolder
+ * also reads) and Berry's global folder (its global cache, metadata). */
+static void locate_yarn(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
+{
+	const unsigned bit = CORDON_CACHE_YARN;
+	const char *v = var(get, ctx, "YARN_CACHE_FOLDER");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else
+		add(l, bit, L_DIR, cb.base, cb.sub, is_macos() ? "Yarn" : "yarn");
+	v = var(get, ctx, "YARN_GLOBAL_FOLDER");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else if ((v = var(get, ctx, "XDG_DATA_HOME")) != NULL)
+		add(l, bit, L_DIR, v, "yarn/berry", NULL);
+	else
+		add(l, bit, L_DIR, l->home, ".yarn/berry", NULL);
+}
+
+/* pnpm: the store (store-dir) and the metadata cache (cache-dir). */
+static void locate_pnpm(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base any)
+{
+	const unsigned bit = CORDON_CACHE_PNPM;
+	const char *v = var2(get, ctx, "npm_config_store_dir", "pnpm_config_store_dir");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else if ((v = var(get, ctx, "PNPM_HOME")) != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "store", NULL);
+	else if ((v = var(get, ctx, "XDG_DATA_HOME")) != NULL)
+		add(l, bit, L_DIR, v, "pnpm/store", NULL);
+	else
+		add(l, bit, L_DIR, l->home,
+		    is_macos() ? "Library/pnpm/store" : ".local/share/pnpm/store", NULL);
+	v = var2(get, ctx, "npm_config_cache_dir", "pnpm_config_cache_dir");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else
+		add(l, bit, L_DIR, any.base, any.sub, "pnpm");
+}
+
+/* bun: BUN_INSTALL_CACHE_DIR, $BUN_INSTALL/install/cache,
+ * $XDG_CACHE_HOME/.bun/install/cache, ~/.bun/install/cache, in that
+ * order (bun's own). */
+static void locate_bun(struct locator *l, cache_getenv_fn get, void *ctx)
+{
+	const unsigned bit = CORDON_CACHE_BUN;
+	const char *v = var(get, ctx, "BUN_INSTALL_CACHE_DIR");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else if ((v = var(get, ctx, "BUN_INSTALL")) != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "install/cache", NULL);
+	else if ((v = var(get, ctx, "XDG_CACHE_HOME")) != NULL)
+		add(l, bit, L_DIR, v, ".bun/install/cache", NULL);
+	else
+		add(l, bit, L_DIR, l->home, ".bun/install/cache", NULL);
+}
+
+/* Gradle: in GRADLE_USER_HOME (~/.gradle) its caches, the wrapper's
+ * distributions, the daemon's registry and logs, and native libraries;
+ * not gradle.properties (credentials) nor init.d (scripts every later
+ * build runs). */
+static void locate_gradle(struct locator *l, cache_getenv_fn get, void *ctx)
+{
+	static const char *const parts[] = { "caches", "wrapper", "daemon", "native" };
+	const unsigned bit = CORDON_CACHE_GRADLE;
+	const char *v = var(get, ctx, "GRADLE_USER_HOME");
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		add(l, bit, L_DIR | (v ? L_VAR : 0), v ? v : l->home, v ? "" : ".gradle", parts[i]);
+}
+
+/* Maven: the local repository ~/.m2/repository (moved only in
+ * settings.xml or by -Dmaven.repo.local, which cordon does not read) and
+ * the Maven Wrapper's distributions ($MAVEN_USER_HOME/wrapper); not
+ * ~/.m2/settings.xml. */
+static void locate_maven(struct locator *l, cache_getenv_fn get, void *ctx)
+{
+	const unsigned bit = CORDON_CACHE_MAVEN;
+	add(l, bit, L_DIR, l->home, ".m2", "repository");
+	const char *v = var(get, ctx, "MAVEN_USER_HOME");
+	add(l, bit, L_DIR | (v ? L_VAR : 0), v ? v : l->home, v ? "" : ".m2", "wrapper");
+}
+
+/* Composer: COMPOSER_CACHE_DIR, $COMPOSER_HOME/cache, else on macOS
+ * ~/Library/Caches/composer; elsewhere ~/.composer/cache where it exists
+ * (an older home), else the XDG cache's composer. */
+static void locate_composer(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
+{
+	const unsigned bit = CORDON_CACHE_COMPOSER;
+	const char *v = var(get, ctx, "COMPOSER_CACHE_DIR");
+	if (v != NULL) {
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	} else if ((v = var(get, ctx, "COMPOSER_HOME")) != NULL) {
+		add(l, bit, L_DIR | L_VAR, v, "cache", NULL);
+	} else {
+		if (!is_macos())
+			add(l, bit, L_DIR | L_LEGACY, l->home, ".composer/cache", NULL);
+		add(l, bit, L_DIR, cb.base, cb.sub, "composer");
+	}
+}
+
+/* gem: Bundler's cache (BUNDLE_USER_CACHE, $BUNDLE_USER_HOME/cache,
+ * ~/.bundle/cache) and RubyGems' spec cache (GEM_SPEC_CACHE, ~/.gem/specs
+ * where it exists, else $XDG_CACHE_HOME/gem/specs or ~/.cache/gem/specs).
+ * Not GEM_HOME: installing gems is installing code, not caching. */
+static void locate_gem(struct locator *l, cache_getenv_fn get, void *ctx)
+{
+	const unsigned bit = CORDON_CACHE_GEM;
+	const char *v = var(get, ctx, "BUNDLE_USER_CACHE");
+	if (v != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+	else if ((v = var(get, ctx, "BUNDLE_USER_HOME")) != NULL)
+		add(l, bit, L_DIR | L_VAR, v, "cache", NULL);
+	else
+		add(l, bit, L_DIR, l->home, ".bundle/cache", NULL);
+	v = var(get, ctx, "GEM_SPEC_CACHE");
+	if (v != NULL) {
+		add(l, bit, L_DIR | L_VAR, v, "", NULL);
+		return;
+	}
+	add(l, bit, L_DIR | L_LEGACY, l->home, ".gem/specs", NULL);
+	v = var(get, ctx, "XDG_CACHE_HOME");
+	add(l, bit, L_DIR, v ? v : l->home, v ? "" : ".cache", "gem/specs");
+}
+
+/* Hugging Face: the hub's cache, its Xet chunk cache and the datasets
+ * library's, each by its variable, else under HF_HOME (default
+ * $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface on every system);
+ * not HF_HOME itself, which holds the token. */
+static void locate_hf(struct locator *l, cache_getenv_fn get, void *ctx)
+{
+	static const struct {
+		const char *var, *alt, *leaf;
+	} parts[] = { { "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "hub" },
+		      { "HF_XET_CACHE", NULL, "xet" },
+		      { "HF_DATASETS_CACHE", NULL, "datasets" } };
+	const unsigned bit = CORDON_CACHE_HUGGINGFACE;
+	const char *hf = var(get, ctx, "HF_HOME"), *hsub = "";
+	if (hf == NULL) {
+		hf = var(get, ctx, "XDG_CACHE_HOME");
+		hsub = hf != NULL ? "huggingface" : ".cache/huggingface";
+		if (hf == NULL)
+			hf = l->home;
+	}
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		const char *v = parts[i].alt ? var2(get, ctx, parts[i].var, parts[i].alt)
+					     : var(get, ctx, parts[i].var);
+		if (v != NULL)
+			add(l, bit, L_DIR | L_VAR, v, "", NULL);
+		else
+			add(l, bit, L_DIR, hf, hsub, parts[i].leaf);
+	}
 }
 
 size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *home,
 		     const char *cwd, struct cache_loc out[CACHE_LOC_MAX], unsigned *too_long)
 {
-	struct locator l = { out, 0, too_long, cwd };
+	struct locator l = { out, 0, too_long, cwd, home };
 	const char *v;
 
 	*too_long = 0;
@@ -72,42 +322,78 @@ size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *
 		v = var(get, ctx, "CARGO_HOME");
 		const char *base = v ? v : home;
 		const char *sub = v ? "" : ".cargo";
-		add(&l, CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "registry");
-		add(&l, CORDON_CACHE_CARGO, 1, v != NULL, base, sub, "git");
-		add(&l, CORDON_CACHE_CARGO, 0, v != NULL, base, sub, ".package-cache");
+		unsigned f = v ? L_VAR : 0;
+		add(&l, CORDON_CACHE_CARGO, L_DIR | f, base, sub, "registry");
+		add(&l, CORDON_CACHE_CARGO, L_DIR | f, base, sub, "git");
+		add(&l, CORDON_CACHE_CARGO, f, base, sub, ".package-cache");
 	}
-	if (mask & CORDON_CACHE_NPM) {
-		v = var(get, ctx, "npm_config_cache");
-		if (v == NULL)
-			v = var(get, ctx, "NPM_CONFIG_CACHE");
-		add(&l, CORDON_CACHE_NPM, 1, v != NULL, v ? v : home, v ? "" : ".npm", NULL);
-	}
-#if defined(__APPLE__)
-	const char *cache_home = NULL;
-	const char *cache_sub = "Library/Caches";
-#else
-	const char *cache_home = var(get, ctx, "XDG_CACHE_HOME");
-	const char *cache_sub = ".cache";
-	if (cache_home != NULL && cache_home[0] != '/')
-		cache_home = NULL; /* the XDG spec ignores relative values */
-#endif
-	const char *cbase = cache_home ? cache_home : home;
-	const char *csub = cache_home ? "" : cache_sub;
+	if (mask & CORDON_CACHE_NPM)
+		add_var_or_home(&l, CORDON_CACHE_NPM,
+				var2(get, ctx, "npm_config_cache", "NPM_CONFIG_CACHE"), ".npm");
+	const char *xdg = var(get, ctx, "XDG_CACHE_HOME");
+	if (xdg != NULL && xdg[0] != '/')
+		xdg = NULL; /* the XDG spec ignores relative values */
+	/* The system's cache directory; "any": also $XDG_CACHE_HOME on macOS. */
+	struct cache_base cb = user_cache(&l, xdg, 0), any = user_cache(&l, xdg, 1);
 	if (mask & CORDON_CACHE_PIP) {
 		v = var(get, ctx, "PIP_CACHE_DIR");
 		if (v != NULL)
-			add(&l, CORDON_CACHE_PIP, 1, 1, v, "", NULL);
+			add(&l, CORDON_CACHE_PIP, L_DIR | L_VAR, v, "", NULL);
 		else
-			add(&l, CORDON_CACHE_PIP, 1, 0, cbase, csub, "pip");
+			add(&l, CORDON_CACHE_PIP, L_DIR, cb.base, cb.sub, "pip");
 	}
 	if (mask & CORDON_CACHE_PLAYWRIGHT) {
 		v = var(get, ctx, "PLAYWRIGHT_BROWSERS_PATH");
 		/* "0" means browsers live in node_modules, inside the workspace. */
 		if (v != NULL && strcmp(v, "0") != 0)
-			add(&l, CORDON_CACHE_PLAYWRIGHT, 1, 1, v, "", NULL);
+			add(&l, CORDON_CACHE_PLAYWRIGHT, L_DIR | L_VAR, v, "", NULL);
 		else if (v == NULL)
-			add(&l, CORDON_CACHE_PLAYWRIGHT, 1, 0, cbase, csub, "ms-playwright");
+			add(&l, CORDON_CACHE_PLAYWRIGHT, L_DIR, cb.base, cb.sub, "ms-playwright");
 	}
+	if (mask & CORDON_CACHE_GO)
+		locate_go(&l, get, ctx, cb);
+	if (mask & CORDON_CACHE_YARN)
+		locate_yarn(&l, get, ctx, cb);
+	if (mask & CORDON_CACHE_PNPM)
+		locate_pnpm(&l, get, ctx, any);
+	if (mask & CORDON_CACHE_BUN)
+		locate_bun(&l, get, ctx);
+	if (mask & CORDON_CACHE_DENO) {
+		v = var(get, ctx, "DENO_DIR");
+		if (v != NULL)
+			add(&l, CORDON_CACHE_DENO, L_DIR | L_VAR, v, "", NULL);
+		else
+			add(&l, CORDON_CACHE_DENO, L_DIR, cb.base, cb.sub, "deno");
+	}
+	if (mask & CORDON_CACHE_GRADLE)
+		locate_gradle(&l, get, ctx);
+	if (mask & CORDON_CACHE_MAVEN)
+		locate_maven(&l, get, ctx);
+	if (mask & CORDON_CACHE_COMPOSER)
+		locate_composer(&l, get, ctx, cb);
+	if (mask & CORDON_CACHE_GEM)
+		locate_gem(&l, get, ctx);
+	if (mask & CORDON_CACHE_CCACHE) {
+		/* ~/.ccache where it exists, else the cache directory
+		 * ($XDG_CACHE_HOME on every system). */
+		v = var(get, ctx, "CCACHE_DIR");
+		if (v != NULL) {
+			add(&l, CORDON_CACHE_CCACHE, L_DIR | L_VAR, v, "", NULL);
+		} else {
+			add(&l, CORDON_CACHE_CCACHE, L_DIR | L_LEGACY, home, ".ccache", NULL);
+			add(&l, CORDON_CACHE_CCACHE, L_DIR, any.base, any.sub, "ccache");
+		}
+	}
+	if (mask & CORDON_CACHE_SCCACHE) {
+		v = var(get, ctx, "SCCACHE_DIR");
+		if (v != NULL)
+			add(&l, CORDON_CACHE_SCCACHE, L_DIR | L_VAR, v, "", NULL);
+		else
+			add(&l, CORDON_CACHE_SCCACHE, L_DIR, cb.base, cb.sub,
+			    is_macos() ? "Mozilla.sccache" : "sccache");
+	}
+	if (mask & CORDON_CACHE_HUGGINGFACE)
+		locate_hf(&l, get, ctx);
 	return l.n;
 }
 
@@ -117,6 +403,7 @@ const char *const *caches_tool_programs(unsigned bit)
 	static const char *const npm[] = { "npm", "npx", NULL };
 	static const char *const pip[] = { "pip", "pip3", NULL };
 	static const char *const playwright[] = { "playwright", NULL };
+	static const char *const go[] = { "go", NULL };
 	static const char *const none[] = { NULL };
 	switch (bit) {
 	case CORDON_CACHE_CARGO:
@@ -127,6 +414,8 @@ const char *const *caches_tool_programs(unsigned bit)
 		return pip;
 	case CORDON_CACHE_PLAYWRIGHT:
 		return playwright;
+	case CORDON_CACHE_GO:
+		return go;
 	default:
 		return none;
 	}
@@ -174,8 +463,11 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* A tool outside the default counts as present: the caller named it. */
 static int tool_present(const struct cache_loc *locs, size_t n, unsigned bit)
 {
+	if (!(bit & CORDON_CACHE_DEFAULT))
+		return 1;
 	for (size_t i = 0; i < n; i++) {
 		if (locs[i].bit != bit)
 			continue;
@@ -333,14 +625,26 @@ static int resolve(cordon *c)
 	const char *missing_home = NULL;
 	if (cache_home(c, home) == 0 && (stat(home, &hs) != 0 || !S_ISDIR(hs.st_mode)))
 		missing_home = home;
-	for (unsigned bit = 1; bit <= CORDON_CACHE_DEFAULT; bit <<= 1) {
+	for (unsigned t = 0; t < CACHE_TOOL_COUNT; t++) {
+		unsigned bit = 1u << t;
 		if (!(c->caches & bit))
 			continue;
 		int present = (too_long & bit) || tool_present(locs, n, bit);
-		for (size_t i = 0; i < n; i++)
-			if (locs[i].bit == bit && present &&
-			    (r = resolve_one(c, &locs[i], missing_home)) != 0)
+		int replaced = 0; /* the next location gave way to a legacy one */
+		for (size_t i = 0; i < n && present; i++) {
+			if (locs[i].bit != bit)
+				continue;
+			if (replaced) {
+				replaced = 0;
+				continue;
+			}
+			/* An older location the tool still uses where it exists:
+			 * then in place of the next one, else not at all. */
+			if (locs[i].legacy && !(replaced = exists(locs[i].path)))
+				continue;
+			if ((r = resolve_one(c, &locs[i], missing_home)) != 0)
 				return r;
+		}
 		/* A location that cannot be a path: reported, never granted. */
 		if ((too_long & bit) && (r = push_entry(&c->pol, cache_tool_of_bit(bit), NULL,
 							CACHE_UNAVAILABLE, &e)) != 0)
@@ -357,7 +661,7 @@ int caches_untrusted(cordon *c)
 	struct cache_loc locs[CACHE_LOC_MAX];
 	char real[CORDON_PATH_MAX];
 	unsigned too_long = 0;
-	size_t n = locate(c, CORDON_CACHE_DEFAULT, locs, &too_long);
+	size_t n = locate(c, CORDON_CACHE_ALL, locs, &too_long);
 	for (size_t i = 0; i < n; i++) {
 		if (policy_add_untrusted(&c->pol, locs[i].path) != 0)
 			return CORDON_ENOMEM;
@@ -373,3 +677,7 @@ int caches_resolve(cordon *c)
 	int r = resolve(c);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
+
+_Static_assert(sizeof(((struct policy *)0)->caches) / sizeof(struct cache_entry) >=
+		       CACHE_LOC_MAX + CACHE_TOOL_COUNT,
+	       "room for every location and one unavailable entry per tool");

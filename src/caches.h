@@ -11,8 +11,8 @@
 
 #include "internal.h"
 
-/* At most this many locations: cargo's three, npm, pip, playwright. */
-#define CACHE_LOC_MAX 6
+/* At most this many locations, every tool's (caches.c says which). */
+#define CACHE_LOC_MAX 32
 
 struct cache_loc {
 	enum cache_tool tool;
@@ -22,6 +22,9 @@ struct cache_loc {
 	/* The tool's own variable names this location (then the tool counts
 	 * as present). */
 	int from_var;
+	/* An older location the tool uses instead of its next one where it
+	 * exists (~/.ccache): granted then, never made. */
+	int legacy;
 };
 
 /* Looks up an environment variable: its value, or NULL when unset. */

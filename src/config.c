@@ -142,7 +142,7 @@ int cordon_set_caches(cordon *c, unsigned mask)
 	int r = configurable(c);
 	if (r != 0)
 		return r;
-	if (mask & ~CORDON_CACHE_DEFAULT)
+	if (mask & ~CORDON_CACHE_ALL)
 		return cordon_fail(c, CORDON_EINVAL, "unknown cache bits 0x%x", mask);
 	c->caches = mask;
 	return 0;

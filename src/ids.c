@@ -231,6 +231,20 @@ const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT] = {
 	[CACHE_NPM] = { "npm", "npm's cache" },
 	[CACHE_PIP] = { "pip", "pip's cache" },
 	[CACHE_PLAYWRIGHT] = { "playwright", "Playwright's browsers" },
+	[CACHE_GO] = { "go", "Go's build cache, module cache and checksum database cache" },
+	[CACHE_YARN] = { "yarn", "Yarn's cache (classic) and global folder (Berry)" },
+	[CACHE_PNPM] = { "pnpm", "pnpm's content-addressed store and metadata cache" },
+	[CACHE_BUN] = { "bun", "Bun's package cache" },
+	[CACHE_DENO] = { "deno", "Deno's module and npm cache (DENO_DIR)" },
+	[CACHE_GRADLE] = { "gradle",
+			   "Gradle's caches, wrapper distributions, daemon and native files" },
+	[CACHE_MAVEN] = { "maven", "Maven's local repository and wrapper distributions" },
+	[CACHE_COMPOSER] = { "composer", "Composer's cache" },
+	[CACHE_GEM] = { "gem", "Bundler's cache and RubyGems' spec cache" },
+	[CACHE_CCACHE] = { "ccache", "ccache's compiler output cache" },
+	[CACHE_SCCACHE] = { "sccache", "sccache's local compiler output cache" },
+	[CACHE_HUGGINGFACE] = { "huggingface",
+				"the Hugging Face hub's model and dataset caches (not its token)" },
 };
 
 const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
@@ -257,7 +271,19 @@ const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT] = {
 
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
 		       CORDON_CACHE_PIP == 1u << CACHE_PIP &&
-		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT,
+		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT &&
+		       CORDON_CACHE_GO == 1u << CACHE_GO && CORDON_CACHE_YARN == 1u << CACHE_YARN &&
+		       CORDON_CACHE_PNPM == 1u << CACHE_PNPM &&
+		       CORDON_CACHE_BUN == 1u << CACHE_BUN &&
+		       CORDON_CACHE_DENO == 1u << CACHE_DENO &&
+		       CORDON_CACHE_GRADLE == 1u << CACHE_GRADLE &&
+		       CORDON_CACHE_MAVEN == 1u << CACHE_MAVEN &&
+		       CORDON_CACHE_COMPOSER == 1u << CACHE_COMPOSER &&
+		       CORDON_CACHE_GEM == 1u << CACHE_GEM &&
+		       CORDON_CACHE_CCACHE == 1u << CACHE_CCACHE &&
+		       CORDON_CACHE_SCCACHE == 1u << CACHE_SCCACHE &&
+		       CORDON_CACHE_HUGGINGFACE == 1u << CACHE_HUGGINGFACE &&
+		       CORDON_CACHE_ALL == (1u << CACHE_TOOL_COUNT) - 1u,
 	       "CORDON_CACHE_* bit i is cache tool i");
 
 const char *reason_name(enum reason_id r)
@@ -267,17 +293,11 @@ const char *reason_name(enum reason_id r)
 
 enum cache_tool cache_tool_of_bit(unsigned bit)
 {
-	switch (bit) {
-	case CORDON_CACHE_NPM:
-		return CACHE_NPM;
-	case CORDON_CACHE_PIP:
-		return CACHE_PIP;
-	case CORDON_CACHE_PLAYWRIGHT:
-		return CACHE_PLAYWRIGHT;
-	case CORDON_CACHE_CARGO:
-	default:
-		return CACHE_CARGO;
-	}
+	/* CORDON_CACHE_* bit i is cache tool i; not one known bit: cargo. */
+	for (unsigned i = 0; i < CACHE_TOOL_COUNT; i++)
+		if (bit == 1u << i)
+			return (enum cache_tool)i;
+	return CACHE_CARGO;
 }
 
 /* ---- the public list and texts ---- */

@@ -138,7 +138,7 @@ struct policy {
 	char *workspace;
 	struct wentry *w;
 	size_t nw, capw;
-	struct cache_entry caches[8];
+	struct cache_entry caches[32 + CACHE_TOOL_COUNT]; /* CACHE_LOC_MAX, and one per tool */
 	size_t ncaches;
 	struct protect_entry *prot;
 	size_t nprot;

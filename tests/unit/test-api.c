@@ -78,7 +78,7 @@ static void error_convention(void)
 		{ "add_env(\"\")", cordon_add_env(c, "") },
 		{ "add_keep_fd(-2)", cordon_add_keep_fd(c, -2) },
 		{ "test_set_max_abi(-1)", cordon_test_set_max_abi(c, -1) },
-		{ "set_caches(0x100)", cordon_set_caches(c, 0x100) },
+		{ "set_caches(0x10000)", cordon_set_caches(c, 0x10000) },
 		{ "set_on_tamper(7)", cordon_set_on_tamper(c, (enum cordon_on_tamper)7) },
 		{ "set_max_procs(4194305)", cordon_set_max_procs(c, 4194305) },
 		{ "set_max_memory(1 MiB - 1)", cordon_set_max_memory(c, (1 << 20) - 1) },
@@ -135,6 +135,12 @@ static void error_convention(void)
 	is_int(cordon_parse_caches("npm,bogus", &mask), CORDON_EINVAL, "parse_caches(bogus)");
 	is_int(cordon_parse_caches("npm,pip", &mask), 0, "parse_caches(npm,pip)");
 	is_int(mask, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "parse_caches mask");
+	is_int(cordon_parse_caches("cargo,npm,pip,playwright,go,yarn,pnpm,bun,deno,gradle,maven,"
+				   "composer,gem,ccache,sccache,huggingface",
+				   &mask),
+	       0, "parse_caches(every tool)");
+	is_int(mask, CORDON_CACHE_ALL, "parse_caches: every tool is CORDON_CACHE_ALL");
+	is_int(cordon_set_caches(c, CORDON_CACHE_ALL), 0, "set_caches(CORDON_CACHE_ALL)");
 
 	const char *argv[] = { "true", NULL };
 	cordon_proc *p;

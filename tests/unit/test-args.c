@@ -128,9 +128,13 @@ static void test_value_options(void)
 	is_int(parse(&a, ARGV("run", "--cache=cargo", "--", "x")), 0, "--cache=V");
 	is_int(a.caches, CORDON_CACHE_CARGO, "--cache=cargo");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--cache=playwright,cargo,npm,pip", "--", "x")), 0,
-	       "--cache all four");
-	is_int(a.caches, CORDON_CACHE_DEFAULT, "--cache all four is the default mask");
+	is_int(parse(&a, ARGV("run", "--cache=playwright,cargo,go,npm,pip", "--", "x")), 0,
+	       "--cache all five");
+	is_int(a.caches, CORDON_CACHE_DEFAULT, "--cache all five is the default mask");
+	is_int(parse(&a, ARGV("run", "--cache", "yarn,huggingface,gem", "--", "x")), 0,
+	       "--cache of opt-in tools");
+	is_int(a.caches, CORDON_CACHE_YARN | CORDON_CACHE_HUGGINGFACE | CORDON_CACHE_GEM,
+	       "--cache yarn,huggingface,gem");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--no-caches", "--", "x")), 0, "--no-caches");

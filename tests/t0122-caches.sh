@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Tool caches: go's are writable by default, so `go test` of a module in a
+# fresh home works confined and fills the test's own go caches (the real
+# home is untouched); each opt-in tool's caches (--cache NAME) are exactly
+# the documented paths, by default and by each tool's variables, each one
+# writable by the command; a legacy location (~/.ccache) is used where it
+# exists and never made.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
+# The real home's go caches: their place and times only (they may be large).
+light() { for p in "$@"; do stat -c '%n|%y|%z|%i' -- "$p" 2>/dev/null || echo "$p absent"; done; }
+real_before=$(light "$real_home" "$real_home/.cache" "$real_home/.cache/go-build" "$real_home/go")
+
+# A module with no dependencies: go test needs only its build cache.
+mkdir -p "$WS/mod"
+printf 'module example.com/m\n\ngo 1.13\n' >"$WS/mod/go.mod"
+printf 'package m\n\nfunc Add(a, b int) int { return a + b }\n' >"$WS/mod/m.go"
+cat >"$WS/mod/m_test.go" <<'EOF'
+package m
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if Add(2, 3) != 5 {
+		t.Fatal("2+3")
+	}
+}
+EOF
+
+if tool_ok go; then
+	unset GOCACHE GOPATH GOMODCACHE GOFLAGS GOENV
+	rm -f "$T/s.json"
+	(cd "$WS/mod" && crun --sandbox required --status-file "$T/s.json" -- go test ./...) \
+		>"$T/go.out" 2>&1
+	rc=$?
+	is "$rc" 0 "go test of a module works confined with a fresh home"
+	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/go.out" | tail -n 5
+	grep -q '^ok .*example.com/m' "$T/go.out"
+	ok $? "go test ran the module's test"
+	is "$(json_field "$T/s.json" status '[(c["path"], c["state"]) for c in e["caches"] if c["name"] == "go"]')" \
+		"[[\"$XDG_CACHE_HOME/go-build\", \"created\"], [\"$HOME/go/pkg/mod\", \"created\"], [\"$HOME/go/pkg/sumdb\", \"created\"]]" \
+		"the event lists go's caches: XDG_CACHE_HOME/go-build, ~/go/pkg/mod, ~/go/pkg/sumdb"
+	n=$(find "$XDG_CACHE_HOME/go-build" -type f 2>/dev/null | wc -l)
+	[ "$n" -gt 10 ]
+	ok $? "go stored its build in the test's own build cache ($n files)"
+	# A second run finds the cached test result: the cache persists.
+	(cd "$WS/mod" && crun --sandbox required -- go test ./...) >"$T/go2.out" 2>&1
+	grep -q '(cached)' "$T/go2.out"
+	ok $? "a second confined go test uses the cached result"
+	# Without go's cache (--cache cargo,npm: go not listed) it fails: the
+	# control showing the grant is what makes it work.
+	rm -rf "$XDG_CACHE_HOME/go-build"
+	(cd "$WS/mod" && crun --sandbox required --cache cargo,npm -- go test -count=1 ./...) \
+		>"$T/go3.out" 2>&1
+	rc=$?
+	[ "$rc" -ne 0 ] && grep -q 'read-only file system\|permission denied' "$T/go3.out"
+	ok $? "without go in --cache, go test fails on its build cache (rc $rc)"
+	[ ! -e "$XDG_CACHE_HOME/go-build" ]
+	ok $? "... and no go cache was made"
+	diag "$(go version)"
+else
+	for n in 1 2 3 4 5 6 7; do skip "go test confined ($n): $TOOL_WHY"; done
+fi
+is "$(light "$real_home" "$real_home/.cache" "$real_home/.cache/go-build" "$real_home/go")" \
+	"$real_before" "the real home ($real_home) and its go caches are untouched"
+
+# --cache NAME: the event lists exactly these locations (name path state),
+# each writable by the command. Each check runs in a fresh home.
+caches_of() { # caches_of CACHE-LIST [VAR=VALUE...]: the event's caches, one per line
+	local list=$1
+	shift
+	rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME"
+	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required \
+		--cache "$list" --status-file "$T/s.json" -- true) >"$T/c.out" 2>&1
+	echo "rc=$?"
+	json_field "$T/s.json" status '"\n".join(c["name"] + " " + c["path"] + " " + c["state"] for c in e["caches"])'
+}
+
+# writes_each LIST [VAR=VALUE...]: every granted path takes a file.
+writes_each() {
+	local list=$1 paths p bad=0
+	shift
+	rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME"
+	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
+		--status-file "$T/s.json" -- true) >/dev/null 2>&1
+	paths=$(json_field "$T/s.json" status '" ".join(c["path"] for c in e["caches"])')
+	# shellcheck disable=SC2086 # one path per word (the test's paths have no spaces)
+	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
+		-- sh -c 'for d; do echo w >"$d/cordon-w" || exit 1; done' sh $paths) >"$T/w.out" 2>&1 || bad=1
+	for p in $paths; do
+		[ "$(cat "$p/cordon-w" 2>/dev/null)" = w ] || bad=1
+	done
+	[ "$bad" -eq 0 ] || sed 's/^/#   /' "$T/w.out" | head -n 3
+	return "$bad"
+}
+
+check_tool() { # check_tool NAME EXPECTED-LINES [VAR=VALUE...]
+	local name=$1 want=$2 got
+	shift 2
+	got=$(caches_of "$name" "$@")
+	is "$got" "rc=0
+$want" "--cache $name${*:+ with $*}: exactly the documented paths"
+	writes_each "$name" "$@"
+	ok $? "--cache $name${*:+ with $*}: each one is writable inside, and the write is there after"
+}
+
+H=$T/home
+X=$XDG_CACHE_HOME
+check_tool go "go $X/go-build created
+go $H/go/pkg/mod created
+go $H/go/pkg/sumdb created"
+check_tool go "go $T/gc created
+go $T/gm created
+go $T/gp1/pkg/sumdb created" GOCACHE="$T/gc" GOMODCACHE="$T/gm" GOPATH="$T/gp1:$T/gp2"
+check_tool yarn "yarn $X/yarn created
+yarn $H/.yarn/berry created"
+check_tool yarn "yarn $T/yc created
+yarn $T/xd/yarn/berry created" YARN_CACHE_FOLDER="$T/yc" XDG_DATA_HOME="$T/xd"
+check_tool pnpm "pnpm $H/.local/share/pnpm/store created
+pnpm $X/pnpm created"
+check_tool pnpm "pnpm $T/ph/store created
+pnpm $T/pc created" PNPM_HOME="$T/ph" npm_config_cache_dir="$T/pc"
+check_tool bun "bun $X/.bun/install/cache created"
+check_tool bun "bun $T/bc created" BUN_INSTALL_CACHE_DIR="$T/bc"
+check_tool deno "deno $X/deno created"
+check_tool deno "deno $T/dd created" DENO_DIR="$T/dd"
+check_tool gradle "gradle $H/.gradle/caches created
+gradle $H/.gradle/wrapper created
+gradle $H/.gradle/daemon created
+gradle $H/.gradle/native created"
+check_tool gradle "gradle $T/g/caches created
+gradle $T/g/wrapper created
+gradle $T/g/daemon created
+gradle $T/g/native created" GRADLE_USER_HOME="$T/g"
+check_tool maven "maven $H/.m2/repository created
+maven $H/.m2/wrapper created"
+check_tool composer "composer $X/composer created"
+check_tool composer "composer $T/ch/cache created" COMPOSER_HOME="$T/ch"
+check_tool gem "gem $H/.bundle/cache created
+gem $X/gem/specs created"
+check_tool gem "gem $T/bu created
+gem $T/gs created" BUNDLE_USER_CACHE="$T/bu" GEM_SPEC_CACHE="$T/gs"
+check_tool ccache "ccache $X/ccache created"
+check_tool ccache "ccache $T/cd created" CCACHE_DIR="$T/cd"
+check_tool sccache "sccache $X/sccache created"
+check_tool sccache "sccache $T/sd created" SCCACHE_DIR="$T/sd"
+check_tool huggingface "huggingface $X/huggingface/hub created
+huggingface $X/huggingface/xet created
+huggingface $X/huggingface/datasets created"
+check_tool huggingface "huggingface $T/hf/hub created
+huggingface $T/hf/xet created
+huggingface $T/hf/datasets created" HF_HOME="$T/hf"
+
+# A legacy location where it exists: ~/.ccache, ~/.composer/cache and
+# ~/.gem/specs are used instead of the XDG ones, never made.
+got=$(rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME/.ccache" "$HOME/.composer/cache" "$HOME/.gem/specs" &&
+	(cd "$WS" && crun --sandbox required --cache ccache,composer,gem --status-file "$T/s.json" -- true) &&
+	json_field "$T/s.json" status '" ".join(c["path"] + ":" + c["state"] for c in e["caches"])')
+is "$got" "$H/.composer/cache:existing $H/.bundle/cache:created $H/.gem/specs:existing $H/.ccache:existing" \
+	"legacy locations that exist are granted in place of the XDG ones"
+[ ! -e "$X/ccache" ] && [ ! -e "$X/composer" ] && [ ! -e "$X/gem" ]
+ok $? "... and the XDG ones are not made"
+
+# The token beside the Hugging Face caches stays read-only.
+rm -rf "$HOME" "$X" && mkdir -p "$HOME" "$X/huggingface" && echo tok >"$X/huggingface/token"
+(cd "$WS" && crun --sandbox required --cache huggingface -- sh -c "echo x > '$X/huggingface/token'") 2>/dev/null
+[ "$(cat "$X/huggingface/token")" = tok ]
+ok $? "--cache huggingface: HF_HOME's token is not writable"
+
+done_testing
