@@ -129,6 +129,7 @@ enum opt {
 	O_CLEAN_ENV,
 	O_ALLOW_BROAD,
 	O_EXPLAIN,
+	O_SCRATCH_HOME,
 	O_HELP,
 	O_COUNT
 };
@@ -161,6 +162,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_CLEAN_ENV] = "clean-env",
 	[O_ALLOW_BROAD] = "allow-broad",
 	[O_EXPLAIN] = "explain",
+	[O_SCRATCH_HOME] = "scratch-home",
 	[O_HELP] = "help",
 };
 
@@ -325,6 +327,9 @@ static int apply_flag(struct cli_args *a, int o)
 		break;
 	case O_EXPLAIN:
 		a->explain = 1;
+		break;
+	case O_SCRATCH_HOME:
+		a->scratch_home = 1;
 		break;
 	default:
 		break;

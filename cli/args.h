@@ -46,6 +46,7 @@ struct cli_args {
 	size_t nkeep;
 	int allow_broad;
 	int explain;
+	int scratch_home; /* --scratch-home */
 	int max_abi; /* testing knob; 0: none */
 	char *const *command; /* after "--", NULL-terminated */
 	/* probe */

@@ -66,6 +66,8 @@ static const char usage_run[] =
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
 	"  --explain               when the confined command fails, say which errors\n"
 	"                          mean \"refused by cordon\" (one line on stderr)\n"
+	"  --scratch-home          writes under the home succeed and are discarded at\n"
+	"                          the end of the run (caches, workspace stay real)\n"
 	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
@@ -267,6 +269,7 @@ static void configure(cordon *c, const struct cli_args *a)
 	check(c, cordon_set_foreground(c, 1));
 	check(c, cordon_set_reap_all(c, 1));
 	check(c, cordon_set_explain(c, a->explain));
+	check(c, cordon_set_scratch_home(c, a->scratch_home));
 	if (a->max_abi > 0)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }

@@ -246,6 +246,15 @@ CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
  * fd 2 saying it ran confined, what was writable, and which errors mean
  * "refused by cordon" (default off; the CLI's --explain). */
 CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
+/* A scratch home (default off): writes under the home ($HOME, else the
+ * password database's) succeed and are discarded when the run ends; the
+ * caches, the workspace and --allow-write paths in it stay the real,
+ * writable ones, the deny-read list stays unreadable. Linux with the
+ * mount layer (an overlay whose upper layer is a tmpfs of the run's
+ * own); elsewhere writes under the home stay refused, a gap, and
+ * "required" refuses to run. Nothing is done when there is no home
+ * directory or it lies in a writable tree already. */
+CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
 /* FOR TESTS ONLY: use at most this Landlock ABI version (0: no cap). Lets
  * tests show the behaviour of older kernels on a newer one. */
 CORDON_EXPORT int cordon_test_set_max_abi(cordon *c, int abi);

@@ -86,6 +86,8 @@ static const struct linux_layer layers[] = {
 	{ LAYER_MOUNTNS, 1u << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
 	{ LAYER_PRIVATE_TMP, 1u << GAP_TMP_SHARED, 0, tmp_trial, tmp_layer_prepare, tmp_apply },
 	{ LAYER_DEVPTS, 0, 0, devpts_trial, devpts_prepare, devpts_apply },
+	/* Made by the mount layer's apply (its place among the mounts). */
+	{ LAYER_SCRATCH_HOME, 0, 0, scratchhome_trial, scratchhome_prepare, nothing_to_apply },
 	{ LAYER_PIDNS, 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_KEY_LIST, 0,
 	  pidns_trial, pidns_prepare, pidns_apply },
 	{ LAYER_IPCNS, 1u << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
@@ -285,7 +287,8 @@ static int layer_ok(size_t i, unsigned *unsure)
 			return 0;
 	}
 	if (layers[i].id == LAYER_PIDNS || layers[i].id == LAYER_IPCNS ||
-	    layers[i].id == LAYER_DEVPTS || layers[i].id == LAYER_PRIVATE_TMP)
+	    layers[i].id == LAYER_DEVPTS || layers[i].id == LAYER_PRIVATE_TMP ||
+	    layers[i].id == LAYER_SCRATCH_HOME)
 		return layer_ok(0, unsure); /* layers[0] is the mount layer */
 	return 1;
 }

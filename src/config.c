@@ -214,6 +214,7 @@ FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
 FLAG_SETTER(cordon_set_explain, explain)
+FLAG_SETTER(cordon_set_scratch_home, scratch_home)
 
 int cordon_set_status_fd(cordon *c, int fd)
 {

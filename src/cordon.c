@@ -197,6 +197,8 @@ static void decide_into(const cordon *c, struct decision *d)
 		d->backend->coverage(pr.abi, &d->cov);
 		d->cov.layers |= 1u << LAYER_FDS_CLOSED; /* spawn.c closes them */
 		d->offered = d->cov.layers;
+		/* Used, and listed, only by a run with a scratch home. */
+		d->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
 	} else {
 		d->cov.gaps = 1u << GAP_UNCONFINED;
 		d->detail = pr.detail;
@@ -422,6 +424,16 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
 	int network_unenforced = network_coverage(c);
 	int limit_unenforced = limit_coverage(c);
+	/* The scratch home's layer is listed only for a run that has one. */
+	int scratch_unmade = 0;
+	if (!d->applied || c->pol.scratch_home == NULL)
+		d->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
+	else if (d->offered & (1u << LAYER_SCRATCH_HOME))
+		d->cov.layers |= 1u << LAYER_SCRATCH_HOME;
+	else
+		scratch_unmade = 1;
+	if (scratch_unmade)
+		d->cov.gaps |= 1u << GAP_SCRATCH_HOME;
 	decision_finish(d);
 	/* A control the user asked for is never dropped silently. */
 	if (c->mode != CORDON_MODE_REQUIRED)
@@ -440,6 +452,8 @@ static enum reason_id policy_coverage(cordon *c)
 		return REASON_PROTECT_NOT_ENFORCEABLE;
 	if (deny_unenforced)
 		return REASON_DENY_READ_NOT_ENFORCEABLE;
+	if (scratch_unmade)
+		return REASON_SCRATCH_HOME_NOT_ENFORCEABLE;
 	if (c->pol.nsockets > 0 && (d->cov.gaps & (1u << GAP_UNIX_SOCKETS)) != 0)
 		return REASON_SOCKET_NOT_ENFORCEABLE;
 	return REASON_NONE;
@@ -513,6 +527,11 @@ static int plan(cordon *c)
 	}
 	if (c->dec.applied)
 		policy_add_devices(&c->pol);
+	/* Before the backend's prepare, which makes it. */
+	if (c->dec.applied && (r = policy_scratch_home(c)) != 0)
+		return r;
+	if (c->pol.scratch_home != NULL)
+		c->dec.cov.layers |= c->dec.offered & (1u << LAYER_SCRATCH_HOME);
 	/* Once the writable set is whole (caches, the run's dir, devices):
 	 * a denied path may not hold any of it. */
 	if (c->mode != CORDON_MODE_OFF && !c->secrets_resolved) {

@@ -79,6 +79,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 					   "--max-procs, --max-memory or --max-tmp was given, but this "
 					   "machine cannot bound the whole run by it (see the limits of "
 					   "the status event)" },
+	[REASON_SCRATCH_HOME_NOT_ENFORCEABLE] = { "scratch_home_not_enforceable",
+						  "--scratch-home was given, but the home cannot "
+						  "be given a scratch layer here (no mount layer, "
+						  "or no overlay file system in it)" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -141,6 +145,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 				"/tmp and /var/tmp are the run's own (its temp dir, bound there): "
 				"writable, empty at the start, removed with the run; the machine's "
 				"are not visible" },
+	[LAYER_SCRATCH_HOME] = { "scratch_home",
+				 "--scratch-home: writes under the home go to a layer of the run's own, "
+				 "discarded at its end (an overlay); the caches, the workspace and "
+				 "--allow-write paths in it stay the real ones, the secrets unreadable" },
 	[LAYER_READ_DENY] = { "read_deny",
 			      "the user's secrets (the default list and --deny-read) cannot be "
 			      "read: empty mounts (Linux), the profile (macOS)" },
@@ -221,6 +229,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_MEMORY_PER_PROCESS] = { "memory_limit_per_process",
 				     "--max-memory bounds each process on its own (RLIMIT_DATA), "
 				     "not the run: several processes may use it each" },
+	[GAP_SCRATCH_HOME] = { "scratch_home_unavailable",
+			       "--scratch-home was given, but no scratch layer can be made "
+			       "here: writes under the home are refused, as without it" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -172,6 +172,9 @@ struct policy {
 	 * directory on the way the caller cannot list): set by its prepare. */
 	int reads_unbuilt;
 	int network_off; /* --network off */
+	/* --scratch-home: the home (canonical) its overlay covers, or NULL
+	 * (not asked, no home directory, or the home is writable already). */
+	char *scratch_home;
 	int deny_capture; /* the default deny-read list: capture devices too */
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
 	 * command sees src, the run's dir, at view. Set by the layer's
@@ -237,6 +240,9 @@ int homes_load(cordon *c);
 int policy_resolve(cordon *c);
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
 void policy_add_devices(struct policy *p);
+/* --scratch-home: c->pol.scratch_home for this run (once the writable
+ * set is whole). 0 or CORDON_ENOMEM. */
+int policy_scratch_home(cordon *c);
 /* 1 when path is "/", a home or an ancestor of one (and not allowed). */
 int policy_is_broad(const cordon *c, const char *path);
 void policy_free(struct policy *p);
@@ -403,6 +409,7 @@ struct cordon {
 	enum cordon_network network;
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
+	int scratch_home; /* cordon_set_scratch_home */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;

@@ -294,6 +294,8 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
 			return e;
+	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
+		return e;
 	for (size_t i = 0; i < m->npin; i++)
 		if ((e = bind_self(m->pin[i])) != 0)
 			return e;
@@ -484,6 +486,7 @@ void mountns_free(struct mount_plan *m)
 		free_list(m->covers[i].keep_dst, m->covers[i].nkeep);
 	}
 	free(m->covers);
+	scratchhome_free(m->home);
 	free(m->scratch);
 	free(m->void_dir);
 	free(m->empty_file);

@@ -48,6 +48,7 @@ struct mount_plan {
 	char *scratch, *void_dir, *empty_file;
 	struct cover *covers;
 	size_t ncovers;
+	struct scratch_home *home; /* --scratch-home (layer-scratchhome.c), or NULL */
 	/* The run's temp dirs (layer-tmp.c): the run's dir, bound on the
 	 * private /tmp and /var/tmp. */
 	char *rundir;
@@ -181,6 +182,22 @@ int devpts_trial(const struct linux_trial *t);
 int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		   struct linux_plan *plan);
 int devpts_apply(const struct linux_plan *plan);
+
+/* layer-scratchhome.c: --scratch-home, an overlay on the home made by
+ * the mount layer's apply (after the writable binds, before the covers). */
+struct scratch_home;
+/* The overlay's options for home (upper and work directories relative to
+ * the cwd; userxattr in a user namespace) in size bytes: 0, or -1 when
+ * they do not fit. Pure. */
+int scratchhome_options(const char *home, int userns, char *out, size_t size);
+int scratchhome_trial(const struct linux_trial *t);
+int scratchhome_prepare(cordon *c, const struct policy *p, const struct decision *d,
+			struct linux_plan *plan);
+/* Child, in mountns_apply: 0 or errno. */
+int scratchhome_mount(const struct mount_plan *m);
+/* The home the plan covers, or NULL. */
+const char *scratchhome_path(const struct linux_plan *plan);
+void scratchhome_free(struct scratch_home *h);
 
 /* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
  * and the IPC namespace. */

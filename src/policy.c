@@ -133,8 +133,24 @@ int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wki
 	return 0;
 }
 
+int policy_scratch_home(cordon *c)
+{
+	struct stat st;
+	free(c->pol.scratch_home);
+	c->pol.scratch_home = NULL;
+	/* The first home: $HOME, else the password database's. A home in a
+	 * writable tree is written for real: nothing to cover. */
+	if (!c->scratch_home || c->nhomes == 0 || stat(c->homes[0], &st) != 0 ||
+	    !S_ISDIR(st.st_mode) || policy_inside_writable(&c->pol, c->homes[0]))
+		return 0;
+	if ((c->pol.scratch_home = strdup(c->homes[0])) == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
+}
+
 void policy_free(struct policy *p)
 {
+	free(p->scratch_home);
 	free(p->workspace);
 	for (size_t i = 0; i < p->nw; i++)
 		free(p->w[i].path);

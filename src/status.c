@@ -43,15 +43,27 @@ static void decision_fields(struct jbuf *b, const cordon *c, const char *applied
 	list_of(b, d->layer_list);
 }
 
-/* The writable set, and the private /tmp and /var/tmp by the names the
- * command writes them under. */
-static void write_writable(struct jbuf *b, const struct policy *p)
+/* The scratch home's layer is applied (cordon.c lists it only then). */
+static int scratch_home_on(const cordon *c)
 {
+	return c->dec.applied && c->pol.scratch_home != NULL &&
+	       (c->dec.cov.layers & (1u << LAYER_SCRATCH_HOME)) != 0;
+}
+
+/* The writable set, and a scratch home (whose writes are discarded). */
+static void write_writable(struct jbuf *b, const cordon *c)
+{
+	const struct policy *p = &c->pol;
 	jb_raw(b, "[");
 	for (size_t i = 0; i < p->nw + p->nptmp; i++) {
 		if (i > 0)
 			jb_raw(b, ",");
 		jb_str(b, i < p->nw ? p->w[i].path : p->ptmp[i - p->nw].view);
+	}
+	if (scratch_home_on(c)) {
+		if (p->nw + p->nptmp > 0)
+			jb_raw(b, ",");
+		jb_str(b, p->scratch_home);
 	}
 	jb_raw(b, "]");
 }
@@ -194,7 +206,7 @@ char *status_start_json(const cordon *c)
 	int confined = c->dec.applied;
 	jb_key(&b, "writable");
 	if (confined)
-		write_writable(&b, p);
+		write_writable(&b, c);
 	else
 		jb_raw(&b, "null");
 	jb_key(&b, "private_tmp");
@@ -202,6 +214,8 @@ char *status_start_json(const cordon *c)
 		write_private_tmp(&b, p);
 	else
 		jb_raw(&b, "null");
+	jb_key(&b, "scratch_home");
+	jb_bool(&b, scratch_home_on(c));
 	jb_key(&b, "protected");
 	if (confined)
 		write_protected(&b, p);
@@ -256,6 +270,10 @@ char *cordon_probe_json(cordon *c)
 	jb_str(&b, c->dec.detail);
 	jb_key(&b, "kernel_abi");
 	jb_int(&b, c->dec.kernel_abi);
+	/* Whether --scratch-home can be honoured here (its layer is listed
+	 * only by a run that uses it). */
+	jb_key(&b, "scratch_home");
+	jb_bool(&b, (c->dec.offered & (1u << LAYER_SCRATCH_HOME)) != 0);
 	jb_key(&b, "default_deny_read");
 	list_of(&b, cordon_default_deny_read());
 	jb_key(&b, "default_deny_env");
@@ -493,5 +511,16 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 		jb_raw(&b, "; /tmp and /var/tmp are the machine's and read-only here "
 			   "(tmp_shared_read_only): write temporary files under $TMPDIR");
 	explain_limits(&b, c);
+	/* Tools that write a scratch folder into the home (nyc's
+	 * ~/.node-spawn-wrap-*) fail so; cordon cannot see which write was
+	 * refused, so this is said whenever the home was read-only and a
+	 * scratch home could have been made. */
+	if (!c->scratch_home && c->nhomes > 0 && (d->offered & (1u << LAYER_SCRATCH_HOME)) &&
+	    !policy_inside_writable(&c->pol, c->homes[0])) {
+		jb_raw(&b, "; the home (");
+		raw_sanitized(&b, c->homes[0]);
+		jb_raw(&b, ") is read-only: --scratch-home lets writes under it succeed and "
+			   "discards them when the run ends");
+	}
 	return jb_finish(&b);
 }

@@ -114,6 +114,7 @@ static void error_convention(void)
 		{ "set_max_memory(0: none)", cordon_set_max_memory(c, 0) },
 		{ "set_max_tmp(2^62)", cordon_set_max_tmp(c, (uint64_t)1 << 62) },
 		{ "set_max_tmp(0: none)", cordon_set_max_tmp(c, 0) },
+		{ "set_scratch_home", cordon_set_scratch_home(c, 0) },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		is_int(good[i].r, 0, "%s returns 0", good[i].name);

@@ -212,6 +212,14 @@ static void test_value_options(void)
 	is_int(a.max_abi, 4, "--test-max-abi=4");
 	cli_args_free(&a);
 
+	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --scratch-home");
+	is_int(a.scratch_home, 0, "the scratch home is off by default");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--scratch-home", "--", "x")), 0, "--scratch-home");
+	is_int(a.scratch_home, 1, "--scratch-home sets it");
+	cli_args_free(&a);
+	fails(ARGV("run", "--scratch-home=yes", "--", "x"), "takes no value", "--scratch-home=");
+
 	is_int(parse(&a, flags), 0, "flags");
 	ok(a.clean_env == 1 && a.allow_broad == 1 && a.no_default_protect == 1,
 	   "--clean-env --allow-broad --no-default-protect set");

@@ -1,0 +1,285 @@
+/*
+ * The scratch home (--scratch-home), a part of the mount layer: in the
+ * command's mount namespace the home is an overlay whose lower layer is
+ * the real home (never written: overlayfs only reads a lower layer) and
+ * whose upper layer is a tmpfs of the run's own, so writes under the
+ * home succeed and are gone with the namespace, at the run's end.
+ *
+ * In mountns_apply's order (layer-mountns.c): after the writable binds,
+ * before the protected paths and the deny-read covers, which are then
+ * made on the overlay's names:
+ *
+ *   1. a tmpfs on the run's dir, for a moment: upper/ and work/ in it
+ *      (the upper directory's mode and owner are the home's: they are the
+ *      overlay root's). Overlayfs refuses an upper layer below its lower
+ *      one (the run's dir is under the home by default: ELOOP), and a
+ *      tmpfs is a file system of its own.
+ *   2. the overlay on the home (nosuid, nodev; noexec when the home was);
+ *      it keeps a private clone of the upper mount, so the tmpfs is then
+ *      unmounted from the run's dir, reached through the home as it was
+ *      before the overlay (an fd opened first, as the cwd).
+ *   3. each writable tree or file under the home (the workspace, the run's
+ *      dir, the caches, --allow-write) is bound again over the overlay
+ *      from the home as it was: they stay the real, writable ones.
+ *
+ * Landlock rules are made on inodes, and the overlay's differ from the
+ * real home's: the child grants the overlay's root in its own ruleset
+ * (landlock.c), after mounting it; the rebound trees keep the rules the
+ * parent made on their real inodes. The overlay's own operations on its
+ * layers run with the credentials of its mounter, the child before it
+ * restricted itself.
+ *
+ * In a user namespace (not root) the overlay keeps its metadata in
+ * "user.overlay.*" xattrs (userxattr), which tmpfs holds from Linux 6.6;
+ * before, removing a directory of the real home inside may fail (EIO).
+ */
+#include "linux-layers.h"
+#include "path.h"
+
+#if defined(__linux__)
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+struct scratch_home {
+	char *home; /* the home, canonical */
+	char *tmp; /* where the upper tmpfs is mounted for a moment: the run's dir */
+	char *tmp_rel; /* tmp below the home, relative to it, or NULL */
+	char *opts; /* the overlay's options */
+	unsigned long flags; /* its mount flags */
+	mode_t mode; /* the home's mode, owner and group */
+	uid_t uid;
+	gid_t gid;
+	char **rel, **abs; /* writable entries under the home: name below it, path */
+	size_t n;
+};
+
+/* An overlay option value: ',', ':' and '\' escaped with '\' (the
+ * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
+ * it does not fit. */
+static int put_escaped(char *out, size_t size, size_t *at, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		int esc = *s == ',' || *s == ':' || *s == '\\';
+		if (*at + (size_t)esc + 2 > size)
+			return -1;
+		if (esc)
+			out[(*at)++] = '\\';
+		out[(*at)++] = *s;
+	}
+	out[*at] = '\0';
+	return 0;
+}
+
+static int put(char *out, size_t size, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+	if (*at + n + 1 > size)
+		return -1;
+	memcpy(out + *at, s, n + 1);
+	*at += n;
+	return 0;
+}
+
+/* The options of the overlay on home, its upper and work directories
+ * named relative to the tmpfs (the child's cwd when it mounts). A mount's
+ * options fit in a page. 0 or -1. */
+int scratchhome_options(const char *home, int userns, char *out, size_t size)
+{
+	size_t at = 0;
+	out[0] = '\0';
+	if (put(out, size, &at, "lowerdir=") != 0 || put_escaped(out, size, &at, home) != 0 ||
+	    put(out, size, &at, ",upperdir=upper,workdir=work") != 0 ||
+	    (userns && put(out, size, &at, ",userxattr") != 0))
+		return -1;
+	return 0;
+}
+
+/* The trial (after the mount layer's, in its namespace): an overlay of
+ * "/" with a tmpfs upper layer on a directory of its own, written once. */
+int scratchhome_trial(const struct linux_trial *t)
+{
+	static const char *const dirs[] = { "/tmp", "/var/tmp", "/mnt", "/run" };
+	char opts[64];
+	const char *d = NULL;
+	struct stat st;
+	int e = 0, fd;
+	if (!(t->passed & (1u << LAYER_MOUNTNS)))
+		return EINVAL;
+	for (size_t i = 0; d == NULL && i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode))
+			d = dirs[i];
+	if (d == NULL || scratchhome_options("/", t->userns, opts, sizeof(opts)) != 0)
+		return ENOENT;
+	if (mount("cordon-trial", d, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0 ||
+	    chdir(d) != 0)
+		return errno;
+	if (mkdir("upper", 0700) != 0 || mkdir("work", 0700) != 0 || mkdir("merged", 0700) != 0 ||
+	    mount("cordon-trial", "merged", "overlay", MS_NOSUID | MS_NODEV, opts) != 0)
+		e = errno;
+	if (e == 0 && (fd = open("merged/cordon-trial", O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		e = errno;
+	else if (e == 0)
+		close(fd);
+	if (chdir("/") != 0 && e == 0)
+		e = errno;
+	(void)umount2(d, MNT_DETACH);
+	return e;
+}
+
+static void free_home(struct scratch_home *h)
+{
+	if (h == NULL)
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->rel[i]);
+		free(h->abs[i]);
+	}
+	free(h->rel);
+	free(h->abs);
+	free(h->home);
+	free(h->tmp);
+	free(h->tmp_rel);
+	free(h->opts);
+	free(h);
+}
+
+void scratchhome_free(struct scratch_home *h)
+{
+	free_home(h);
+}
+
+const char *scratchhome_path(const struct linux_plan *plan)
+{
+	return plan->mount != NULL && plan->mount->home != NULL ? plan->mount->home->home : NULL;
+}
+
+/* The part of p below home ("" for home itself), allocated. */
+static char *below(const char *home, const char *p)
+{
+	size_t n = strlen(home);
+	return strdup(p[n] == '/' ? p + n + 1 : p + n);
+}
+
+static int prepare(const struct policy *p, struct mount_plan *m, struct scratch_home *h)
+{
+	struct stat st;
+	struct statvfs sv;
+	char opts[4096];
+	if ((h->home = strdup(p->scratch_home)) == NULL)
+		return CORDON_ENOMEM;
+	if (stat(h->home, &st) != 0 || !S_ISDIR(st.st_mode))
+		return CORDON_ESYS;
+	h->mode = st.st_mode & 07777;
+	h->uid = st.st_uid;
+	h->gid = st.st_gid;
+	h->flags = MS_NOSUID | MS_NODEV;
+	if (statvfs(h->home, &sv) == 0 && (sv.f_flag & ST_NOEXEC))
+		h->flags |= MS_NOEXEC;
+	if (scratchhome_options(h->home, m->userns, opts, sizeof(opts)) != 0)
+		return CORDON_EINVAL;
+	if ((h->opts = strdup(opts)) == NULL)
+		return CORDON_ENOMEM;
+	for (size_t i = 0; i < p->nw && h->tmp == NULL; i++)
+		if (p->w[i].kind == W_TMPDIR && (h->tmp = strdup(p->w[i].path)) == NULL)
+			return CORDON_ENOMEM;
+	if (h->tmp == NULL)
+		return CORDON_ESYS;
+	if (path_within(h->home, h->tmp) && (h->tmp_rel = below(h->home, h->tmp)) == NULL)
+		return CORDON_ENOMEM;
+	/* The writable entries under the home, each once: one inside
+	 * another is bound again with it (MS_REC). */
+	h->rel = calloc(m->nrw + 1, sizeof(char *));
+	h->abs = calloc(m->nrw + 1, sizeof(char *));
+	if (h->rel == NULL || h->abs == NULL)
+		return CORDON_ENOMEM;
+	for (size_t i = 0; i < m->nrw; i++) {
+		int nested = !path_within(h->home, m->rw[i]) || strcmp(h->home, m->rw[i]) == 0;
+		for (size_t j = 0; j < m->nrw && !nested; j++)
+			nested = j != i && path_within(m->rw[j], m->rw[i]) &&
+				 (strcmp(m->rw[j], m->rw[i]) != 0 || j < i);
+		if (nested)
+			continue;
+		if ((h->rel[h->n] = below(h->home, m->rw[i])) == NULL ||
+		    (h->abs[h->n] = strdup(m->rw[i])) == NULL)
+			return CORDON_ENOMEM;
+		h->n++;
+	}
+	return 0;
+}
+
+int scratchhome_prepare(cordon *c, const struct policy *p, const struct decision *d,
+			struct linux_plan *plan)
+{
+	(void)d;
+	/* Not asked for, or nothing to cover: the layer does nothing (and
+	 * the run does not list it). */
+	if (p->scratch_home == NULL || plan->mount == NULL)
+		return 0;
+	struct scratch_home *h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	plan->mount->home = h;
+	switch (prepare(p, plan->mount, h)) {
+	case 0:
+		return 0;
+	case CORDON_ENOMEM:
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	case CORDON_EINVAL:
+		return cordon_fail(c, CORDON_EINVAL,
+				   "--scratch-home: the home's path is too long for an overlay's "
+				   "options: %s",
+				   p->scratch_home);
+	default:
+		return cordon_fail(c, CORDON_ESYS, "--scratch-home: the home %s changed",
+				   p->scratch_home);
+	}
+}
+
+/* Child, async-signal-safe: see the top of this file. 0 or errno. */
+int scratchhome_mount(const struct mount_plan *m)
+{
+	const struct scratch_home *h = m->home;
+	int back = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (back < 0)
+		return errno;
+	if (mount("cordon-home", h->tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0 ||
+	    chdir(h->tmp) != 0)
+		return errno;
+	if (mkdir("upper", 0700) != 0 || chmod("upper", h->mode) != 0 || mkdir("work", 0700) != 0)
+		return errno;
+	/* The overlay's root is the upper directory: the home's owner
+	 * (ssh, for one, checks it). Where it cannot be set (a user
+	 * namespace without that id), it stays the command's own. */
+	if (chown("upper", h->uid, h->gid) != 0 && errno != EPERM && errno != EINVAL)
+		return errno;
+	int old = open(h->home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0)
+		return errno;
+	if (mount("cordon-home", h->home, "overlay", h->flags, h->opts) != 0)
+		return errno;
+	/* From here names under the home are the overlay's; the home as it
+	 * was is reached from old. */
+	if (fchdir(old) != 0)
+		return errno;
+	if (umount2(h->tmp_rel != NULL ? h->tmp_rel : h->tmp, MNT_DETACH) != 0)
+		return errno;
+	for (size_t i = 0; i < h->n; i++)
+		if (mount(h->rel[i], h->abs[i], NULL, MS_BIND | MS_REC, NULL) != 0)
+			return errno;
+	if (fchdir(back) != 0)
+		return errno;
+	close(old);
+	close(back);
+	return 0;
+}
+
+#else
+typedef int cordon_no_scratchhome_here;
+#endif
