@@ -345,11 +345,15 @@ fuzz: $(B)/init/init-blob.c
 # The library benchmark links a libcordon.a: this tree's by default, or a
 # prototype's (make bench-lib BENCH_LIBCORDON=/path/to/libcordon.a).
 BENCH_LIBCORDON ?= $(B)/libcordon.a
-bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap $(B)/bench/confwrap
+bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap $(B)/bench/confwrap \
+           $(B)/bench/growcost
 $(B)/bench/lib-spawn: bench/lib-spawn.c bench/nsfloor.h include/cordon.h $(BENCH_LIBCORDON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_LIBCORDON) $(LDLIBS)
 $(B)/bench/syscost: bench/syscost.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+$(B)/bench/growcost: bench/growcost.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 $(B)/bench/waitwrap: bench/waitwrap.c bench/nsfloor.h
