@@ -18,6 +18,7 @@ import json
 import os
 import shlex
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -581,6 +582,456 @@ def summarise_cpu(timed, rid, base):
     return s
 
 
+# ---- growth with the world's size (issue 26) ----
+
+# The repositories: id, files, directories (a tree of fan-out 10).
+REPOS = [("r100", 100, 10, "100 files in 10 directories"),
+         ("r100k_10k", 100000, 10000, "100,000 files in 10,000 directories"),
+         ("r100k_50k", 100000, 50000, "100,000 files in 50,000 directories")]
+# The homes of the Landlock-only rows: entries at the top, the three
+# secret dirs (.ssh .aws .config) among them.
+HOMES = [("h10", 10), ("h10k", 10000)]
+GROWTH_SECRETS = [".ssh/id_rsa", ".aws/credentials", ".config/gh/hosts.yml"]
+# The socket loads (bench/sockload.py): id, mode, calls at scale 1, what.
+SOCK_LOADS = [("connect", "connect", 20000, "connect() to a Unix socket in the workspace"),
+              ("sendmsg_pair", "sendmsg-pair", 100000, "sendmsg() on a Unix socketpair"),
+              ("sendmsg_tcp", "sendmsg-tcp", 100000,
+               "sendmsg() on a TCP loopback connection, --network on"),
+              ("send_tcp", "send-tcp", 100000,
+               "send() on a TCP loopback connection, --network on (no address: not asked)")]
+SUITE_TESTS = 10000
+
+
+def spawn_timed(rows, runs, scratch, warm=1):
+    """rows: [{"id", "argv", "cwd", "env" (or None), "prepare" (or None)}].
+    Each way `warm` times untimed, then `runs` times, interleaved (the order
+    reversed every other round); `prepare` is called before each run, off
+    the clock. Wall time, CPU time (user + system of the process and of
+    every descendant it waited for: wait4's rusage) and what the run
+    printed on stdout."""
+    out = {r["id"]: {"wall": [], "cpu": [], "out": []} for r in rows}
+    null = os.open(os.devnull, os.O_WRONLY)
+    outf = os.open(os.path.join(scratch, "spawn.out"), os.O_RDWR | os.O_CREAT | os.O_TRUNC,
+                   0o600)
+    here = os.getcwd()
+    try:
+        for i in range(-warm, runs):
+            for r in (rows if i % 2 == 0 else rows[::-1]):
+                if r.get("prepare"):
+                    r["prepare"]()
+                os.chdir(r["cwd"])
+                os.lseek(outf, 0, os.SEEK_SET)
+                os.ftruncate(outf, 0)
+                env = r.get("env") or os.environ
+                t0 = time.monotonic()
+                pid = os.posix_spawnp(r["argv"][0], r["argv"], env, file_actions=[
+                    (os.POSIX_SPAWN_DUP2, outf, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+                _, status, ru = os.wait4(pid, 0)
+                wall = time.monotonic() - t0
+                if status != 0:
+                    raise SystemExit(f"{r['id']} failed: wait status {status}: "
+                                     f"{shlex.join(r['argv'])}")
+                if i < 0:
+                    continue
+                os.lseek(outf, 0, os.SEEK_SET)
+                o = out[r["id"]]
+                o["wall"].append(wall)
+                o["cpu"].append(ru.ru_utime + ru.ru_stime)
+                o["out"].append(os.read(outf, 1 << 16).decode(errors="replace"))
+    finally:
+        os.chdir(here)
+        os.close(null)
+        os.close(outf)
+    return out
+
+
+def wall_ms(timed, rid):
+    return statistics.median(timed[rid]["wall"]) * 1000
+
+
+def timed_row(timed, rid, label, **extra):
+    t = timed[rid]
+    r = {"id": rid, "label": label}
+    r.update(stats_ms(t["wall"]))
+    r["cpu_median_ms"] = round(statistics.median(t["cpu"]) * 1000, 3)
+    r.update(extra)
+    return r
+
+
+def start_event(status):
+    """The start event of the last run that wrote to status, and remove it."""
+    ev = {}
+    if os.path.exists(status):
+        with open(status) as f:
+            for line in f:
+                if line.strip():
+                    e = json.loads(line)
+                    if e.get("event") == "bash_sandbox_status":
+                        ev = e
+        os.unlink(status)
+    return ev
+
+
+def growcost(ctx, argv, cwd=None):
+    r = run([ctx["growcost"]] + argv, cwd=cwd)
+    if r.returncode != 0 and argv[0] != "rss":
+        raise SystemExit(f"growcost {argv[0]} failed: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def cordon_applied(pr):
+    if not pr.get("available"):
+        return f"confinement unavailable here ({pr.get('reason')})"
+    return None
+
+
+# -- repositories --
+
+def make_repos(ctx):
+    info = []
+    for rid, files, dirs, label in REPOS:
+        path = os.path.join(ctx["repos"], rid)
+        mark = path + ".json"
+        if not os.path.exists(mark):
+            log(f"{ctx['role']}: making the repository {label}")
+            r = run([ctx["mkrepo"], path, str(files), str(dirs), "--dirs-out", path + ".dirs"])
+            if r.returncode != 0:
+                raise SystemExit(f"mkrepo failed: {r.stderr.strip()}")
+            with open(mark, "w") as f:
+                f.write(r.stdout)
+        with open(mark) as f:
+            made = json.load(f)
+        info.append({"id": rid, "label": label, "path": path, "dirs_list": path + ".dirs",
+                     "files": files, "dirs": dirs, "made_s": made.get("seconds")})
+    return info
+
+
+def rewrite_index(repo):
+    """What a git command that changed the index leaves: a new index file
+    (git writes it beside and renames it into place). The run after it
+    finds its copy of the index's directories stale."""
+    index = os.path.join(repo, ".git", "index")
+    before = os.stat(index)
+    f = os.path.join(repo, "d0", "f0")
+    os.utime(f)
+    r = run(["git", "-C", repo, "update-index", "-q", "--refresh"])
+    after = os.stat(index)
+    if r.returncode not in (0, 1) or (after.st_ino, after.st_mtime_ns) == \
+            (before.st_ino, before.st_mtime_ns):
+        raise SystemExit(f"the index of {repo} was not rewritten: {r.stderr.strip()}")
+
+
+def repo_argv(ctx, repo, extra, cmd):
+    c = dict(ctx, ws=repo)
+    return fill(CORDON_RUN + extra + ["--sandbox", "required", "--"], c) + cmd
+
+
+def repos_part(ctx, pr, args):
+    why = cordon_applied(pr)
+    if why:
+        return {"skipped": why}
+    repos = make_repos(ctx)
+    big = [r for r in repos if r["files"] > 1000]
+    ways = {"all": ([], "cordon, every layer (git guard on)"),
+            "noprotect": (["--no-default-protect"], "cordon, every layer, --no-default-protect")}
+    checks = {}
+    for rp in repos:
+        for w, (extra, _) in ways.items():
+            argv = repo_argv(ctx, rp["path"], extra, ["true"])
+            r = run(argv, cwd=rp["path"])
+            ev = start_event(ctx["status"])
+            ck = {"exit": r.returncode, "applied": ev.get("applied"),
+                  "protected": len(ev.get("protected") or []),
+                  "git_unsearched": ev.get("git_unsearched"), "gaps": ev.get("gaps")}
+            if r.returncode != 0 or ev.get("applied") is not True:
+                raise SystemExit(f"repos: {w} in {rp['id']} failed: {ck} {r.stderr[-400:]}")
+            if (w == "all") != (ck["protected"] > 0):
+                raise SystemExit(f"repos: {w} in {rp['id']}: the git guard is "
+                                 f"{'off' if w == 'all' else 'on'}: {ck}")
+            checks[f"{w}@{rp['id']}"] = ck
+    rows = [{"id": "plain", "argv": ["true"], "cwd": repos[0]["path"]}]
+    for rp in repos:
+        for w, (extra, _) in ways.items():
+            rows.append({"id": f"{w}@{rp['id']}", "cwd": rp["path"],
+                         "argv": repo_argv(ctx, rp["path"], extra, ["true"])})
+    log(f"{ctx['role']}: repositories: timing {len(rows)} ways, {args.growth_runs} runs each "
+        "(warm: the index's directories already kept in the state dir)")
+    warm = spawn_timed(rows, args.growth_runs, ctx["tmp"])
+    # Cold: each run after a git command rewrote the index, beside the
+    # small repository's warm run (its own index untouched).
+    crows = [{"id": f"all@{repos[0]['id']}", "cwd": repos[0]["path"],
+              "argv": repo_argv(ctx, repos[0]["path"], [], ["true"])}]
+    for rp in big:
+        crows.append({"id": f"cold@{rp['id']}", "cwd": rp["path"],
+                      "argv": repo_argv(ctx, rp["path"], [], ["true"]),
+                      "prepare": (lambda p=rp["path"]: rewrite_index(p))})
+    log(f"{ctx['role']}: repositories: cold runs (the index rewritten before each)")
+    cold = spawn_timed(crows, args.growth_runs, ctx["tmp"])
+    out_rows = [timed_row(warm, "plain", "plain true")]
+    for rp in repos:
+        for w, (_, label) in ways.items():
+            out_rows.append(timed_row(warm, f"{w}@{rp['id']}", f"{label}, {rp['label']}",
+                                      repo=rp["id"], way=w, warm=True))
+    base_cold = wall_ms(cold, f"all@{repos[0]['id']}")
+    out_rows.append(timed_row(cold, f"all@{repos[0]['id']}",
+                              f"cordon, every layer, {repos[0]['label']} (beside the cold runs)",
+                              repo=repos[0]["id"], way="all", warm=True, group="cold"))
+    for rp in big:
+        out_rows.append(timed_row(cold, f"cold@{rp['id']}",
+                                  f"cordon, every layer, {rp['label']}, the index rewritten "
+                                  "before each run (cold)", repo=rp["id"], way="cold",
+                                  warm=False, group="cold",
+                                  x_small=round(wall_ms(cold, f"cold@{rp['id']}") / base_cold,
+                                                3)))
+    ratios = {}
+    for rp in big:
+        for w in ways:
+            ratios[f"{w}@{rp['id']}"] = round(wall_ms(warm, f"{w}@{rp['id']}")
+                                              / wall_ms(warm, f"{w}@{repos[0]['id']}"), 3)
+        ratios[f"cold@{rp['id']}"] = round(wall_ms(cold, f"cold@{rp['id']}") / base_cold, 3)
+    # Peak memory of cordon (wait4's ru_maxrss, started by growcost, a
+    # small process), warm and cold; `true` alone is the method's floor.
+    rss = {"true": growcost(ctx, ["rss", "true"])["maxrss_kb"]}
+    n_rss = 3
+    for rp in repos:
+        argv = repo_argv(ctx, rp["path"], [], ["true"])
+        rss[f"all@{rp['id']}"] = max(growcost(ctx, ["rss"] + argv, rp["path"])["maxrss_kb"]
+                                     for _ in range(n_rss))
+        if rp in big:
+            vals = []
+            for _ in range(n_rss):
+                rewrite_index(rp["path"])
+                vals.append(growcost(ctx, ["rss"] + argv, rp["path"])["maxrss_kb"])
+            rss[f"cold@{rp['id']}"] = max(vals)
+    # The floor of the guard's end check where fanotify is not used: one
+    # lstat per tracked directory.
+    floors = {}
+    for rp in repos:
+        floors[rp["id"]] = growcost(ctx, ["lstat", "-r", "9", rp["dirs_list"]], rp["path"])
+    small = repos[0]["id"]
+    for rp in big:
+        extra_ms = (floors[rp["id"]]["median_us"] - floors[small]["median_us"]) / 1000
+        floors[rp["id"]]["x_small_floor"] = round(
+            (wall_ms(warm, f"all@{small}") + extra_ms) / wall_ms(warm, f"all@{small}"), 3)
+    for rp in repos:
+        del rp["path"], rp["dirs_list"]
+    return {"repos": repos, "checks": checks, "rows": out_rows, "ratios": ratios,
+            "rss_kb": rss, "lstat_floor": floors, "runs": args.growth_runs,
+            "fanotify": os.getuid() == 0}
+
+
+# -- homes --
+
+def make_growth_home(d, entries):
+    os.makedirs(d, exist_ok=True)
+    for i in range(entries - 3):  # with .ssh .aws .config
+        p = os.path.join(d, f"e{i:05d}")
+        if i % 4 == 0:
+            os.makedirs(p, exist_ok=True)
+        elif not os.path.exists(p):
+            open(p, "w").close()
+    for rel in GROWTH_SECRETS:
+        p = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("bench-secret\n")
+
+
+def homes_part(ctx, pr, args):
+    why = cordon_applied(pr)
+    if why:
+        return {"skipped": why}
+    nons = [ctx["seccomp_deny"], "nons", "--"]
+    homes = []
+    for hid, n in HOMES:
+        path = os.path.join(ctx["dir"], "homes", hid)
+        make_growth_home(path, n)
+        homes.append((hid, n, path))
+    run_argv = fill(CORDON_RUN, ctx)
+    rows = [{"id": "plain", "argv": nons + ["true"], "cwd": ctx["ws"]}]
+    checks = {}
+    for hid, n, path in homes:
+        env = dict(os.environ, HOME=path)
+        for w, extra in (("reads", []), ("off", ["--no-default-deny-read"])):
+            argv = nons + run_argv + extra + ["--sandbox", "required", "--"]
+            # The control read: the key must be unreadable inside with the
+            # read layer, and readable without it (the read can succeed).
+            r = subprocess.run(argv + ["sh", "-c", 'cat "$HOME/.ssh/id_rsa"'], env=env,
+                               capture_output=True, text=True, cwd=ctx["ws"])
+            ev = start_event(ctx["status"])
+            layers = ev.get("layers") or []
+            ssh = [d for d in ev.get("read_denied") or [] if "/.ssh" in d.get("path", "")]
+            ck = {"applied": ev.get("applied"), "key_read": "bench-secret" in r.stdout,
+                  "gaps": ev.get("gaps"), "read_denied_ssh": ssh,
+                  "landlock_only": "mount_namespace" not in layers,
+                  "read_deny_layer": "read_deny" in layers}
+            if ev.get("applied") is not True or not ck["landlock_only"]:
+                raise SystemExit(f"homes: {w} in {hid}: not Landlock only: {ck}")
+            if w == "off" and not ck["key_read"]:
+                raise SystemExit(f"homes: the control read fails without the read layer: {ck} "
+                                 f"{r.stderr[-400:]}")
+            if w == "reads":
+                ck["protected"] = (not ck["key_read"] and "secrets_readable" not in
+                                   (ck["gaps"] or []) and bool(ssh)
+                                   and all(d.get("enforced") for d in ssh))
+            checks[f"{w}@{hid}"] = ck
+            rows.append({"id": f"{w}@{hid}", "argv": argv + ["true"], "cwd": ctx["ws"],
+                         "env": env})
+    log(f"{ctx['role']}: homes: timing {len(rows)} ways under seccomp-deny nons, "
+        f"{args.growth_runs} runs each")
+    timed = spawn_timed(rows, args.growth_runs, ctx["tmp"])
+    out_rows = [timed_row(timed, "plain", "plain true (under seccomp-deny nons)")]
+    for hid, n, _ in homes:
+        out_rows.append(timed_row(timed, f"reads@{hid}", f"cordon, Landlock only + the read "
+                                  f"layer, home of {n} entries", home=hid, entries=n,
+                                  protected=checks[f"reads@{hid}"]["protected"]))
+        out_rows.append(timed_row(timed, f"off@{hid}", f"cordon, Landlock only, home of {n} "
+                                  "entries, --no-default-deny-read", home=hid, entries=n))
+    (s, ns, sp), (b, nb, bp) = homes[0], homes[-1]
+    res = {"homes": [{"id": h, "entries": n} for h, n, _ in homes], "checks": checks,
+           "rows": out_rows, "runs": args.growth_runs}
+    for w in ("reads", "off"):
+        ts, tb = wall_ms(timed, f"{w}@{s}"), wall_ms(timed, f"{w}@{b}")
+        res[f"{w}_ratio"] = round(tb / ts, 3)
+        res[f"{w}_per_entry_us"] = round((tb - ts) * 1000 / (nb - ns), 3)
+    fs, fb = growcost(ctx, ["rules", sp]), growcost(ctx, ["rules", bp])
+    res["rules_floor"] = {
+        s: fs, b: fb,
+        "per_entry_us": round((fb["add_median_us"] + fb["restrict_median_us"]
+                               - fs["add_median_us"] - fs["restrict_median_us"]) / (nb - ns), 3)}
+    return res
+
+
+# -- sockets --
+
+def sockets_part(ctx, pr, args):
+    why = cordon_applied(pr)
+    if why:
+        return {"skipped": why}
+    py, load = sys.executable, ctx["sockload"]
+    conf = fill(CORDON_RUN, ctx) + ["--network", "on", "--sandbox", "required", "--"]
+    # The control: a socket outside the workspace, served by this process.
+    outside = os.path.join(ctx["out"], "outside.sock")
+    if os.path.exists(outside):
+        os.unlink(outside)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(outside)
+    srv.listen(8)
+    try:
+        plain_try = run([py, load, "try-connect", outside]).stdout.strip()
+        r = run(conf + [py, load, "try-connect", outside], cwd=ctx["ws"])
+        ev = start_event(ctx["status"])
+    finally:
+        srv.close()
+        os.unlink(outside)
+    layers = ev.get("layers") or []
+    check = {"outside_plain": plain_try, "outside_confined": r.stdout.strip(),
+             "socket_layers": sorted(set(layers) & SOCKET_LAYERS)}
+    if plain_try != "connected" or check["outside_confined"] not in ("EACCES", "EPERM") \
+            or not check["socket_layers"]:
+        raise SystemExit(f"sockets: the control failed: {check} {r.stderr[-400:]}")
+    res = {"check": check, "runs": args.sock_runs, "loads": []}
+    sock = os.path.join(ctx["ws"], "bench.sock")
+    for lid, mode, n0, what in SOCK_LOADS:
+        n = max(100, int(n0 * args.sock_scale))
+        cmd = [py, load, mode, str(n)] + ([sock] if mode == "connect" else [])
+        rows = [{"id": "plain", "argv": cmd, "cwd": ctx["ws"]},
+                {"id": "cordon", "argv": conf + cmd, "cwd": ctx["ws"]}]
+        log(f"{ctx['role']}: sockets: {n} x {what}, {args.sock_runs} runs per way")
+        timed = spawn_timed(rows, args.sock_runs, ctx["tmp"])
+        loop = {k: statistics.median(json.loads(o)["loop_s"] for o in timed[k]["out"])
+                for k in ("plain", "cordon")}
+        res["loads"].append({
+            "id": lid, "label": what, "n": n, "command": shlex.join(cmd),
+            "plain_loop_ms": round(loop["plain"] * 1000, 2),
+            "cordon_loop_ms": round(loop["cordon"] * 1000, 2),
+            "x_plain": round(loop["cordon"] / loop["plain"], 3),
+            "plain_per_call_us": round(loop["plain"] * 1e6 / n, 2),
+            "cordon_per_call_us": round(loop["cordon"] * 1e6 / n, 2),
+            "extra_per_call_us": round((loop["cordon"] - loop["plain"]) * 1e6 / n, 2),
+            "plain_wall_ms": round(wall_ms(timed, "plain"), 2),
+            "cordon_wall_ms": round(wall_ms(timed, "cordon"), 2)})
+    return res
+
+
+# -- a real build and test, and a socket test suite --
+
+def unit_bins(proj):
+    d = os.path.join(proj, "build", "tests")
+    return sorted(os.path.join("build", "tests", f) for f in os.listdir(d)
+                  if f.startswith("test-") and "." not in f
+                  and os.access(os.path.join(d, f), os.X_OK))
+
+
+def suites_part(ctx, pr, args):
+    why = cordon_applied(pr)
+    if why:
+        return {"skipped": why}
+    if not ctx.get("src"):
+        return {"skipped": "no copy of the tree given (--src)"}
+    proj = os.path.join(ctx["ws"], "project")
+    if os.path.exists(proj):
+        shutil.rmtree(proj)
+    shutil.copytree(ctx["src"], proj, symlinks=True)
+    conf = fill(CORDON_RUN, dict(ctx, ws=proj)) + ["--sandbox", "required", "--"]
+    log(f"{ctx['role']}: suites: a first build of the tree and its unit tests (untimed)")
+    r = run(["make", "-s", "-j2", "all", "unit"], cwd=proj)
+    if not os.path.isdir(os.path.join(proj, "build", "tests")):
+        raise SystemExit(f"suites: the tree does not build: {r.stderr[-1000:]}")
+    # The unit tests that pass both outside and inside a confined run:
+    # some confine commands of their own and check writes to /tmp, which
+    # the run's own confinement refuses.
+    kept, left = [], {}
+    for t in unit_bins(proj):
+        p = run([t], cwd=proj)
+        c = run(conf + [t], cwd=proj)
+        if p.returncode == 0 and c.returncode == 0:
+            kept.append(t)
+        else:
+            bad = [ln for ln in (c.stdout + p.stdout).splitlines() if ln.startswith("not ok")]
+            err = [ln for ln in (c.stderr + p.stderr).splitlines() if ln.strip()]
+            left[t] = {"plain_exit": p.returncode, "confined_exit": c.returncode,
+                       "first_failure": (bad or err or [""])[0][:200]}
+    if os.path.exists(ctx["status"]):
+        os.unlink(ctx["status"])
+    script = ("make -s -j2 all >/dev/null && make -s -j2 " + " ".join(kept) + " >/dev/null"
+              + "".join(f" && {t} >/dev/null" for t in kept))
+    cmd = ["sh", "-c", script]
+    wipe = (lambda: shutil.rmtree(os.path.join(proj, "build"), ignore_errors=True))
+    rows = [{"id": "plain", "argv": cmd, "cwd": proj, "prepare": wipe},
+            {"id": "cordon", "argv": conf + cmd, "cwd": proj, "prepare": wipe}]
+    log(f"{ctx['role']}: suites: clean build + {len(kept)} unit test programs, "
+        f"{args.suite_runs} runs per way")
+    timed = spawn_timed(rows, args.suite_runs, ctx["tmp"], warm=0)
+    res = {"runs": args.suite_runs, "suites": []}
+
+    def suite(sid, label, timed, command, **extra):
+        s = {"id": sid, "label": label, "command": command}
+        for k in ("plain", "cordon"):
+            s[f"{k}_wall_ms"] = round(wall_ms(timed, k), 1)
+            s[f"{k}_cpu_ms"] = round(statistics.median(timed[k]["cpu"]) * 1000, 1)
+        s["x_plain"] = round(s["cordon_wall_ms"] / s["plain_wall_ms"], 4)
+        s["cpu_x_plain"] = round(s["cordon_cpu_ms"] / s["plain_cpu_ms"], 4)
+        paired = sorted(a / b for a, b in zip(timed["cordon"]["cpu"], timed["plain"]["cpu"]))
+        s["cpu_paired"] = [round(paired[0], 4), round(paired[-1], 4)]
+        s.update(extra)
+        res["suites"].append(s)
+    suite("project", "this tree: a clean make -j2, its unit test programs built and run",
+          timed, "make -s -j2 all; make the unit test programs; run them",
+          unit_tests_run=kept, unit_tests_left_out=left)
+    shutil.rmtree(proj)
+    n = max(100, int(SUITE_TESTS * args.sock_scale))
+    cmd = [sys.executable, ctx["socksuite"], str(n)]
+    rows = [{"id": "plain", "argv": cmd, "cwd": ctx["ws"]},
+            {"id": "cordon", "argv": fill(CORDON_RUN, ctx) + ["--sandbox", "required", "--"]
+             + cmd, "cwd": ctx["ws"]}]
+    log(f"{ctx['role']}: suites: {n} socket tests, {args.suite_runs} runs per way")
+    timed = spawn_timed(rows, args.suite_runs, ctx["tmp"])
+    suite("socksuite", f"a Python suite of {n} tests, each a Unix-socket connection", timed,
+          shlex.join(cmd))
+    return res
+
+
 def tool_paths():
     return {t: shutil.which(t) for t in ("hyperfine", "bwrap", "firejail")}
 
@@ -606,7 +1057,17 @@ def main():
     ap.add_argument("--lib-mb", type=int, default=256)
     ap.add_argument("--lib-first", type=int, default=30)
     ap.add_argument("--work-runs", type=int, default=20)
-    ap.add_argument("--skip", default="", help="comma list of: commands,library,workload")
+    ap.add_argument("--growth-runs", type=int, default=20,
+                    help="runs per way of the repository and home rows")
+    ap.add_argument("--sock-runs", type=int, default=5, help="runs per way of the socket loads")
+    ap.add_argument("--sock-scale", type=float, default=1.0,
+                    help="the socket loads' and the socket suite's calls, scaled")
+    ap.add_argument("--suite-runs", type=int, default=3, help="runs per way of the suites")
+    ap.add_argument("--repos", help="where the repositories are made, or found made (shared "
+                    "by the passes); default DIR/repos")
+    ap.add_argument("--src", help="a copy of the tree, for the build-and-test suite")
+    ap.add_argument("--skip", default="",
+                    help="comma list of: commands,library,workload,repos,homes,sockets,suites")
     ap.add_argument("--force-nons", action="store_true",
                     help="measure 'Landlock only' under seccomp-deny nons even without layers")
     ap.add_argument("--landlock-only-args", default="",
@@ -619,6 +1080,12 @@ def main():
         ctx[sub] = os.path.join(d, sub)
         os.makedirs(ctx[sub], exist_ok=True)
     ctx["status"] = os.path.join(d, "status.jsonl")
+    ctx["dir"] = d
+    ctx["repos"] = os.path.realpath(args.repos) if args.repos else os.path.join(d, "repos")
+    os.makedirs(ctx["repos"], exist_ok=True)
+    ctx["src"] = os.path.realpath(args.src) if args.src else None
+    for tool in ("growcost", "mkrepo", "sockload.py", "socksuite.py"):
+        ctx[tool.split(".")[0]] = os.path.join(args.bin, tool)
     ctx["home_big"] = os.path.join(d, "home-big")
     make_home(ctx["home_big"])
     ctx["cordon"] = os.path.join(args.bin, "cordon")
@@ -664,7 +1131,9 @@ def measure(args, ctx, extra_cordons, extra_libs, skip):
         "env": {k: os.environ.get(k) for k in ("PATH", "HOME", "TMPDIR")},
         "method": {"runs": args.runs, "rounds": args.rounds, "warmup_per_round": args.warmup,
                    "lib_n": args.lib_n, "lib_mb": args.lib_mb, "lib_first": args.lib_first,
-                   "work_runs": args.work_runs},
+                   "work_runs": args.work_runs, "growth_runs": args.growth_runs,
+                   "sock_runs": args.sock_runs, "sock_scale": args.sock_scale,
+                   "suite_runs": args.suite_runs},
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "loadavg_start": loadavg(),
     }
@@ -674,6 +1143,11 @@ def measure(args, ctx, extra_cordons, extra_libs, skip):
         res["library"] = library(ctx, args, extra_libs)
     if "workload" not in skip and table:
         res["workload"] = workload(ctx, pr, tools, args, table)
+    # Growth with the world's size (issue 26).
+    for part, fn in (("repos", repos_part), ("homes", homes_part), ("sockets", sockets_part),
+                     ("suites", suites_part)):
+        if part not in skip:
+            res[part] = fn(ctx, pr, args)
     res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     res["loadavg_end"] = loadavg()
     with open(args.out, "w") as f:

@@ -64,6 +64,12 @@ def fmt_x(v):
     return "—" if v is None else f"{v:.2f}×"
 
 
+def fmt_u(v, unit):
+    if unit == "×" or v is None:
+        return fmt_x(v)
+    return f"{v:.2f} {unit}"
+
+
 def row_line(r):
     if not r.get("available"):
         return [r["label"], "n/a", "", "", "", "", r.get("why", "")]
@@ -158,8 +164,71 @@ def targets(passes):
                                 r["cpu_x_plain"], LIMIT_CPU))
     # The kernel's part alone (confwrap, same run), where one was timed.
     out = [t if len(t) == 4 else t + (None,) for t in out]
-    return [{"target": n, "value": v, "limit": lim, "floor": fl,
-             "met": None if v is None else v <= lim} for n, v, lim, fl in out]
+    res = [{"target": n, "value": v, "limit": lim, "floor": fl,
+            "met": None if v is None else v <= lim} for n, v, lim, fl in out]
+    return res + growth_targets(passes)
+
+
+# Growth with the world's size (issue 26): a run in a repository of
+# 100,000 files within 1.15x of one of 100, cordon's peak memory there at
+# most 4 MB; a home of 10,000 entries within 1.5x of one of 10 (Landlock
+# only) and at most 2 us per entry; socket-heavy loads within 1.5x of
+# plain; a build-and-test's and a socket suite's CPU time within 2%.
+LIMIT_REPO, LIMIT_RSS_MB, LIMIT_HOME, LIMIT_ENTRY_US, LIMIT_SOCK, LIMIT_SUITE = (
+    1.15, 4.0, 1.5, 2.0, 1.5, 1.02)
+SOCK_TARGETS = ("connect", "sendmsg_pair", "sendmsg_tcp")
+
+
+def growth_targets(passes):
+    """Like targets(), with a unit (× by default) and a note."""
+    out = []
+
+    def add(name, value, limit, floor=None, unit="×", note=None, met=None):
+        if met is None and value is not None:
+            met = value <= limit
+        out.append({"target": name, "value": value, "limit": limit, "floor": floor,
+                    "unit": unit, "note": note, "met": met})
+    for p in passes:
+        who = p["role"]
+        rp = p.get("repos") or {}
+        for r in rp.get("repos", [])[1:]:
+            fl = rp["lstat_floor"][r["id"]].get("x_small_floor")
+            add(f"{who}, `cordon run -- true`, every layer: repository of {r['label']} vs "
+                "100 files (warm)", rp["ratios"][f"all@{r['id']}"], LIMIT_REPO,
+                None if rp.get("fanotify") else fl,
+                note="the guard's end check uses fanotify (root)" if rp.get("fanotify")
+                else "floor: one lstat per tracked directory")
+        for r in rp.get("repos", [])[1:]:
+            for k, what in ((f"all@{r['id']}", "warm"), (f"cold@{r['id']}", "cold")):
+                kb = rp["rss_kb"].get(k)
+                add(f"{who}, cordon's peak RSS, repository of {r['label']} ({what})",
+                    None if kb is None else round(kb / 1024, 2), LIMIT_RSS_MB,
+                    round(rp["rss_kb"]["true"] / 1024, 2), unit="MB",
+                    note="floor: what the same measure gives for `true`")
+        h = p.get("homes") or {}
+        if h.get("rows"):
+            big = next(r for r in h["rows"] if r["id"] == f"reads@{h['homes'][-1]['id']}")
+            small = next(r for r in h["rows"] if r["id"] == f"reads@{h['homes'][0]['id']}")
+            prot = bool(big.get("protected")) and bool(small.get("protected"))
+            note = None if prot else "a run protected nothing: ~/.ssh/id_rsa readable inside"
+            per = h["rules_floor"]["per_entry_us"]
+            n = h["homes"][-1]["entries"] - h["homes"][0]["entries"]
+            fl = round((small["median_ms"] + per * n / 1000) / small["median_ms"], 3)
+            add(f"{who}, Landlock only + read layer: home of {h['homes'][-1]['entries']} "
+                f"entries vs {h['homes'][0]['entries']}", h["reads_ratio"], LIMIT_HOME, fl,
+                note=note, met=(h["reads_ratio"] <= LIMIT_HOME) and prot)
+            add(f"{who}, Landlock only + read layer: cost per entry of the home",
+                h["reads_per_entry_us"], LIMIT_ENTRY_US, per, unit="µs",
+                note=note or "floor: openat(O_PATH) + landlock_add_rule + the rule's copy at "
+                "landlock_restrict_self", met=(h["reads_per_entry_us"] <= LIMIT_ENTRY_US) and prot)
+        for ld in (p.get("sockets") or {}).get("loads", []):
+            if ld["id"] in SOCK_TARGETS:
+                add(f"{who}, {ld['n']} × {ld['label']}: every layer vs plain", ld["x_plain"],
+                    LIMIT_SOCK, note=f"{ld['extra_per_call_us']:.1f} µs more per call")
+        for st in (p.get("suites") or {}).get("suites", []):
+            add(f"{who}, CPU time (wait4 rusage), {st['label']}: every layer vs plain",
+                st["cpu_x_plain"], LIMIT_SUITE)
+    return out
 
 
 # Each cordon way over the kernel's own part of it, measured in the same
@@ -202,6 +271,97 @@ def floors(passes):
                 out.append((f"{who}, library{shown}: cordon_spawn vs ns_spawn",
                             round(w["cordon_spawn"]["median_us"] / ns["median_us"], 3)))
     return [{"floor": n, "value": v} for n, v in out]
+
+
+def growth_tables(p):
+    """(caption, head, lines) of the growth parts of one pass."""
+    out = []
+    rp = p.get("repos") or {}
+    if rp.get("rows"):
+        head = ["way (`cordon run -- true`, workspace at the repository's top)", "median ms",
+                "p10–p90 ms", "× the same in 100 files"]
+        small = {r["way"]: r["median_ms"] for r in rp["rows"]
+                 if r.get("repo") == rp["repos"][0]["id"] and r.get("group") != "cold"}
+        cold_small = next((r["median_ms"] for r in rp["rows"] if r.get("group") == "cold"
+                           and r.get("way") == "all"), None)
+        lines = []
+        for r in rp["rows"]:
+            if r["id"] == "plain":
+                x = ""
+            elif r.get("group") == "cold":
+                x = fmt_x(r["median_ms"] / cold_small) if r.get("way") == "cold" else ""
+            else:
+                x = fmt_x(r["median_ms"] / small[r["way"]])
+            lines.append([r["label"], f"{r['median_ms']:.2f}",
+                          f"{r['p10_ms']:.2f}–{r['p90_ms']:.2f}", x])
+        made = ", ".join(f"{r['label']}: {r['made_s']} s" for r in rp["repos"]
+                         if r.get("made_s") is not None)
+        out.append((f"growth: repositories ({rp['runs']} runs per way, interleaved, after one "
+                    "run not counted: warm rows find the index's directories kept in the state "
+                    "dir; cold rows run each after `git update-index --refresh` rewrote the "
+                    f"index; made by bench/mkrepo: {made})", head, lines))
+        head = ["repository", "cordon's peak RSS, warm", "cold", "lstat of every tracked "
+                "directory (floor)", "per lstat"]
+        lines = [["`true` under the same measure", f"{rp['rss_kb']['true'] / 1024:.2f} MB", "",
+                  "", ""]]
+        for r in rp["repos"]:
+            fl = rp["lstat_floor"][r["id"]]
+            cold = rp["rss_kb"].get(f"cold@{r['id']}")
+            warm = rp["rss_kb"]["all@" + r["id"]]
+            lines.append([r["label"], f"{warm / 1024:.2f} MB",
+                          "" if cold is None else f"{cold / 1024:.2f} MB",
+                          f"{fl['median_us'] / 1000:.2f} ms", f"{fl['per_call_us']:.2f} µs"])
+        out.append(("growth: cordon's peak memory (wait4's ru_maxrss, started from a small "
+                    "process) and the floor of a walk of the tracked directories"
+                    + (" (this pass is root: the guard's end check uses fanotify and looks "
+                       "only at the directories the run touched)" if rp.get("fanotify") else ""),
+                    head, lines))
+    h = p.get("homes") or {}
+    if h.get("rows"):
+        head = ["way (`cordon run -- true` under seccomp-deny nons)", "median ms", "p10–p90 ms",
+                "~/.ssh/id_rsa unreadable inside"]
+        lines = [[r["label"], f"{r['median_ms']:.2f}", f"{r['p10_ms']:.2f}–{r['p90_ms']:.2f}",
+                  {True: "yes", False: "NO (protected nothing)", None: ""}[r.get("protected")]]
+                 for r in h["rows"]]
+        fl = h["rules_floor"]
+        out.append((f"growth: homes, Landlock only ({h['runs']} runs per way, interleaved); "
+                    f"read layer: {fmt_x(h['reads_ratio'])} from the small home to the large, "
+                    f"{h['reads_per_entry_us']:.2f} µs per entry (without it "
+                    f"{fmt_x(h['off_ratio'])}, {h['off_per_entry_us']:.2f} µs); the floor, "
+                    "openat(O_PATH) + landlock_add_rule per entry and the rules' copy at "
+                    f"landlock_restrict_self: {fl['per_entry_us']:.2f} µs per entry", head, lines))
+    sk = p.get("sockets") or {}
+    if sk.get("loads"):
+        head = ["load", "calls", "plain ms", "every layer ms", "× plain", "µs per call, plain",
+                "every layer", "µs more per call"]
+        lines = [[ld["label"], ld["n"], f"{ld['plain_loop_ms']:.1f}", f"{ld['cordon_loop_ms']:.1f}",
+                  fmt_x(ld["x_plain"]), f"{ld['plain_per_call_us']:.2f}",
+                  f"{ld['cordon_per_call_us']:.2f}", f"{ld['extra_per_call_us']:.2f}"]
+                 for ld in sk["loads"]]
+        c = sk["check"]
+        out.append((f"growth: socket loads (bench/sockload.py, the time of the calls' loop, "
+                    f"medians of {sk['runs']} runs per way; socket layer: "
+                    f"{', '.join(c['socket_layers'])}; a socket outside the workspace: "
+                    f"{c['outside_plain']} plain, {c['outside_confined']} inside)", head, lines))
+    su = p.get("suites") or {}
+    if su.get("suites"):
+        head = ["suite", "wall ms plain", "every layer", "× plain", "CPU ms plain", "every layer",
+                "CPU × plain", "paired CPU min–max"]
+        lines = [[st["label"], f"{st['plain_wall_ms']:.0f}", f"{st['cordon_wall_ms']:.0f}",
+                  fmt_x(st["x_plain"]), f"{st['plain_cpu_ms']:.0f}", f"{st['cordon_cpu_ms']:.0f}",
+                  f"{st['cpu_x_plain']:.3f}×",
+                  f"{st['cpu_paired'][0]:.3f}–{st['cpu_paired'][1]:.3f}"]
+                 for st in su["suites"]]
+        left = [f"{t} (exit {v['confined_exit']} inside"
+                + (f": {v['first_failure']})" if v["first_failure"] else ")")
+                for st in su["suites"] for t, v in st.get("unit_tests_left_out", {}).items()]
+        cap = (f"growth: suites ({su['runs']} runs per way, interleaved; CPU = user + system of "
+               "every process of the run, wait4 rusage)")
+        if left:
+            cap += ("; unit test programs left out, as they fail inside a confined run (most "
+                    "write to /tmp or confine commands of their own): " + "; ".join(left))
+        out.append((cap, head, lines))
+    return out
 
 
 def render(doc):
@@ -304,14 +464,18 @@ def render(doc):
                    "way over run i of plain")
             text += ["", cap] + ["  " + x for x in table(lines, wh)]
             md += ["", cap, ""] + md_table(lines, wh)
-    th = ["target", "measured", "limit", "met", "kernel's part alone"]
+        for cap, head, lines in growth_tables(p):
+            text += ["", cap] + ["  " + x for x in table(lines, head)]
+            md += ["", cap + ":", ""] + md_table(lines, head)
+    th = ["target", "measured", "limit", "met", "kernel's part alone (floor)"]
 
     def floor_cell(t):
-        f = t.get("floor")
-        if f is None:
-            return ""
-        return fmt_x(f) + (" (above the limit: out of reach here)" if f > t["limit"] else "")
-    lines = [[t["target"], fmt_x(t["value"]), f"≤ {t['limit']}×",
+        f, note = t.get("floor"), t.get("note")
+        cell = "" if f is None else fmt_u(f, t.get("unit", "×")) + (
+            " (above the limit: out of reach here)" if f > t["limit"] else "")
+        return "; ".join(x for x in (cell, note) if x)
+    lines = [[t["target"], fmt_u(t["value"], t.get("unit", "×")),
+              f"≤ {t['limit']}{'' if t.get('unit', '×') == '×' else ' '}{t.get('unit', '×')}",
               {True: "yes", False: "NO", None: "not measurable yet"}[t["met"]],
               floor_cell(t)] for t in doc["targets"]]
     text += ["", "targets"] + ["  " + x for x in table(lines, th)]
