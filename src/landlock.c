@@ -213,7 +213,7 @@ int landlock_apply(const struct linux_plan *plan)
 	 * root of the tmpfs or devpts it has just mounted, in its own
 	 * ruleset. (A symlinked /dev/shm is followed as the mount followed
 	 * it.) */
-	if (e == 0 && plan->mount != NULL && l->own_rights != 0)
+	if (e == 0 && plan->mount != NULL && !plan->mount->shm_kept && l->own_rights != 0)
 		e = landlock_grant_path("/dev/shm", (int)rs, l->own_rights);
 	/* The private /tmp and /var/tmp: Landlock walks up from a bind
 	 * mount's root past its mount point, so the root needs the rule. */

@@ -308,7 +308,7 @@ int mountns_apply(const struct linux_plan *plan)
 	if (m->tmpfs_on != NULL &&
 	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
 		return errno;
-	if (access("/dev/shm", F_OK) == 0 &&
+	if (!m->shm_kept && access("/dev/shm", F_OK) == 0 &&
 	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
 		return errno;
 	/* Before the covers: a device on fd 1 or 2 that is covered (a console
@@ -428,12 +428,16 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	plan->mount = m;
 	mountns_identity(&m->userns, m->uid_map, m->gid_map, sizeof(m->uid_map));
+	char shm[CORDON_PATH_MAX];
+	int have_shm = realpath("/dev/shm", shm) != NULL;
 	for (size_t i = 0; i < pol->nw; i++) {
 		/* Device nodes stay writable on a read-only mount. */
 		if (pol->w[i].kind == W_DEVICE)
 			continue;
 		if (push(&m->rw, &m->nrw, pol->w[i].path) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		if (have_shm && path_within(shm, pol->w[i].path))
+			m->shm_kept = 1;
 	}
 	for (size_t i = 0; i < pol->nprot; i++) {
 		const char *p = pol->prot[i].path;

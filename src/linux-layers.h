@@ -58,6 +58,11 @@ struct mount_plan {
 	 * run's dir), mounted after the binds; NULL: none. */
 	char *tmpfs_on;
 	char tmpfs_opts[96];
+	/* A writable tree of the run lies in the machine's /dev/shm (a
+	 * state dir there, a workspace): no private /dev/shm over it, which
+	 * would hide the tree; the machine's stays, read-only outside the
+	 * writable set. */
+	int shm_kept;
 };
 
 /* A private temp dir: the run's dir, bound on view; each carry is a tree

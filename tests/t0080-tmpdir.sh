@@ -219,4 +219,25 @@ case $(cat "$T/o") in
 esac
 is "$(stat -c %a "$HOME/.local/state/cordon")" 700 "the state dir is created 0700"
 
+# A state dir in the machine's /dev/shm (a tmpfs many pick for speed): the
+# run's temp dir lies there, so the private /dev/shm that would hide it is
+# not mounted; the rest of the machine's /dev/shm stays read-only.
+if [ -d /dev/shm ] && [ -w /dev/shm ] && SHM=$(mktemp -d /dev/shm/cordon-t0080.XXXXXX); then
+	trap 'rm -rf "$SHM"; cleanup' EXIT
+	echo keep >"$SHM/outside"
+	(cd "$WS" && "$CORDON" run --state-dir "$SHM/state" -- sh -c '
+		echo x > "$TMPDIR/f" && cat "$TMPDIR/f" > /dev/null && echo "$TMPDIR" > shm-where
+		echo changed > "$1/outside"; echo new > "$1/new"' sh "$SHM") 2>/dev/null
+	case $(cat "$WS/shm-where" 2>/dev/null) in
+	"$SHM"/state/runs/*) ok 0 "a state dir in /dev/shm: the temp dir there is usable" ;;
+	*) ok 1 "a state dir in /dev/shm: the temp dir there is usable" ;;
+	esac
+	is "$(cat "$SHM/outside"):$(ls "$SHM" | tr "\n" " ")" "keep:outside state " \
+		"... and the rest of /dev/shm is not writable"
+	[ ! -e "$(cat "$WS/shm-where" 2>/dev/null)" ]
+	ok $? "... and the temp dir is removed at the end"
+else
+	skip "/dev/shm is not a writable dir here"
+fi
+
 done_testing
