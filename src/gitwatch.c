@@ -132,18 +132,19 @@ static int memo_grow(struct gitwatch *w)
 
 /* The path of a directory's handle (fsid, then the file handle), once;
  * "" when it is outside the workspace or gone. NULL out of memory. */
-static const char *dir_path(struct gitwatch *w, const struct fanotify_event_info_fid *fid,
-			    size_t klen)
+/* The event's bytes are read with memcpy: the kernel aligns its records
+ * to 4 bytes only, and the metadata holds 8-byte fields. k: the fsid and
+ * the file handle (klen bytes); fh: the handle, hsz bytes from its
+ * header on. */
+static const char *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen,
+			    const unsigned char *fh, size_t hsz)
 {
-	const unsigned char *k = (const unsigned char *)&fid->fsid;
 	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
 		return NULL;
 	struct known *e = memo_find(w, k, klen);
 	if (e->key != NULL)
 		return e->path;
 	char path[CORDON_PATH_MAX] = "";
-	struct file_handle *fh = (struct file_handle *)fid->handle;
-	size_t hsz = sizeof(*fh) + fh->handle_bytes;
 	struct file_handle *copy = malloc(hsz);
 	if (copy != NULL) {
 		memcpy(copy, fh, hsz);
@@ -177,51 +178,58 @@ static const char *dir_path(struct gitwatch *w, const struct fanotify_event_info
 /* One event: the directory it names touched; an entry that is a
  * directory touched too (made, moved in, its metadata changed), and
  * recorded as moved in when it was. */
-static void take(struct gitwatch *w, const struct fanotify_event_metadata *m)
+static void take(struct gitwatch *w, const struct fanotify_event_metadata *m,
+		 const unsigned char *ev)
 {
 	if (m->mask & FAN_Q_OVERFLOW) {
 		w->broken = 1;
 		return;
 	}
-	const char *p = (const char *)m + m->metadata_len, *end = (const char *)m + m->event_len;
-	while (p + sizeof(struct fanotify_event_info_header) <= end) {
-		const struct fanotify_event_info_header *h = (const void *)p;
-		if (h->len < sizeof(*h) || p + h->len > end)
+	const unsigned char *p = ev + m->metadata_len, *end = ev + m->event_len;
+	struct fanotify_event_info_header h;
+	struct file_handle fh;
+	while (p + sizeof(h) <= end) {
+		memcpy(&h, p, sizeof(h));
+		if (h.len < sizeof(h) || p + h.len > end)
 			break;
-		if (h->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
-		    h->info_type == FAN_EVENT_INFO_TYPE_DFID) {
-			const struct fanotify_event_info_fid *fid = (const void *)p;
-			const struct file_handle *fh = (const void *)fid->handle;
-			size_t klen = sizeof(fid->fsid) + sizeof(*fh) + fh->handle_bytes;
-			if ((const char *)fid->handle + sizeof(*fh) + fh->handle_bytes >
-			    p + h->len) {
-				w->broken = 1;
-				return;
-			}
-			const char *dir = dir_path(w, fid, klen);
-			if (dir == NULL) {
-				w->broken = 1;
-				return;
-			}
-			if (dir[0] == '\0')
-				return;
-			if (strv_push(&w->touched, dir) != 0) {
-				w->broken = 1;
-				return;
-			}
-			const char *name =
-				(const char *)fid->handle + sizeof(*fh) + fh->handle_bytes;
-			char sub[CORDON_PATH_MAX];
-			if (h->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
-			    (m->mask & FAN_ONDIR) &&
-			    memchr(name, '\0', (size_t)(p + h->len - name)) != NULL &&
-			    strcmp(name, ".") != 0 && path_join(sub, sizeof(sub), dir, name) == 0 &&
-			    (strv_push(&w->touched, sub) != 0 ||
-			     ((m->mask & FAN_MOVED_TO) && strv_push(&w->moved, sub) != 0)))
-				w->broken = 1;
+		if (h.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME &&
+		    h.info_type != FAN_EVENT_INFO_TYPE_DFID) {
+			p += h.len;
+			continue;
+		}
+		/* header, fsid, then the file handle and (DFID_NAME) a name */
+		const unsigned char *key = p + sizeof(h);
+		const unsigned char *hp = key + sizeof(__kernel_fsid_t);
+		if (hp + sizeof(fh) > p + h.len) {
+			w->broken = 1;
 			return;
 		}
-		p += h->len;
+		memcpy(&fh, hp, sizeof(fh));
+		const unsigned char *name = hp + sizeof(fh) + fh.handle_bytes;
+		if (name > p + h.len) {
+			w->broken = 1;
+			return;
+		}
+		const char *dir = dir_path(w, key, (size_t)(name - key), hp, (size_t)(name - hp));
+		if (dir == NULL) {
+			w->broken = 1;
+			return;
+		}
+		if (dir[0] == '\0')
+			return;
+		if (strv_push(&w->touched, dir) != 0) {
+			w->broken = 1;
+			return;
+		}
+		char sub[CORDON_PATH_MAX];
+		if (h.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME && (m->mask & FAN_ONDIR) &&
+		    memchr(name, '\0', (size_t)(p + h.len - name)) != NULL &&
+		    strcmp((const char *)name, ".") != 0 &&
+		    path_join(sub, sizeof(sub), dir, (const char *)name) == 0 &&
+		    (strv_push(&w->touched, sub) != 0 ||
+		     ((m->mask & FAN_MOVED_TO) && strv_push(&w->moved, sub) != 0)))
+			w->broken = 1;
+		return;
 	}
 }
 
@@ -233,15 +241,18 @@ static int drain(struct gitwatch *w)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	pthread_mutex_lock(&w->lock);
-	const struct fanotify_event_metadata *m = (const void *)buf;
-	for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
-		if (m->vers != FANOTIFY_METADATA_VERSION) {
+	struct fanotify_event_metadata m;
+	for (size_t off = 0; off + sizeof(m) <= (size_t)n;) {
+		memcpy(&m, buf + off, sizeof(m));
+		if (m.vers != FANOTIFY_METADATA_VERSION || m.event_len < sizeof(m) ||
+		    m.metadata_len < sizeof(m) || m.event_len > (size_t)n - off) {
 			w->broken = 1;
 			break;
 		}
-		take(w, m);
-		if (m->fd >= 0)
-			close(m->fd);
+		take(w, &m, (const unsigned char *)buf + off);
+		if (m.fd >= 0)
+			close(m.fd);
+		off += m.event_len;
 	}
 	pthread_mutex_unlock(&w->lock);
 	return n > 0;
