@@ -771,9 +771,15 @@ static long do_connect(struct supervisor *s, const struct task *t, const struct 
 /* A send that may wait for room: first made without waiting, so that in
  * the common case the worker keeps the listener; when it would wait, and
  * the command's own would (a blocking socket, no MSG_DONTWAIT), the
- * listener is handed on first (hand_on), then it is made as asked. */
+ * listener is handed on first (hand_on), then it is made as asked. A
+ * TCP Fast Open send is a connect, so always handed on first. */
 static ssize_t send_waiting(struct task *t, int sfd, const struct msghdr *m, int flags)
 {
+	if (flags & MSG_FASTOPEN) { /* a connect first: tried without waiting, it would be
+				     * left in progress (EINPROGRESS) */
+		hand_on(t);
+		return sendmsg(sfd, m, flags);
+	}
 	ssize_t k = sendmsg(sfd, m, flags | MSG_DONTWAIT);
 	if (k >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || (flags & MSG_DONTWAIT))
 		return k;
