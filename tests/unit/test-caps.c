@@ -22,7 +22,7 @@
 static uint64_t effective(pid_t tid)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, tid };
-	struct __user_cap_data_struct d[2];
+	struct __user_cap_data_struct d[2] = { { 0, 0, 0 }, { 0, 0, 0 } }; /* valgrind marks one */
 	if (syscall(SYS_capget, &h, d) != 0)
 		return 0;
 	return (uint64_t)d[1].effective << 32 | d[0].effective;
