@@ -205,7 +205,7 @@ long children_of_self(pid_t *pids, size_t max)
 		char path[64], buf[4096];
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || strlen(e->d_name) > 20)
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/children", e->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", e->d_name);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			n = errno == ENOENT ? n : -1; /* a thread gone meanwhile */
