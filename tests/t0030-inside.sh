@@ -85,13 +85,15 @@ fi
 # The caches were created owner-only before confinement.
 is "$(stat -c %a "$HOME/.npm")" 700 "a missing cache is created with mode 0700"
 "$PY" - "$T/s.json" "$WS" "$HOME" "$STATE" <<'PY'
-import json, os, sys
+import json, os, shutil, sys
 s = json.loads(open(sys.argv[1]).readline())
 ws, home, state = (os.path.realpath(p) for p in sys.argv[2:5])
 w = s["writable"]
 names = {c["name"] for c in s["caches"]}
+# go's is on by default too, listed when go is on PATH.
+want = {"cargo", "npm", "pip", "playwright"} | ({"go"} if shutil.which("go") else set())
 ok = (ws in w and s["tmpdir"] in w and home not in w and state not in w
-      and "/tmp" not in w and "/dev/null" in w and names == {"cargo", "npm", "pip", "playwright"}
+      and "/tmp" not in w and "/dev/null" in w and names == want
       and s["tmpdir"].startswith(state + "/runs/"))
 sys.exit(0 if ok else 1)
 PY
