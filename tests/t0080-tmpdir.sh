@@ -232,7 +232,7 @@ if [ -d /dev/shm ] && [ -w /dev/shm ] && SHM=$(mktemp -d /dev/shm/cordon-t0080.X
 	"$SHM"/state/runs/*) ok 0 "a state dir in /dev/shm: the temp dir there is usable" ;;
 	*) ok 1 "a state dir in /dev/shm: the temp dir there is usable" ;;
 	esac
-	is "$(cat "$SHM/outside"):$(ls "$SHM" | tr "\n" " ")" "keep:outside state " \
+	is "$(cat "$SHM/outside"):$(cd "$SHM" && printf "%s " *)" "keep:outside state " \
 		"... and the rest of /dev/shm is not writable"
 	[ ! -e "$(cat "$WS/shm-where" 2>/dev/null)" ]
 	ok $? "... and the temp dir is removed at the end"
