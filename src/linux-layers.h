@@ -183,6 +183,8 @@ int tmp_layer_prepare(cordon *c, const struct policy *p, const struct decision *
  * it, the cwd entered again. 0 or errno. */
 int tmp_apply(const struct linux_plan *plan);
 void tmp_free(struct mount_plan *m);
+/* layer-devpts.c: the command's own devpts (after the mount layer, in
+ * its namespace). */
 int devpts_trial(const struct linux_trial *t);
 int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		   struct linux_plan *plan);
