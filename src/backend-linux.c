@@ -398,6 +398,7 @@ static void plan_free(void *state)
 	supervisor_free(plan->supervisor);
 	limits_free(&plan->limits);
 	mountns_free(plan->mount);
+	devpts_free(plan);
 	landlock_free(&plan->landlock);
 	for (size_t i = 0; i < plan->nmqueue; i++)
 		free(plan->mqueue[i]);

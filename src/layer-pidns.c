@@ -388,10 +388,19 @@ int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void
 		e = errno;
 	/* The init program holds nothing of the command's but stdio (which
 	 * it closes) and the status fd; the error pipe and the go pipe are
-	 * close-on-exec, open until the exec succeeds. */
-	int keep[] = { statusfd, plan->init_fd, errfd, go[1] };
-	sort_fds(keep, sizeof(keep) / sizeof(keep[0]));
-	if (e == 0 && close_fds_except(keep, sizeof(keep) / sizeof(keep[0])) != 0)
+	 * close-on-exec, open until the exec succeeds. It also keeps the
+	 * master of the pty the caller's terminal is bound over, whose node
+	 * goes with it (layer-devpts.c); the command's copy is gone at its
+	 * exec. */
+	int keep[5] = { statusfd, plan->init_fd, errfd, go[1], -1 };
+	size_t nkeep = 4;
+	if (e == 0 && plan->tty != NULL && plan->tty->held >= 0) {
+		keep[nkeep++] = plan->tty->held;
+		if (fcntl(plan->tty->held, F_SETFD, 0) != 0)
+			e = errno;
+	}
+	sort_fds(keep, nkeep);
+	if (e == 0 && close_fds_except(keep, nkeep) != 0)
 		e = errno;
 	if (e == 0) {
 		char *const argv[] = { (char *)"cordon-init", decimal(pid, pidbuf),

@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- the plan: everything the child applies ---- */
 
@@ -90,6 +91,20 @@ struct cover {
 	size_t nkeep;
 };
 
+/* The caller's terminal, /dev/pts/N on one of fds 0-2, bound over the
+ * pty N of the run's own devpts (layer-devpts.c). */
+struct devpts_tty {
+	char name[32]; /* "/dev/pts/N" */
+	unsigned index; /* N */
+	dev_t dev, rdev;
+	ino_t ino; /* the node, as the parent saw it */
+	/* The child's scratch (one child at a time: the run's thread starts
+	 * them): the masters of the instance's ptys 0..N, then the one of
+	 * pty N that process 1 keeps, or -1. */
+	int *masters;
+	int held;
+};
+
 struct landlock_plan {
 	struct ll_ruleset_attr attr;
 	int *fds; /* O_PATH fds of the writable entries, close-on-exec */
@@ -125,6 +140,7 @@ struct linux_plan {
 	unsigned prepared; /* the layers to apply: bits of enum layer_id */
 	struct mount_plan *mount; /* NULL: no mount layer */
 	int devpts; /* a devpts instance of its own on /dev/pts */
+	struct devpts_tty *tty; /* the caller's terminal, named there too, or NULL */
 	int pid_namespace; /* the child is process 1 of a new PID namespace */
 	int ipc_namespace;
 	int net_namespace; /* --network off: a network namespace, lo up */
@@ -189,6 +205,10 @@ int devpts_trial(const struct linux_trial *t);
 int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
 		   struct linux_plan *plan);
 int devpts_apply(const struct linux_plan *plan);
+void devpts_free(struct linux_plan *plan);
+/* N when name is "/dev/pts/N" (N in decimal, no leading zero) and
+ * (maj, min) is the device of that pty's slave; else -1. Pure. */
+long devpts_tty_number(const char *name, unsigned maj, unsigned min);
 
 /* layer-scratchhome.c: --scratch-home, an overlay on the home made by
  * the mount layer's apply (after the writable binds, before the covers). */

@@ -74,4 +74,68 @@ grep -q Stopped "$T/o"
 ok $? "Ctrl-Z: the shell saw the job stop"
 grep -q done-0 "$T/o" || sed 's/^/#   /' "$T/o"
 
+# 4. The caller's terminal keeps its name inside (tty, GPG_TTY=$(tty)):
+# with the private devpts it is bound over the run's own pty of its
+# number, alone; another pty of the test's, made first (so a lower
+# number), stays out of reach. in_pty CMD...: CMD in a pty, with
+# $OTHER the slave of a second pty pair held open meanwhile; then what
+# reached that pair's master.
+in_pty() {
+	"$PY" - "$PTY" "$@" <<'PY'
+import os, select, subprocess, sys
+m, s = os.openpty()
+env = dict(os.environ, OTHER=os.ttyname(s))
+r = subprocess.run([sys.argv[1], "-t", "15", "--"] + sys.argv[2:], input=b"",
+                   stdout=subprocess.PIPE, env=env)
+sys.stdout.write(r.stdout.decode(errors="replace").replace("\r", ""))
+got = b""
+while select.select([m], [], [], 0.3)[0]:
+    got += os.read(m, 4096)
+print("other-got:" + got.decode(errors="replace").strip())
+sys.exit(r.returncode)
+PY
+}
+inner='echo inner=$(tty) other=$OTHER; [ -t 0 ] && echo stdin-is-tty; echo pts=$(ls /dev/pts)
+[ -e "$OTHER" ] && echo other-exists
+(echo INJECTED >"$OTHER") 2>/dev/null && echo other-written
+command -v script >/dev/null && script -q -c tty /dev/null </dev/null | sed "s/^/script=/"'
+rm -f "$T/s.json"
+in_pty sh -c 'echo outer=$(tty); exec "$@"' sh "$CORDON" run --state-dir "$STATE" \
+	--status-file "$T/s.json" -w "$WS" -- sh -c "$inner" >"$T/o" 2>&1
+rc=$?
+layers=$(json_field "$T/s.json" status '" ".join(e["layers"])' 2>/dev/null)
+outer=$(sed -n 's/^outer=//p' "$T/o")
+if [[ " $layers " != *" private_devpts "* || " $layers " != *" pid_namespace "* ]]; then
+	for n in "tty names" "[ -t 0 ]" "only its own terminal" "no other terminal" "script"; do
+		skip "$n: no private devpts or PID namespace here (layers: $layers)"
+	done
+else
+	case $outer in
+	/dev/pts/[0-9]*) is "$(sed -n 's/^inner=\([^ ]*\) .*/\1/p' "$T/o")" "$outer" \
+		"tty inside names the caller's terminal as outside ($outer)" ;;
+	*) ok 1 "tty inside names the caller's terminal: the outer one is $outer" ;;
+	esac
+	grep -q '^stdin-is-tty$' "$T/o"
+	ok $? "[ -t 0 ] inside"
+	is "$(sed -n 's/^pts=//p' "$T/o")" "${outer#/dev/pts/} ptmx" \
+		"/dev/pts inside holds the caller's terminal and ptmx, nothing else"
+	! grep -q -e '^other-exists$' -e '^other-written$' -e 'other-got:.*INJECTED' "$T/o"
+	ok $? "another pty of the machine ($(sed -n 's/.* other=//p' "$T/o")): no path to it, nothing written to it"
+	if command -v script >/dev/null; then
+		sp=$(sed -n 's/^script=//p' "$T/o")
+		case $sp in
+		/dev/pts/[0-9]*) [ "$sp" != "$outer" ] ;;
+		*) false ;;
+		esac
+		ok $? "script makes a pty of the run's own beside it ($sp)"
+	else
+		skip "script makes a pty beside it: no script(1) here"
+	fi
+fi
+[ "$rc" = 0 ] || { diag "rc $rc"; sed 's/^/#   /' "$T/o"; }
+# The control: unconfined, the same command reaches the other pty.
+in_pty sh -c "$inner" >"$T/o" 2>&1
+grep -q '^other-written$' "$T/o" && grep -q 'other-got:.*INJECTED' "$T/o"
+ok $? "control: unconfined, the other pty is written to"
+
 done_testing
