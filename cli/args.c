@@ -188,13 +188,38 @@ static int find_opt(const char *arg, const char **inline_val)
 	return -1;
 }
 
-/* A single-valued bound: given again with another value, refused (a
- * wrapper's bound cannot be undone by a later flag). */
-static int set_once(struct cli_args *a, int o, uint64_t *slot, uint64_t v)
+_Static_assert(O_COUNT <= CLI_NOPTS, "struct cli_args' given[] is too small");
+
+/* What --no-caches stands for in given[O_CACHE]. */
+static const char no_caches[] = "--no-caches";
+
+/*
+ * Single-valued options (and --cache/--no-caches, one setting): given
+ * again with a different value, refused. A wrapper that puts its policy
+ * first cannot have it undone by a later flag, and the user learns which
+ * of the two cordon would have used. differs compares the parsed values,
+ * so "1G" then "1024M" is the same value; it is only read when the option
+ * was given before.
+ */
+static int once(struct cli_args *a, int o, const char *v, int differs)
 {
-	if (*slot != 0 && *slot != v)
-		return fail(a, "--%s given twice with different values (%llu and %llu)",
-			    long_names[o], (unsigned long long)*slot, (unsigned long long)v);
+	const char *prev = a->given[o];
+	if (prev != NULL && differs) {
+		int mixed = o == O_CACHE && (prev == no_caches || v == no_caches);
+		return fail(a,
+			    "--%s%s given twice (%s, then %s): a later value may not override "
+			    "an earlier one; give it once",
+			    long_names[o], mixed ? "/--no-caches" : "", prev, v);
+	}
+	if (prev == NULL)
+		a->given[o] = v;
+	return 0;
+}
+
+static int once_str(struct cli_args *a, int o, const char **slot, const char *v)
+{
+	if (once(a, o, v, *slot == NULL || strcmp(*slot, v) != 0) != 0)
+		return -1;
 	*slot = v;
 	return 0;
 }
@@ -202,6 +227,9 @@ static int set_once(struct cli_args *a, int o, uint64_t *slot, uint64_t v)
 static int apply_bound(struct cli_args *a, int o, const char *v)
 {
 	uint64_t n;
+	uint64_t *slot = o == O_MAX_PROCS    ? &a->max_procs
+			 : o == O_MAX_MEMORY ? &a->max_memory
+					     : &a->max_tmp;
 	if (o == O_MAX_PROCS) {
 		if (cli_parse_size(v, 1, CLI_MAX_PROCS, &n) != 0 ||
 		    strspn(v, "0123456789") != strlen(v))
@@ -209,15 +237,17 @@ static int apply_bound(struct cli_args *a, int o, const char *v)
 				a,
 				"bad --max-procs '%s' (want a number of processes from 1 to %llu)",
 				v, CLI_MAX_PROCS);
-		return set_once(a, o, &a->max_procs, n);
-	}
-	if (cli_parse_size(v, CLI_SIZE_MIN, CLI_SIZE_MAX, &n) != 0)
+	} else if (cli_parse_size(v, CLI_SIZE_MIN, CLI_SIZE_MAX, &n) != 0) {
 		return fail(
 			a,
 			"bad --%s '%s' (want a size from 1M to 4194304T: digits, then K, M, G or "
 			"T, e.g. 512M or 2G)",
 			long_names[o], v);
-	return set_once(a, o, o == O_MAX_MEMORY ? &a->max_memory : &a->max_tmp, n);
+	}
+	if (once(a, o, v, *slot != n) != 0)
+		return -1;
+	*slot = n;
+	return 0;
 }
 
 static int apply_value(struct cli_args *a, int o, const char *v)
@@ -225,13 +255,17 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 	long n;
 	switch (o) {
 	case O_WORKSPACE:
-		a->workspace = v;
-		return 0;
-	case O_SANDBOX:
-		if (cordon_parse_mode(v, &a->mode) != 0)
+		return once_str(a, o, &a->workspace, v);
+	case O_SANDBOX: {
+		enum cordon_mode m;
+		if (cordon_parse_mode(v, &m) != 0)
 			return fail(a, "unknown --sandbox mode '%s' (want auto, required or off)",
 				    v);
+		if (once(a, o, v, m != a->mode) != 0)
+			return -1;
+		a->mode = m;
 		return 0;
+	}
 	case O_ALLOW_WRITE:
 		return push(&a->allow_write, &a->nallow_write, v);
 	case O_ALLOW_SOCKET:
@@ -240,45 +274,65 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		return push(&a->deny_read, &a->ndeny_read, v);
 	case O_ALLOW_READ:
 		return push(&a->allow_read, &a->nallow_read, v);
-	case O_CACHE:
-		if (cordon_parse_caches(v, &a->caches) != 0)
+	case O_CACHE: {
+		unsigned mask;
+		if (cordon_parse_caches(v, &mask) != 0)
 			return fail(
 				a,
 				"bad --cache list '%s' (want names from cargo,npm,pip,playwright,go,"
 				"yarn,pnpm,bun,deno,gradle,maven,composer,gem,ccache,sccache,"
 				"huggingface)",
 				v);
+		if (once(a, o, v, mask != a->caches) != 0)
+			return -1;
+		a->caches = mask;
 		return 0;
+	}
 	case O_PROTECT:
 		return push(&a->protect, &a->nprotect, v);
 	case O_STATE_DIR:
-		a->state_dir = v;
-		return 0;
-	case O_ON_TAMPER:
-		if (cordon_parse_on_tamper(v, &a->on_tamper) != 0)
+		return once_str(a, o, &a->state_dir, v);
+	case O_ON_TAMPER: {
+		enum cordon_on_tamper t;
+		if (cordon_parse_on_tamper(v, &t) != 0)
 			return fail(a, "bad --on-tamper '%s' (want fail or neutralise)", v);
+		if (once(a, o, v, t != a->on_tamper) != 0)
+			return -1;
+		a->on_tamper = t;
 		return 0;
-	case O_NETWORK:
-		if (cordon_parse_network(v, &a->network) != 0)
+	}
+	case O_NETWORK: {
+		enum cordon_network net;
+		if (cordon_parse_network(v, &net) != 0)
 			return fail(a, "bad --network '%s' (want on or off)", v);
+		if (once(a, o, v, net != a->network) != 0)
+			return -1;
+		a->network = net;
 		return 0;
+	}
 	case O_STATUS_FD:
 		if (cli_parse_uint(v, 1 << 30, &n) != 0)
 			return fail(a, "bad --status-fd '%s' (want a file descriptor number)", v);
+		if (once(a, o, v, n != a->status_fd) != 0)
+			return -1;
 		a->status_fd = (int)n;
 		return 0;
 	case O_STATUS_FILE:
 		if (v[0] == '\0')
 			return fail(a, "empty --status-file");
-		a->status_file = v;
-		return 0;
-	case O_TIMEOUT:
-		if (cli_parse_timeout(v, &a->timeout_ms) != 0)
+		return once_str(a, o, &a->status_file, v);
+	case O_TIMEOUT: {
+		uint64_t ms;
+		if (cli_parse_timeout(v, &ms) != 0)
 			return fail(a,
 				    "bad --timeout '%s' (want seconds from 0.001 to 100000000, "
 				    "e.g. 30 or 1.5)",
 				    v);
+		if (once(a, o, v, ms != a->timeout_ms) != 0)
+			return -1;
+		a->timeout_ms = ms;
 		return 0;
+	}
 	case O_ENV: /* the name itself is checked by cordon_add_env() */
 		if (v[0] == '\0' || v[0] == '=')
 			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
@@ -300,6 +354,8 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 	case O_TEST_MAX_ABI:
 		if (cli_parse_uint(v, 1000, &n) != 0 || n == 0)
 			return fail(a, "bad --test-max-abi '%s' (want a version >= 1)", v);
+		if (once(a, o, v, n != a->max_abi) != 0)
+			return -1;
 		a->max_abi = (int)n;
 		return 0;
 	default:
@@ -311,6 +367,8 @@ static int apply_flag(struct cli_args *a, int o)
 {
 	switch (o) {
 	case O_NO_CACHES:
+		if (once(a, O_CACHE, no_caches, a->caches != 0) != 0)
+			return -1;
 		a->caches = 0;
 		break;
 	case O_NO_DEFAULT_PROTECT:
@@ -372,7 +430,8 @@ static int parse_run(int argc, char *const argv[], int i, struct cli_args *a)
 		} else {
 			if (val != NULL)
 				return fail(a, "option '%s' takes no value", arg);
-			apply_flag(a, o);
+			if (apply_flag(a, o) != 0)
+				return -1;
 		}
 	}
 	return fail(a, "missing '--' and command (cordon run [OPTIONS] -- COMMAND [ARG...])");

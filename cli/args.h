@@ -13,6 +13,9 @@
 
 enum cli_cmd { CLI_RUN, CLI_PROBE, CLI_HELP, CLI_VERSION };
 
+/* At least the number of options args.c knows (it checks). */
+#define CLI_NOPTS 32
+
 struct cli_args {
 	enum cli_cmd cmd;
 	const char *help_topic; /* "run", "probe" or NULL */
@@ -52,9 +55,13 @@ struct cli_args {
 	/* probe */
 	int json;
 	char err[512]; /* the message when parsing fails */
+	/* Internal: the text each single-valued option was first given as. */
+	const char *given[CLI_NOPTS];
 };
 
-/* 0 on success; -1 with a["err"] set. Free with cli_args_free either way. */
+/* 0 on success; -1 with a["err"] set. Free with cli_args_free either way.
+ * A single-valued option (or --cache/--no-caches) given again with a
+ * different value fails; with the same value it is accepted. */
 int cli_parse(int argc, char *const argv[], struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 

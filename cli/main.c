@@ -69,6 +69,9 @@ static const char usage_run[] =
 	"  --scratch-home          writes under the home succeed and are discarded at\n"
 	"                          the end of the run (caches, workspace stay real)\n"
 	"\n"
+	"An option that holds one value may be repeated only with the same value\n"
+	"(otherwise exit 125); --cache and --no-caches are one such option.\n"
+	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
 

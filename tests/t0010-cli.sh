@@ -127,6 +127,44 @@ case $(json_field "$WS/rel.json" status 'e["tmpdir"]') in
 esac
 rm -rf "$WS/build" "$WS/keep.txt" "$WS/rel.json" "$WS/afile-rel" "$T/relstate"
 
+# A single-valued option given twice with another value is refused before
+# anything runs (a wrapper that puts its policy first cannot have it
+# undone by a later flag); the same value twice is accepted. Control: the
+# command writes outside when it runs unconfined.
+LEAK=(-- sh -c 'echo RAN; echo x > "$1"' sh "$OUT/leak")
+(cd "$WS" && "$CORDON" run "${S[@]}" --sandbox off "${LEAK[@]}") >/dev/null 2>&1
+is "$?:$(cat "$OUT/leak" 2>/dev/null)" "0:x" "control: --sandbox off alone runs the command, which writes outside"
+rm -f "$OUT/leak"
+twice() { # twice NAME WANT-LINE ARGS...: refused with that one line, nothing written outside
+	local name=$1 want=$2
+	shift 2
+	rm -f "$OUT/leak"
+	bad "$name" run "${S[@]}" "$@" "${LEAK[@]}"
+	is "$(cat "$T/e")" "cordon: $want: a later value may not override an earlier one; give it once" \
+		"$name: the line names both values"
+	[ ! -e "$OUT/leak" ]
+	ok $? "$name: nothing written outside"
+}
+twice "--sandbox off, then required" "--sandbox given twice (off, then required)" \
+	--sandbox off --sandbox required
+twice "--sandbox required, then off" "--sandbox given twice (required, then off)" \
+	--sandbox required --sandbox=off
+twice "--network off, then on" "--network given twice (off, then on)" --sandbox off --network off --network on
+twice "-w A -w B" "--workspace given twice ($WS, then $T/outside)" -w "$WS" -w "$OUT"
+twice "--state-dir twice" "--state-dir given twice ($STATE, then $T/state2)" --state-dir "$T/state2"
+twice "--status-file twice" "--status-file given twice ($T/a.json, then $T/b.json)" \
+	--status-file "$T/a.json" --status-file "$T/b.json"
+twice "--timeout twice" "--timeout given twice (5, then 500)" --timeout 5 --timeout 500
+twice "--on-tamper twice" "--on-tamper given twice (fail, then neutralise)" --on-tamper fail --on-tamper neutralise
+twice "--cache, then --no-caches" "--cache/--no-caches given twice (npm, then --no-caches)" --cache npm --no-caches
+twice "--max-procs twice" "--max-procs given twice (100, then 200)" --max-procs 100 --max-procs=200
+[ ! -e "$T/a.json" ] && [ ! -e "$T/b.json" ] && [ ! -e "$T/state2" ]
+ok $? "the refused runs made no status file or state dir"
+(cd "$WS" && "$CORDON" run "${S[@]}" --sandbox off --sandbox=off --network off --network off \
+	-w "$WS" --workspace "$WS" --state-dir "$STATE" --timeout 5 --timeout 5.0 --no-caches --no-caches \
+	--clean-env --clean-env -- echo RAN) >"$T/o" 2>"$T/e"
+is "$?:$(cat "$T/o")$(cat "$T/e")" "0:RAN" "the same value twice is accepted"
+
 # Messages stay on one line even for a path with a newline in it.
 nl_path="$T/no
 such"

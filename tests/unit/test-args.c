@@ -80,8 +80,9 @@ static void test_value_options(void)
 	is_int(parse(&a, ARGV("run", "-w", "/w3", "--", "x")), 0, "-w V");
 	is_str(a.workspace, "/w3", "-w V sets workspace");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "-w", "/a", "--workspace=/b", "--", "x")), 0, "repeated -w");
-	is_str(a.workspace, "/b", "the last workspace wins");
+	is_int(parse(&a, ARGV("run", "-w", "/a", "--workspace=/a", "--", "x")), 0,
+	       "-w and --workspace, the same value");
+	is_str(a.workspace, "/a", "... sets it");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--workspace=", "--", "x")), 0, "--workspace= (empty)");
 	is_str(a.workspace, "", "--workspace= gives an empty value (checked later)");
@@ -93,9 +94,9 @@ static void test_value_options(void)
 	is_int(parse(&a, ARGV("run", "--sandbox=off", "--", "x")), 0, "--sandbox=V");
 	is_int(a.mode, CORDON_MODE_OFF, "--sandbox=off");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--sandbox=off", "--sandbox", "auto", "--", "x")), 0,
-	       "--sandbox twice");
-	is_int(a.mode, CORDON_MODE_AUTO, "--sandbox auto (last wins)");
+	is_int(parse(&a, ARGV("run", "--sandbox=off", "--sandbox", "off", "--", "x")), 0,
+	       "--sandbox twice, the same value");
+	is_int(a.mode, CORDON_MODE_OFF, "... sets it");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--allow-write", "/a", "--allow-write=/b", "--", "x")), 0,
@@ -140,13 +141,9 @@ static void test_value_options(void)
 	is_int(parse(&a, ARGV("run", "--no-caches", "--", "x")), 0, "--no-caches");
 	is_int(a.caches, 0, "--no-caches sets caches 0");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--cache", "pip", "--no-caches", "--", "x")), 0,
-	       "--cache then --no-caches");
-	is_int(a.caches, 0, "--no-caches after --cache clears it");
-	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--no-caches", "--cache=npm", "--", "x")), 0,
-	       "--no-caches then --cache");
-	is_int(a.caches, CORDON_CACHE_NPM, "--cache after --no-caches sets it");
+	is_int(parse(&a, ARGV("run", "--no-caches", "--no-caches", "--", "x")), 0,
+	       "--no-caches twice");
+	is_int(a.caches, 0, "... sets caches 0");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--state-dir", "/s", "--", "x")), 0, "--state-dir V");
@@ -516,12 +513,111 @@ static void test_bounds(void)
 	fails(ARGV("run", "--max-tmp", "99999999999T", "--", "x"), "bad --max-tmp",
 	      "--max-tmp past the bound");
 	fails(ARGV("run", "--max-procs", "50", "--max-procs", "60", "--", "x"),
-	      "--max-procs given twice with different values (50 and 60)", "--max-procs twice");
+	      "--max-procs given twice (50, then 60)", "--max-procs twice");
+	is_int(parse(&a, ARGV("run", "--max-tmp", "1G", "--max-tmp=1024M", "--", "x")), 0,
+	       "--max-tmp 1G then 1024M: the same size");
+	is_int(a.max_tmp, 1ULL << 30, "... is 1G");
+	cli_args_free(&a);
 	fails(ARGV("run", "--max-memory", "1G", "--max-memory=2G", "--", "x"),
 	      "--max-memory given twice", "--max-memory twice");
 	fails(ARGV("run", "--max-tmp=1G", "--max-tmp", "1024M", "--max-tmp", "2G", "--", "x"),
 	      "--max-tmp given twice", "--max-tmp again, another value");
 	fails(ARGV("run", "--max-memory"), "needs a value", "--max-memory at the end");
+}
+
+/* Single-valued options given twice: the same value is harmless, another
+ * is refused (a later flag may not undo a wrapper's earlier one). */
+static void test_repeats(void)
+{
+	struct cli_args a;
+	static const struct {
+		const char *first, *second, *want;
+	} differ[] = {
+		{ "--sandbox=required", "--sandbox=off",
+		  "--sandbox given twice (required, then off): a later value may not override "
+		  "an earlier one; give it once" },
+		{ "--sandbox=off", "--sandbox=required",
+		  "--sandbox given twice (off, then required)" },
+		{ "--sandbox=auto", "--sandbox=required",
+		  "--sandbox given twice (auto, then required)" },
+		{ "--network=off", "--network=on", "--network given twice (off, then on)" },
+		{ "-w", "-w", "--workspace given twice (/ws-a, then /ws-b)" },
+		{ "--workspace=/ws-a", "--workspace=ws-a",
+		  "--workspace given twice (/ws-a, then ws-a)" },
+		{ "--state-dir=/s1", "--state-dir=/s2", "--state-dir given twice (/s1, then /s2)" },
+		{ "--status-file=/f1", "--status-file=/f2",
+		  "--status-file given twice (/f1, then /f2)" },
+		{ "--status-fd=3", "--status-fd=4", "--status-fd given twice (3, then 4)" },
+		{ "--timeout=30", "--timeout=3600", "--timeout given twice (30, then 3600)" },
+		{ "--on-tamper=fail", "--on-tamper=neutralise",
+		  "--on-tamper given twice (fail, then neutralise)" },
+		{ "--max-procs=10", "--max-procs=1000", "--max-procs given twice (10, then 1000)" },
+		{ "--max-memory=1G", "--max-memory=8G", "--max-memory given twice (1G, then 8G)" },
+		{ "--max-tmp=1G", "--max-tmp=2G", "--max-tmp given twice (1G, then 2G)" },
+		{ "--cache=npm", "--cache=npm,pip", "--cache given twice (npm, then npm,pip)" },
+		{ "--cache=pip", "--no-caches",
+		  "--cache/--no-caches given twice (pip, then --no-caches)" },
+		{ "--no-caches", "--cache=npm",
+		  "--cache/--no-caches given twice (--no-caches, then npm)" },
+		{ "--test-max-abi=2", "--test-max-abi=5",
+		  "--test-max-abi given twice (2, then 5)" },
+	};
+	for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++) {
+		char name[128];
+		snprintf(name, sizeof(name), "%s then %s: refused", differ[i].first,
+			 differ[i].second);
+		if (strcmp(differ[i].first, "-w") == 0)
+			fails(ARGV("run", "-w", "/ws-a", "-w", "/ws-b", "--", "x"), differ[i].want,
+			      name);
+		else
+			fails(ARGV("run", (char *)differ[i].first, (char *)differ[i].second, "--",
+				   "x"),
+			      differ[i].want, name);
+	}
+	fails(ARGV("run", "--network", "off", "--allow-write", "/a", "--network", "on", "--", "x"),
+	      "--network given twice (off, then on)", "--network again after other options");
+	fails(ARGV("run", "--sandbox", "required", "--sandbox", "required", "--sandbox", "off",
+		   "--", "x"),
+	      "--sandbox given twice (required, then off)", "a third, different --sandbox");
+	fails(ARGV("probe", "--test-max-abi", "1", "--test-max-abi=3"),
+	      "--test-max-abi given twice (1, then 3)", "probe: --test-max-abi twice");
+
+	/* The same value again, in any spelling that parses to it. */
+	is_int(parse(&a, ARGV("run", "--sandbox", "required", "--network=off", "-w", "/w",
+			      "--workspace", "/w", "--network", "off", "--sandbox=required",
+			      "--state-dir", "/s", "--state-dir=/s", "--status-file", "/f",
+			      "--status-file", "/f", "--status-fd", "3", "--status-fd", "03",
+			      "--timeout", "1", "--timeout=1.000", "--on-tamper", "fail",
+			      "--on-tamper", "fail", "--cache", "npm,pip", "--cache", "pip,npm",
+			      "--max-memory", "1G", "--max-memory", "1GiB", "--", "x")),
+	       0, "every single-valued option twice with the same value");
+	ok(a.mode == CORDON_MODE_REQUIRED && a.network == CORDON_NETWORK_OFF &&
+		   strcmp(a.workspace, "/w") == 0 && strcmp(a.state_dir, "/s") == 0 &&
+		   strcmp(a.status_file, "/f") == 0 && a.status_fd == 3 && a.timeout_ms == 1000 &&
+		   a.on_tamper == CORDON_TAMPER_FAIL &&
+		   a.caches == (CORDON_CACHE_NPM | CORDON_CACHE_PIP) && a.max_memory == 1ULL << 30,
+	   "... and the values are those");
+	cli_args_free(&a);
+
+	/* Flags without a value: the same switch twice. */
+	is_int(parse(&a, ARGV("run", "--clean-env", "--clean-env", "--allow-broad", "--allow-broad",
+			      "--explain", "--explain", "--scratch-home", "--scratch-home",
+			      "--no-default-protect", "--no-default-protect",
+			      "--no-default-deny-read", "--no-default-deny-read", "--", "x")),
+	       0, "flags twice");
+	ok(a.clean_env && a.allow_broad && a.explain && a.scratch_home && a.no_default_protect &&
+		   a.no_default_deny_read,
+	   "... each set");
+	cli_args_free(&a);
+
+	/* Multi-valued options keep every value. */
+	is_int(parse(&a, ARGV("run", "--deny-read", "/d1", "--deny-read", "/d2", "--allow-read",
+			      "/r1", "--allow-read", "/r2", "--env", "A=1", "--env", "A=2",
+			      "--keep-fd", "3", "--keep-fd", "3", "--", "x")),
+	       0, "multi-valued options repeated");
+	ok(a.ndeny_read == 2 && a.nallow_read == 2 && a.nenv == 2 && a.nkeep == 2,
+	   "... accumulate (--env: the last for a name wins later, in cordon_add_env)");
+	cli_args_free(&a);
 }
 
 int main(void)
@@ -533,6 +629,7 @@ int main(void)
 	test_timeout();
 	test_uint();
 	test_bounds();
+	test_repeats();
 	test_help_probe();
 	return done_testing();
 }
