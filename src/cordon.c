@@ -5,6 +5,7 @@
  * thread sees the same decision. The setters are in config.c.
  */
 #include "backend.h"
+#include "path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -263,28 +265,52 @@ static int check_fds(cordon *c)
 	return 0;
 }
 
-/* The status file, once the writable set is known: a symlink inside a
- * writable tree (planted by an earlier run) is not followed, so the
- * events cannot be appended to a file outside. */
+/* The status file, once the writable set is known. Its directory is
+ * resolved without following a symlink inside a writable tree; its last
+ * component is opened with O_NOFOLLOW wherever it lies, so a symlink there
+ * is refused even outside every writable tree of this run (an earlier run
+ * with another workspace may have planted it). The events are never
+ * appended to a file the name does not itself name. */
 static int open_status_file(cordon *c)
 {
-	char real[CORDON_PATH_MAX];
-	if (c->status_file == NULL)
+	char dir[CORDON_PATH_MAX], real[CORDON_PATH_MAX], full[CORDON_PATH_MAX];
+	const char *name = c->status_file;
+	if (name == NULL)
 		return 0;
-	int r = policy_resolve_untampered(&c->pol, c->status_file, real, sizeof(real));
+	const char *slash = strrchr(name, '/');
+	const char *base = slash != NULL ? slash + 1 : name;
+	size_t dl = slash == NULL ? 0 : slash == name ? 1 : (size_t)(slash - name);
+	if (slash == NULL)
+		memcpy(dir, ".", 2);
+	else {
+		memcpy(dir, name, dl); /* dl < strlen(name) < CORDON_PATH_MAX */
+		dir[dl] = '\0';
+	}
+	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, EISDIR, "cannot open status file %s",
+					 name);
+	int r = policy_resolve_untampered(&c->pol, dir, real, sizeof(real));
 	if (r == POLICY_REDIRECTED)
 		return cordon_fail(c, CORDON_EREFUSED,
 				   "refusing status file %s: it leads through a symlink inside a "
 				   "writable tree (%s), which a confined run may have planted",
-				   c->status_file, real);
-	if (r == 0)
-		c->status_file_fd = open(
-			real, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW,
-			0600);
-	if (r != 0 || c->status_file_fd < 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, errno, "cannot open status file %s",
-					 c->status_file);
-	return 0;
+				   name, real);
+	if (r != 0 || path_join(full, sizeof(full), real, base) != 0)
+		return cordon_fail_errno(c, CORDON_EINVAL, r != 0 ? errno : ENAMETOOLONG,
+					 "cannot open status file %s", name);
+	c->status_file_fd =
+		open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
+	if (c->status_file_fd >= 0)
+		return 0;
+	int e = errno;
+	struct stat st;
+	if (e == ELOOP && lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+		return cordon_fail(
+			c, CORDON_EREFUSED,
+			"refusing status file %s: it is a symlink, which is not followed "
+			"(name the file itself, or use --status-fd)",
+			name);
+	return cordon_fail_errno(c, CORDON_EINVAL, e, "cannot open status file %s", name);
 }
 
 /* The network: the backend offers its mechanisms (the layers network_*);

@@ -518,6 +518,49 @@ is "$?:$(cat "$OUT/state/runs/older/f")" "125:keep" "a state dir symlinked from 
 mkdir -p "$T/gw" && chmod 0777 "$T/gw"
 (cd "$WS" && "$CORDON" run --state-dir "$T/gw" -- true) 2>"$T/err"
 is "$?:$(grep -c 'not writable by group or others' "$T/err")" "125:1" "a world-writable state dir is refused"
+# A symlink at the status file's last component is refused wherever it
+# lies: here one planted by an earlier run whose workspace was another
+# tree, so it is outside every writable tree of this run.
+mkdir -p "$T/ws2" && echo keep >"$OUT/target"
+(cd "$T/ws2" && crun -w "$T/ws2" -- ln -s "$OUT/target" status.jsonl)
+[ -L "$T/ws2/status.jsonl" ]
+ok $? "the earlier run planted the symlink in its own workspace"
+ln -s "$OUT/ctl" "$T/ctl-link" && sh -c 'echo appended >> "$1"' sh "$T/ctl-link"
+is "$(cat "$OUT/ctl" 2>/dev/null)" appended "control: an append through such a symlink lands outside"
+before=$(snapshot "$OUT/target")
+(cd "$WS" && crun --status-file "$T/ws2/status.jsonl" -- echo RAN) >"$T/o" 2>"$T/err"
+is "$?:$(cat "$T/o")" "125:" "a status file that is a symlink outside the writable trees: refused, nothing run"
+is "$(cat "$T/err")" "cordon: refusing status file $T/ws2/status.jsonl: it is a symlink, which is not followed (name the file itself, or use --status-fd)" \
+	"... with one line saying why"
+unchanged "a status file that is a symlink outside the writable trees" "$OUT/target" "$before"
+(cd "$WS" && crun --sandbox off --status-file "$T/ws2/status.jsonl" -- echo RAN) >"$T/o" 2>/dev/null
+is "$?:$(cat "$T/o")" "125:" "... refused in off mode too"
+unchanged "... off mode" "$OUT/target" "$before"
+ln -s "$T/real-status.jsonl" "$T/status-link"
+(cd "$WS" && crun --status-file "$T/status-link" -- true) 2>/dev/null
+is "$?:$(cat "$T/real-status.jsonl" 2>/dev/null)" "125:" "a symlink the user made is refused too (only the named file is written)"
+mkdir -p "$T/sdir" && ln -s "$T/sdir" "$T/sdir-link"
+(cd "$WS" && crun --status-file "$T/sdir-link/s.jsonl" -- true)
+is "$?:$(grep -c bash_sandbox_exit "$T/sdir/s.jsonl")" "0:1" "a symlinked directory outside the writable trees is followed"
+rm -rf "$T/ws2" "$T/ctl-link" "$T/status-link" "$T/sdir" "$T/sdir-link"
+echo keep >"$OUT/target"
+# The state dir and its runs/: refused when group- or other-writable, not
+# when only readable (what it holds is 0700 and 0600 itself).
+for m in 0770 0757 0730; do
+	rm -rf "$T/sm" && mkdir -p "$T/sm" && chmod "$m" "$T/sm"
+	(cd "$WS" && "$CORDON" run --state-dir "$T/sm" -- echo RAN) >"$T/o" 2>"$T/err"
+	is "$?:$(cat "$T/o"):$(grep -c 'not writable by group or others' "$T/err")" "125::1" "a state dir of mode $m is refused"
+done
+rm -rf "$T/sm" && mkdir -p "$T/sm/runs" && chmod 0700 "$T/sm" && chmod 0775 "$T/sm/runs"
+(cd "$WS" && "$CORDON" run --state-dir "$T/sm" -- echo RAN) >"$T/o" 2>"$T/err"
+is "$?:$(cat "$T/o"):$(grep -c 'not writable by group or others' "$T/err")" "125::1" "a group-writable runs/ is refused"
+rm -rf "$T/sm" && mkdir -p "$T/sm/runs" && chmod 0755 "$T/sm" "$T/sm/runs"
+(cd "$WS" && "$CORDON" run --state-dir "$T/sm" -- sh -c 'stat -c %a "$TMPDIR"') >"$T/o" 2>"$T/err"
+is "$?:$(cat "$T/o")" "0:700" "a state dir and runs/ of mode 0755 are accepted; the run's dir is 0700"
+rm -rf "$T/sm" && (cd "$WS" && "$CORDON" run --state-dir "$T/sm/new" -- true)
+is "$?:$(stat -c %a "$T/sm" "$T/sm/new" "$T/sm/new/runs" | tr '\n' ' ')" "0:700 700 700 " \
+	"a missing state dir (and its missing parents, runs/) is created 0700"
+rm -rf "$T/sm"
 
 # ---- --allow-write, --protect, --allow-socket through a planted symlink ------------------------
 mkdir -p "$OUT/dir" "$WS/real"
