@@ -24,7 +24,7 @@
 static int skipped(const char *name)
 {
 	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".git") == 0 ||
-	       strcmp(name, "node_modules") == 0 || strstr(name, ".cordon-tampered-") != NULL;
+	       strcmp(name, "node_modules") == 0;
 }
 
 /* Read dir: 1 when it holds a ".git" (its subdirectories then left out),
