@@ -280,6 +280,21 @@ const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT] = {
 	[LIMIT_BY_TMPFS] = { "tmpfs", "the run's temp dir is a tmpfs of that size" },
 };
 
+const struct id_text cordon_refusal_ids[REFUSAL_COUNT] = {
+	[REFUSAL_WRITE] = { "write", "a write outside the writable set is refused" },
+	[REFUSAL_READ] = { "read",
+			   "a path of the deny-read list (the user's secrets) is unreadable" },
+	[REFUSAL_NETWORK] = { "network",
+			      "--network off: no IP traffic leaves the command's world" },
+	[REFUSAL_UNIX_SOCKET] = { "unix_socket",
+				  "a Unix socket outside the writable set and --allow-socket is "
+				  "refused" },
+	[REFUSAL_ENV] = { "env",
+			  "variables of the default secret list were kept from the environment" },
+	[REFUSAL_LIMIT] = { "limit",
+			    "a resource bound (--max-procs, --max-memory, --max-tmp) holds" },
+};
+
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
 		       CORDON_CACHE_PIP == 1u << CACHE_PIP &&
 		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT &&
@@ -327,6 +342,7 @@ static const struct {
 	{ cordon_cache_state_ids, CACHE_STATE_COUNT },
 	{ cordon_network_ids, 2 },
 	{ cordon_limit_by_ids, LIMIT_BY_COUNT },
+	{ cordon_refusal_ids, REFUSAL_COUNT },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -334,7 +350,7 @@ static const struct {
  * both a backend and a layer (as "seatbelt" is): listed once. */
 static const char
 	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
-		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT + 1];
+		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT + REFUSAL_COUNT + 1];
 
 static void fill_ids(void)
 {

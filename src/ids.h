@@ -125,6 +125,18 @@ enum limit_by {
 	LIMIT_BY_COUNT
 };
 
+/* A kind of refusal this run's policy can cause (the exit event's
+ * "refusals", the --explain line), in the order the line names them. */
+enum refusal_id {
+	REFUSAL_WRITE,
+	REFUSAL_READ,
+	REFUSAL_NETWORK,
+	REFUSAL_UNIX_SOCKET,
+	REFUSAL_ENV,
+	REFUSAL_LIMIT,
+	REFUSAL_COUNT
+};
+
 /* The tool caches, in the order of their CORDON_CACHE_* bits. */
 enum cache_tool {
 	CACHE_CARGO,
@@ -166,6 +178,7 @@ extern const struct id_text cordon_gap_ids[GAP_COUNT];
 extern const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT];
 extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
 extern const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT];
+extern const struct id_text cordon_refusal_ids[REFUSAL_COUNT];
 
 /* The identifier of a reason, or NULL for REASON_NONE. */
 const char *reason_name(enum reason_id r);

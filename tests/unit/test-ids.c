@@ -27,6 +27,7 @@ static const struct table tables[] = {
 	{ "cache state", cordon_cache_state_ids, CACHE_STATE_COUNT, 0 },
 	{ "network", cordon_network_ids, 2, 0 },
 	{ "limit method", cordon_limit_by_ids, LIMIT_BY_COUNT, 1 },
+	{ "refusal", cordon_refusal_ids, REFUSAL_COUNT, 0 },
 };
 #define NT (sizeof(tables) / sizeof(tables[0]))
 
@@ -81,9 +82,9 @@ static char *slurp(const char *rel)
 	return buf;
 }
 
-/* Every reason, layer and gap is explained where users look: both CLI
- * references (as `id`) and the man page (the layers and reasons the man
- * page names are a summary; gaps it lists all). */
+/* Every reason, layer, gap and refusal kind is explained where users
+ * look: both CLI references (as `id`) and the man page (the layers and
+ * reasons the man page names are a summary; gaps it lists all). */
 static void documented(void)
 {
 	static const char *const docs[] = { "docs/cli-reference.en.md",
@@ -95,8 +96,9 @@ static void documented(void)
 			continue;
 		}
 		int missing = 0;
-		for (size_t k = 3; k <= 5; k++) /* reason, layer, gap */
-			for (size_t i = tables[k].first; i < tables[k].n; i++) {
+		static const size_t kinds[] = { 3, 4, 5, NT - 1 }; /* reason, layer, gap, refusal */
+		for (size_t ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]); ki++)
+			for (size_t k = kinds[ki], i = tables[k].first; i < tables[k].n; i++) {
 				char want[128];
 				snprintf(want, sizeof(want), "`%s`", tables[k].t[i].id);
 				if (strstr(text, want) == NULL) {
@@ -105,7 +107,8 @@ static void documented(void)
 					missing++;
 				}
 			}
-		is_int(missing, 0, "%s explains every reason, layer and gap", docs[d]);
+		is_int(missing, 0, "%s explains every reason, layer, gap and refusal kind",
+		       docs[d]);
 		free(text);
 	}
 }
