@@ -106,6 +106,12 @@ $(B)/libcordon.o: $(LIB_OBJ)
 	$(Q)$(LD) -r -o $@ $^
 	$(Q)objcopy --localize-hidden $@
 
+# cordon(1)'s copy of that object: the same, with the test hooks
+# (src/testhooks.h) left global for its undocumented --test-max-abi. Only
+# programs of this tree link it; it is never installed.
+$(B)/libcordon-cli.o: $(B)/libcordon.o
+	$(Q)objcopy --wildcard --globalize-symbol='cordon_test_*' $< $@
+
 $(B)/libcordon.a: $(B)/libcordon.o
 	@$(if $(V),,echo "  AR      $@")
 	$(Q)rm -f $@
@@ -124,7 +130,9 @@ $(B)/libcordon.so: $(LIB_OBJ) src/cordon.map
 
 # Only the header's functions leave the library: the shared library's
 # dynamic symbols and the archive's global ones are exactly cordon.h's
-# CORDON_EXPORT functions, and so is the export list.
+# CORDON_EXPORT functions, and so is the export list. No test hook
+# (cordon_test_*, src/testhooks.h) leaves it, and nothing in it reads a
+# CORDON_TEST_* variable: no such name in its sources nor in its bytes.
 API_FUNCS = grep -o 'CORDON_EXPORT[^;]*' include/cordon.h | grep -o 'cordon_[a-z_0-9]*(' | tr -d '(' | sort
 symbols-check: $(B)/libcordon.so $(B)/libcordon.a
 	@$(API_FUNCS) >$(B)/api.txt
@@ -135,12 +143,18 @@ symbols-check: $(B)/libcordon.so $(B)/libcordon.a
 	  if ! diff -u $(B)/api.txt $(B)/$$f.txt >$(B)/$$f.diff; then \
 	    echo "symbols-check: $$f does not match include/cordon.h:"; cat $(B)/$$f.diff; exit 1; fi; \
 	done
-	@echo "symbols-check: libcordon.so and libcordon.a export the $$(wc -l <$(B)/api.txt) functions of cordon.h, nothing else"
+	@if grep -w 'cordon_test_[a-z_0-9]*' $(B)/so.txt $(B)/a.txt; then \
+	  echo "symbols-check: a test hook (above) is exported from the library"; exit 1; fi
+	@if grep -rn 'CORDON_TEST_' src include || \
+	    grep -a -o 'CORDON_TEST_[A-Z_0-9]*' $(B)/libcordon.so $(B)/libcordon.a; then \
+	  echo "symbols-check: the library names a CORDON_TEST_* variable (above)"; exit 1; fi
+	@echo "symbols-check: libcordon.so and libcordon.a export the $$(wc -l <$(B)/api.txt) functions of cordon.h, nothing else;" \
+	  "no test hook exported, no CORDON_TEST_* variable read"
 
 # The CLI links the library statically: one program start, no loader work.
-$(B)/cordon: $(CLI_OBJ) $(B)/libcordon.a
+$(B)/cordon: $(CLI_OBJ) $(B)/libcordon-cli.o
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon.a $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon-cli.o $(LDLIBS)
 
 # ---- tests ----
 $(B)/tests/%: tests/unit/%.c $(B)/libcordon-internal.a $(B)/cli/args.o
@@ -169,6 +183,19 @@ $(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c \
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+# cordon(1) whose runs always make their first child the trial
+# (tests/helpers/cordon-first-child.c): the CLI's objects, its main
+# renamed, with the hook set first.
+$(B)/hooks/cli-main.o: $(B)/cli/main.o
+	@mkdir -p $(dir $@)
+	objcopy --redefine-sym main=cordon_cli_main $< $@
+
+$(B)/helpers/cordon-first-child: tests/helpers/cordon-first-child.c $(B)/hooks/cli-main.o \
+                                 $(B)/cli/args.o $(B)/libcordon-cli.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o \
+	  $(B)/libcordon-cli.o $(LDLIBS)
 
 $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)

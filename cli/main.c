@@ -4,6 +4,7 @@
  */
 #include "args.h"
 #include "cordon.h"
+#include "testhooks.h" /* --test-max-abi only; not the library's API */
 
 #include <errno.h>
 #include <fcntl.h>

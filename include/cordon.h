@@ -255,9 +255,6 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
  * "required" refuses to run. Nothing is done when there is no home
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
-/* FOR TESTS ONLY: use at most this Landlock ABI version (0: no cap). Lets
- * tests show the behaviour of older kernels on a newer one. */
-CORDON_EXPORT int cordon_test_set_max_abi(cordon *c, int abi);
 
 /* --- the run --- */
 /* Only probes: fills the decision getters below, no temp dir, no event.

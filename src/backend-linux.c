@@ -22,6 +22,7 @@
 #if defined(__linux__)
 
 #include "linux-layers.h"
+#include "testhooks.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -233,12 +234,18 @@ static int proc_says(const char *path, const char *key, const char *want)
  * unprivileged users. A hint only: it decides when the trial child runs
  * (at once, beside the caller's own work, as a per-run probe did), never
  * what is applied; the trial decides that. Without a hint, the run's
- * first child is the trial. CORDON_TEST_FIRST_CHILD_TRIAL=1 (tests)
- * ignores the hint. */
+ * first child is the trial. The tests' cordon_test_first_child_trial()
+ * (testhooks.h) ignores the hint. */
+static int first_child_trial;
+
+void cordon_test_first_child_trial(int on)
+{
+	first_child_trial = on != 0;
+}
+
 static int refusal_likely(void)
 {
-	const char *t = getenv("CORDON_TEST_FIRST_CHILD_TRIAL");
-	if (t != NULL && strcmp(t, "1") == 0)
+	if (first_child_trial)
 		return 0;
 	if (proc_says("/proc/self/status", "\nSeccomp:", "\t2"))
 		return 1;

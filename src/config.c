@@ -5,6 +5,7 @@
  * handle, and refuses (CORDON_ESTATE) once the run has begun.
  */
 #include "internal.h"
+#include "testhooks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -75,22 +75,28 @@ kept_only() { [ $((0x$1 & ~KEPT)) -eq 0 ]; }
 field() { grep "^$1:" "$2" | awk '{print $2}'; }
 ev() { json_field "$T/s.json" "$@"; }
 
-# inner MODE [VAR=VALUE...]: a cordon run inside a cordon run, its status on
-# the outer run's kept fd 3. The inner workspace is $WS/in: $WS is writable
+# cordon whose runs ignore the hint that a refusal is likely: their first
+# child is the trial (tests/helpers/cordon-first-child.c).
+FIRST=$HELPERS/cordon-first-child
+# cordon_for WAY: the cordon program for WAY ("" or first-child).
+cordon_for() { if [ "$1" = first-child ]; then echo "$FIRST"; else echo "$CORDON"; fi; }
+
+# inner MODE [WAY]: a cordon run inside a cordon run, its status on the
+# outer run's kept fd 3. The inner workspace is $WS/in: $WS is writable
 # for the outer run, not for the inner one.
 inner() {
-	local mode=$1
-	shift
+	local mode=$1 inner_cordon
+	inner_cordon=$(cordon_for "${2:-}")
 	rm -rf "$WS/in" "$WS/escaped" "$T/s.json"
 	mkdir -p "$WS/in"
-	(cd "$WS/in" && crun -w "$WS" --keep-fd 3 -- env "$@" "$CORDON" run --sandbox "$mode" \
+	(cd "$WS/in" && crun -w "$WS" --keep-fd 3 -- "$inner_cordon" run --sandbox "$mode" \
 		--state-dir "$WS/inner-state" --status-fd 3 -- sh -c \
 		'grep ^Cap /proc/self/status > caps; echo x > ../escaped; echo ran >> marker; exit 7') \
 		3>"$T/s.json" 2>"$T/err"
 }
-for how in "auto" "required" "auto CORDON_TEST_FIRST_CHILD_TRIAL=1"; do
-	read -r mode var <<<"$how"
-	inner "$mode" ${var:+"$var"}
+for how in "auto" "required" "auto first-child"; do
+	read -r mode way <<<"$how"
+	inner "$mode" "$way"
 	is "$?" 7 "nested ($how): the exit status is the command's"
 	is "$(cat "$WS/in/marker" 2>/dev/null)" ran "nested ($how): the command ran once"
 	is "$(ev status 'e["applied"]')" true "nested ($how): the start event says applied"
@@ -151,10 +157,10 @@ is "$("$PY" -c 'import json,sys; e=json.load(open(sys.argv[1])); print(e["availa
 	"True False True" "capset refused: the probe reports the gap, not the layer"
 "$DENY" nocapset -- "$CORDON" probe | grep -q '^gaps .*capabilities_not_reduced'
 ok $? "capset refused: cordon probe lists the gap"
-for how in "auto" "auto CORDON_TEST_FIRST_CHILD_TRIAL=1"; do
-	read -r mode var <<<"$how"
+for how in "auto" "auto first-child"; do
+	read -r mode way <<<"$how"
 	rm -f "$T/s.json" "$WS/caps" "$WS/marker"
-	(cd "$WS" && env ${var:+"$var"} "$DENY" nocapset -- "$CORDON" run --state-dir "$STATE" \
+	(cd "$WS" && "$DENY" nocapset -- "$(cordon_for "$way")" run --state-dir "$STATE" \
 		--status-file "$T/s.json" -- sh -c \
 		'grep ^Cap /proc/self/status > caps; chattr +i imm; echo ran >> marker; exit 7') 2>"$T/err"
 	is "$?" 7 "capset refused ($how): the command runs, its exit status"
@@ -167,10 +173,10 @@ for how in "auto" "auto CORDON_TEST_FIRST_CHILD_TRIAL=1"; do
 	ok $? "capset refused ($how): the gap is true: chattr +i works"
 	chattr -i "$WS/imm"
 done
-for how in "required" "required CORDON_TEST_FIRST_CHILD_TRIAL=1"; do
-	read -r mode var <<<"$how"
+for how in "required" "required first-child"; do
+	read -r mode way <<<"$how"
 	rm -f "$T/s.json" "$WS/marker"
-	(cd "$WS" && env ${var:+"$var"} "$DENY" nocapset -- "$CORDON" run --sandbox required \
+	(cd "$WS" && "$DENY" nocapset -- "$(cordon_for "$way")" run --sandbox "$mode" \
 		--state-dir "$STATE" --status-file "$T/s.json" -- sh -c 'echo ran >> marker') 2>"$T/err"
 	is "$?" 125 "capset refused ($how): refused, exit 125"
 	[ ! -e "$WS/marker" ]

@@ -33,8 +33,9 @@ print("%s %s" % (str(p["available"]).lower(), ",".join(p["layers"] if p["availab
 
 # A seccomp filter on cordon (seccomp-deny's, as a container's) is a hint
 # that a layer may be refused: the trial then runs at once, beside the
-# run's own work. CORDON_TEST_FIRST_CHILD_TRIAL=1 ignores the hint, so the
-# first child meets the refusal itself. Both ways must end the same.
+# run's own work. tests/helpers/cordon-first-child (cordon with the
+# library's test hook set) ignores the hint, so the first child meets the
+# refusal itself. Both ways must end the same.
 for deny in none nons noseccomp eperm noexecveat killmount; do
 	wrap=()
 	[ "$deny" = none ] || wrap=("$DENY" "$deny" --)
@@ -45,8 +46,9 @@ for deny in none nons noseccomp eperm noexecveat killmount; do
 		rm -f "$WS/count" "$T/s.json"
 		(
 			cd "$WS" || exit 1
-			[ "$way" = first-child ] && export CORDON_TEST_FIRST_CHILD_TRIAL=1
-			"${wrap[@]}" "$CORDON" run --state-dir "$STATE" --sandbox "$mode" \
+			prog=$CORDON
+			[ "$way" = first-child ] && prog=$HELPERS/cordon-first-child
+			"${wrap[@]}" "$prog" run --state-dir "$STATE" --sandbox "$mode" \
 				--status-file "$T/s.json" -- sh -c 'echo ran >>count'
 		) >/dev/null 2>"$T/err"
 		rc=$?

@@ -6,6 +6,7 @@
  */
 #include "cordon.h"
 #include "internal.h"
+#include "testhooks.h"
 #include "tap.h"
 #include "fixture.h"
 
@@ -912,11 +913,10 @@ static int rerun_as(const char *self, const char *mode, const char *name, int hi
 		return -1;
 	snprintf(evpath, sizeof(evpath), "%s/events-%s", root, name);
 	/* The filter is a hint to try every layer at once: unless hint,
-	 * these are the paths of a first child that meets the refusal
-	 * itself. */
-	snprintf(cmd, sizeof(cmd), "%s'%s' %s -- '%s' --scenario %s '%s' 3>'%s'",
-		 hint ? "" : "CORDON_TEST_FIRST_CHILD_TRIAL=1 ", deny, mode, self, name, root,
-		 evpath);
+	 * the re-run ignores it (--first-child), and these are the paths
+	 * of a first child that meets the refusal itself. */
+	snprintf(cmd, sizeof(cmd), "'%s' %s -- '%s' --scenario %s '%s'%s 3>'%s'", deny, mode, self,
+		 name, root, hint ? "" : " --first-child", evpath);
 	FILE *f = popen(cmd, "r");
 	if (f == NULL)
 		return -1;
@@ -1008,8 +1008,11 @@ static void first_spawn_refusals(const char *self)
 
 int main(int argc, char *argv[])
 {
-	if (argc == 4 && strcmp(argv[1], "--scenario") == 0)
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--scenario") == 0) {
+		if (argc == 5 && strcmp(argv[4], "--first-child") == 0)
+			cordon_test_first_child_trial(1);
 		return scenario(argv[2], argv[3]);
+	}
 	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
 	/* These fork before this process has run anything. */
