@@ -31,22 +31,30 @@ reset() {
 	rm -f "$T/s.json"
 }
 
-# meta NAME COMMAND: refused with the mount layer; a control shows the
-# command changes the fixture when unconfined.
+# meta NAME COMMAND: refused with the mount layer. The control runs first:
+# unconfined, the command changes the fixture; where it cannot (this file
+# system or user), "outside unchanged" would prove nothing and is skipped.
+# Confined, the command leaves a marker after its attempt: without it
+# cordon did not run the command, and the check fails.
 meta() {
 	local before after
 	reset
 	before=$(snapshot "$OUT/target")
-	(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2") >/dev/null 2>&1
-	unchanged "$1" "$OUT/target" "$before"
-	reset
-	before=$(snapshot "$OUT/target")
 	(cd "$WS" && crun --sandbox off -- sh -c "$2") >/dev/null 2>&1
 	after=$(snapshot "$OUT/target")
-	if [ "$before" != "$after" ]; then
-		ok 0 "$1: control: unconfined, it changes the fixture"
+	if [ "$before" = "$after" ]; then
+		skip "$1: control: this file system or user cannot do it even unconfined"
+		skip "$1: outside unchanged: not checked, the control could not change it"
+		return
+	fi
+	ok 0 "$1: control: unconfined, it changes the fixture"
+	reset
+	before=$(snapshot "$OUT/target")
+	(cd "$WS" && crun --status-file "$T/s.json" -- sh -c "$2; echo ran >ran") >/dev/null 2>&1
+	if [ "$(cat "$WS/ran" 2>/dev/null)" != ran ]; then
+		ok 1 "$1: outside unchanged (cordon did not run the command)"
 	else
-		skip "$1: this file system or user cannot do it even unconfined"
+		unchanged "$1" "$OUT/target" "$before"
 	fi
 }
 

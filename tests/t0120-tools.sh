@@ -295,8 +295,17 @@ else
 			"first over ssh / over ssh" "the clone has the remote's commit"
 		is "$(json_field "$T/s.json" status '[d["enforced"] for d in e["read_denied"] if d["path"].endswith("/.ssh")] + [d["readable"] for d in e["read_denied"] if d["path"].endswith("/.ssh")]')" \
 			'[true, ["id_ed25519.pub", "known_hosts"]]' "... with ~/.ssh denied but its .pub and known_hosts"
-		out=$(req -- cat "$HOME/.ssh/id_ed25519" 2>&1)
-		case $out in *PRIVATE*) ok 1 "... and the private key unreadable in the same kind of run" ;; *) ok 0 "... and the private key unreadable in the same kind of run" ;; esac
+		# Absent only counts when cordon ran the command: it says so after
+		# the attempt, with cat's status.
+		out=$(req -- sh -c 'cat "$1"; echo "cat exit $?"' sh "$HOME/.ssh/id_ed25519" 2>&1)
+		case $out in
+		*PRIVATE* | *"cat exit 0"*) why="cat read it" ;;
+		*"cat exit "[1-9]*) why="" ;;
+		*) why="cordon did not run cat" ;;
+		esac
+		[ -z "$why" ]
+		ok $? "... and the private key unreadable in the same kind of run"
+		[ -z "$why" ] || diag "$why: $out"
 		# The same without the mount layer: the Landlock read layer.
 		rm -f "$T/s.json"
 		(cd "$WS" && "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" --sandbox required \
