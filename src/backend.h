@@ -4,7 +4,7 @@
  * is compiled on every platform; what needs the platform is fenced inside
  * its file, so the interface and the "unavailable" answer exist
  * everywhere. Adding a platform is one backend-*.c file and one line in
- * select.c.
+ * backends.c.
  *
  * A backend keeps its own state private: prepare() reads the policy and
  * the decision and answers with a struct launch, the backend-neutral
@@ -50,8 +50,10 @@ struct backend {
 	 * layer_id) and went on to exec: they work here. */
 	void (*confirm)(unsigned layers);
 	/* Parent, before any child: everything that can fail. Reads the
-	 * policy and the decision, never changes them. 0, or a CORDON_E*
-	 * code with the message set. */
+	 * policy and the decision and should never change them (known
+	 * debt: the Linux read layer records in c->pol.reads_unbuilt that
+	 * it could not be built). 0, or a CORDON_E* code with the message
+	 * set. */
 	int (*prepare)(cordon *c, const struct policy *pol, const struct decision *dec,
 		       struct launch *out);
 	/* Optional, at the top of a run, when the decision needs no trial
@@ -67,7 +69,7 @@ extern const struct backend cordon_backend_landlock;
 extern const struct backend cordon_backend_seatbelt;
 extern const struct backend cordon_backend_none;
 
-/* The backend cordon uses on this platform (select.c). */
+/* The backend cordon uses on this platform (backends.c). */
 const struct backend *backend_for_platform(void);
 
 #endif
