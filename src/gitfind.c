@@ -4,22 +4,26 @@
  * the one holding a workspace. They are found breadth first: a directory
  * holding a ".git" (a dir, or a file naming one) is a repository's top
  * and is not looked into (what is below it is that repository's, checked
- * through its index); symlinks are not followed; node_modules is not
- * looked into (a package manager's tree: no repository to run git in).
- * At most FIND_MAX directories are read, so the search costs the same in
- * a workspace of any size; the directories left unread are reported, and
- * the repositories below them are not guarded.
+ * through its index); the workspace's own ".git" (one the run made) is
+ * the guard's other check, and the search goes on below it; symlinks are
+ * not followed; node_modules is not looked into (a package manager's
+ * tree: no repository to run git in). At most a bound of directories
+ * are read, so the search costs the same in a workspace of any size; the
+ * directories left unread are reported (past the bound, or not readable:
+ * what is below them was not seen), and the repositories below them are
+ * not guarded.
  */
 #include "gitguard.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FIND_MAX 4096 /* directories read, per search */
+enum { READ_ERR = -1, READ_DIR, READ_REPO, READ_NOT };
 
 static int skipped(const char *name)
 {
@@ -27,22 +31,31 @@ static int skipped(const char *name)
 	       strcmp(name, "node_modules") == 0;
 }
 
-/* Read dir: 1 when it holds a ".git" (its subdirectories then left out),
- * else its subdirectories appended to q; -1 out of memory, 0 else. */
-static int read_dir(const char *dir, struct strv *q)
+/* Read dir: READ_REPO when it holds a ".git" (and is not the workspace;
+ * its subdirectories then left out), else its subdirectories appended
+ * to q; READ_NOT when it could not be read (or not whole); READ_ERR out
+ * of memory. A directory gone, or not one any more (a symlink), has
+ * nothing below it to guard. */
+static int read_dir(const char *dir, int workspace, struct strv *q)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (d == NULL) {
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return 0; /* gone, or not the user's to read: nothing to guard */
+		return e == ENOENT || e == ENOTDIR || e == ELOOP ? READ_DIR : READ_NOT;
 	}
 	size_t mark = q->n;
 	int repo = 0, err = 0;
 	struct dirent *e;
-	while (!repo && !err && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".git") == 0) {
+	for (;;) {
+		errno = 0;
+		if ((e = readdir(d)) == NULL) {
+			err = errno != 0 ? READ_NOT : 0;
+			break;
+		}
+		if (strcmp(e->d_name, ".git") == 0 && !workspace) {
 			repo = 1;
 			break;
 		}
@@ -55,8 +68,10 @@ static int read_dir(const char *dir, struct strv *q)
 		     !S_ISDIR(st.st_mode)))
 			continue;
 		char sub[CORDON_PATH_MAX];
-		if (gg_join(sub, dir, e->d_name) == 0)
-			err = strv_push(q, sub) != 0;
+		if (gg_join(sub, dir, e->d_name) == 0 && strv_push(q, sub) != 0) {
+			err = READ_ERR;
+			break;
+		}
 	}
 	closedir(d);
 	if (repo) {
@@ -66,35 +81,47 @@ static int read_dir(const char *dir, struct strv *q)
 			q->v[q->n] = NULL;
 		}
 	}
-	return err ? -1 : repo;
+	return err != 0 ? err : repo ? READ_REPO : READ_DIR;
 }
 
-int gitfind_repos(const char *workspace, struct strv *tops, struct strv *unread)
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gitfind_has(const char *const *sorted, size_t n, const char *path)
+{
+	return n > 0 && bsearch(&path, sorted, n, sizeof(*sorted), by_name) != NULL;
+}
+
+void gitfind_sort(const char **v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_name);
+}
+
+int gitfind_repos(const char *workspace, struct gitfind *f, struct strv *tops, struct strv *unread)
 {
 	struct strv q = { 0 };
 	size_t head = 0;
-	int r = 0, reads = 0;
+	int r = 0;
+	f->reads = 0;
 	if (strv_push(&q, workspace) != 0)
 		return -1;
-	while (head < q.n) {
+	for (; r == 0 && head < q.n; head++) {
 		const char *dir = q.v[head];
-		if (reads == FIND_MAX) {
-			if (strv_push(unread, dir) != 0)
-				r = -1;
-			head++;
-			if (r != 0)
-				break;
+		/* Left unread by the search this one is compared with. */
+		if (gitfind_has(f->skip, f->nskip, dir))
+			continue;
+		if (f->reads == f->max) {
+			r = strv_push(unread, dir) != 0 ? -1 : 0;
 			continue;
 		}
-		reads++;
-		int k = read_dir(dir, &q);
-		/* The workspace itself is the caller's (it holds no ".git"
-		 * when this is asked). */
-		if (k < 0 || (k == 1 && head > 0 && strv_push(tops, dir) != 0)) {
+		f->reads++;
+		int k = read_dir(dir, head == 0, &q);
+		if (k == READ_ERR || (k == READ_REPO && strv_push(tops, dir) != 0) ||
+		    (k == READ_NOT && strv_push(unread, dir) != 0))
 			r = -1;
-			break;
-		}
-		head++;
 	}
 	strv_free(&q);
 	return r;

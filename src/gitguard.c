@@ -49,6 +49,7 @@
 #define GITDIRS_MAX 1024 /* git dirs in one workspace */
 #define STEPS_MAX 100000L /* files and dirs looked at, per walk */
 #define TOPS_MAX 512 /* repositories guarded below a workspace in none */
+#define UNREAD_NAMED 16 /* dirs the end's search could not read, listed */
 
 enum kind { K_CONFIG, K_COMMONDIR, K_HOOKS, K_ATTRIBUTES, K_GITFILE };
 
@@ -74,6 +75,8 @@ struct gitguard {
 	 * at the start (gitfind.c), those guarded (up to TOPS_MAX), and the
 	 * directories left unsearched (and repositories past TOPS_MAX). */
 	struct strv found, tops, unsearched;
+	int searched; /* the start searched the workspace */
+	size_t reads; /* directories the start's search read */
 };
 
 /* ---- small helpers ---- */
@@ -555,27 +558,6 @@ static int is_repo(const char *dir)
 	return gg_join(p, dir, ".git") == 0 && lstat(p, &st) == 0;
 }
 
-static int strv_has(const struct strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* A repository found at the end below a workspace in none that the run
- * made (or moved there): not found at the start, and not below where
- * the start's search did not look. */
-static int made_in_run(const struct gitguard *g, const char *top)
-{
-	if (strv_has(&g->found, top))
-		return 0;
-	for (size_t i = 0; i < g->unsearched.n; i++)
-		if (path_within(g->unsearched.v[i], top))
-			return 0;
-	return 1;
-}
-
 const struct strv *gitguard_unsearched(const cordon *c)
 {
 	return c->gitguard != NULL ? &c->gitguard->unsearched : NULL;
@@ -610,8 +592,11 @@ int gitguard_begin(cordon *c)
 	/* A workspace in no repository may hold many: each is guarded as
 	 * the one holding a workspace would be. */
 	if (!g->nested.repo && !w->err && !is_repo(c->pol.workspace)) {
-		if (gitfind_repos(c->pol.workspace, &g->found, &g->unsearched) != 0)
+		struct gitfind f = { .max = GITFIND_MAX };
+		if (gitfind_repos(c->pol.workspace, &f, &g->found, &g->unsearched) != 0)
 			w->err = 1;
+		g->searched = 1;
+		g->reads = f.reads;
 		/* Past TOPS_MAX, the rest are named as not searched: the
 		 * guard's walk stays within its bounds (GITDIRS_MAX). */
 		for (size_t i = 0; !w->err && i < g->found.n; i++)
@@ -829,6 +814,49 @@ int gitguard_put_aside(cordon *c, const char *path)
 	return put_aside(c, path, NULL);
 }
 
+/* The end's search of a workspace in none, the same way as the start's
+ * but for what the start left unread (not read again, nor what is below
+ * it), with room for as many directories again as the run may have made:
+ * a repository not found at the start is the run's (a clone, a "git
+ * init"; or one moved there), its files new, judged as git would have
+ * written them. What the end could not read or reach (made unreadable,
+ * or past the bound: the run made more directories than the room) may
+ * hide such a repository: each is listed as tampered, not moved (what is
+ * below it was not seen; it cannot be called clean). */
+static void end_search(cordon *c, struct walk *w)
+{
+	struct gitguard *g = c->gitguard;
+	struct strv now = { 0 }, unread = { 0 };
+	const char **left = calloc(g->unsearched.n + 1, sizeof(*left));
+	const char **known = calloc(g->found.n + 1, sizeof(*known));
+	if (left == NULL || known == NULL) {
+		w->err = 1;
+		goto out;
+	}
+	memcpy(left, g->unsearched.v, g->unsearched.n * sizeof(*left));
+	memcpy(known, g->found.v, g->found.n * sizeof(*known));
+	gitfind_sort(left, g->unsearched.n);
+	gitfind_sort(known, g->found.n);
+	struct gitfind f = { .max = g->reads + GITFIND_MAX,
+			     .skip = left,
+			     .nskip = g->unsearched.n };
+	if (gitfind_repos(c->pol.workspace, &f, &now, &unread) != 0)
+		w->err = 1;
+	/* Found now where the start read: not found then, the run's. */
+	for (size_t i = 0; i < now.n; i++)
+		if (!gitfind_has(known, g->found.n, now.v[i])) {
+			repository_at(w, now.v[i], 0);
+			gitnested_end_new(c, &g->nested, now.v[i]);
+		}
+	for (size_t i = 0; i < unread.n && i <= UNREAD_NAMED; i++)
+		(void)tampered_add(c, i < UNREAD_NAMED ? unread.v[i] : c->pol.workspace, "");
+out:
+	free(left);
+	free(known);
+	strv_free(&now);
+	strv_free(&unread);
+}
+
 int gitguard_end(cordon *c)
 {
 	struct gitguard *g = c->gitguard;
@@ -845,23 +873,13 @@ int gitguard_end(cordon *c)
 	*w = (struct walk){ .g = g, .pol = &c->pol, .steps = STEPS_MAX };
 	repository_at(w, c->pol.workspace, 0);
 	/* The repositories found at the start, and those the run made
-	 * where none was (a clone, a "git init"): the files of the new ones
-	 * are new, judged as git would have written them. */
-	struct strv now = { 0 }, unsearched = { 0 };
-	if (!g->nested.repo && !is_repo(c->pol.workspace) &&
-	    gitfind_repos(c->pol.workspace, &now, &unsearched) != 0)
-		w->err = 1;
+	 * where none was (a clone, a "git init"). */
 	for (size_t i = 0; i < g->tops.n; i++)
 		repository_at(w, g->tops.v[i], 0);
-	for (size_t i = 0; i < now.n; i++)
-		if (made_in_run(g, now.v[i])) {
-			repository_at(w, now.v[i], 0);
-			gitnested_end_new(c, &g->nested, now.v[i]);
-		}
+	if (g->searched)
+		end_search(c, w);
 	if (w->err)
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
-	strv_free(&now);
-	strv_free(&unsearched);
 	free(w);
 	for (size_t i = 0; i < g->n; i++) {
 		struct item *it = &g->v[i];

@@ -204,8 +204,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				  "command and not covered" },
 	[GAP_GIT_SEARCH] = { "git_search_incomplete",
 			     "the workspace is in no repository and holds more directories than "
-			     "the git guard searches for repositories (4096): repositories below "
-			     "those in git_unsearched are not guarded" },
+			     "the git guard searches for repositories (4096), or directories it "
+			     "cannot read: repositories below those in git_unsearched are not "
+			     "guarded" },
 	[GAP_KEY_LIST] = { "key_list_visible",
 			   "/proc/keys and /proc/key-users are readable: the names, owners and "
 			   "sizes (never the contents) of the keys the command may view, and "

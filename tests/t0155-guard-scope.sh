@@ -173,6 +173,85 @@ case " $(json_field "$T/s.json" status '" ".join(p["path"] for p in e["protected
 *) ok 1 "... its repositories are guarded" ;;
 esac
 
+# ---- a repository the run makes where the end's search does not see it ----------------------
+# Each plant is a repository made in the run whose config runs a command
+# on "git status"; the run then hides it from the end's search. A control
+# (the same commands, unconfined, then a plain git status) shows the plant
+# runs. After the run the plant is moved aside, or the run fails (exit
+# 125) and names what the guard could not look at.
+plant_new='git init -q "$2" && git -C "$2" config core.fsmonitor "touch $1/pwned; false"'
+moved_names() { json_field "$T/s.json" exit '" ".join(t["path"] for t in e["tampered"] if t["moved_to"] is None)'; }
+unlock() { chmod -R u+rwx "$WS" 2>/dev/null; }
+# hidden NAME REPO CMD [EXPECT]: plant REPO, then CMD; EXPECT "moved" (the
+# plant is moved aside) or a path the exit event must list as not moved.
+hidden() {
+	local name=$1 rel=$2 cmd=$3 want=$4 rc
+	fresh
+	(cd "$WS" && sh -c "$plant_new; $cmd" sh "$OUT" "$rel") >/dev/null 2>&1
+	unlock
+	(cd "$WS/$rel" && git status >/dev/null 2>&1)
+	pwned
+	ok $? "control ($name): the plant, unconfined, runs on git status"
+	fresh
+	(cd "$WS" && srun --on-tamper neutralise -- sh -c "$plant_new; $cmd" sh "$OUT" "$rel") >/dev/null 2>&1
+	rc=$?
+	unlock
+	if [ "$want" = moved ]; then
+		(cd "$WS/$rel" && git status >/dev/null 2>&1)
+		! pwned
+		ok $? "$name: the plant is moved aside: git status runs nothing"
+		case " $(tampered) " in
+		*" $WS/$rel/.git/config "*) ok 0 "... its config is listed" ;;
+		*) ok 1 "... its config is listed"; diag "$(tampered)" ;;
+		esac
+	else
+		is "$rc" 125 "$name: the run fails (exit 125, whatever --on-tamper says)"
+		case " $(moved_names) " in
+		*" $WS/$want "*) ok 0 "... the exit event lists $want, not moved" ;;
+		*) ok 1 "... the exit event lists $want, not moved"; diag "$(tampered)" ;;
+		esac
+	fi
+	rm -f "$OUT/pwned"
+}
+if is_root; then
+	# Root reads a directory of mode 000: the search goes on.
+	hidden "a parent made unreadable (root)" a/b/r 'chmod 000 a' moved
+	skip "a parent made unreadable: root reads it anyway (checked above); the escape is an unprivileged user's"
+else
+	hidden "a parent made unreadable" a/b/r 'chmod 000 a' a
+	hidden "the repository's top made unreadable" r 'chmod 000 r' r
+fi
+# More directories than the end's search reads, made before the plant.
+many='"$PY" -c "import os
+for i in range(5000): os.mkdir(\"d%d\" % i)" && mkdir -p zz/y && git init -q zz/y/r && git -C zz/y/r config core.fsmonitor "touch $1/pwned; false"'
+fresh
+(cd "$WS" && PY=$PY sh -c "$many" sh "$OUT") >/dev/null 2>&1
+(cd "$WS/zz/y/r" && git status >/dev/null 2>&1)
+pwned
+ok $? "control (many dirs): the plant, unconfined, runs on git status"
+for mode in auto required; do
+	fresh
+	(cd "$WS" && PY=$PY srun --sandbox "$mode" --on-tamper neutralise -- sh -c "$many" sh "$OUT") >/dev/null 2>&1
+	is "$?" 125 "many dirs ($mode): the run fails (exit 125): the end's search could not reach all"
+	n=$(json_field "$T/s.json" exit 'len([t for t in e["tampered"] if t["moved_to"] is None])')
+	[ "$n" -ge 2 ] && [ "$n" -le 17 ]
+	ok $? "... the exit event lists the dirs left unread, not moved (up to 16, then the workspace: $n)"
+	case " $(moved_names) " in
+	*" $WS "*) ok 0 "... and the workspace for the rest" ;;
+	*) ok 1 "... and the workspace for the rest" ;;
+	esac
+done
+rm -f "$OUT/pwned"
+# A run that makes fewer directories than that is clean.
+fresh
+(cd "$WS" && PY=$PY srun -- sh -c '"$PY" -c "import os
+for i in range(3000): os.makedirs(\"t/d%d\" % i)" && echo done') >"$T/o" 2>&1
+is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "a run that makes 3000 directories: nothing tampered"
+# The workspace made a repository itself: the search goes on below it.
+hidden "the workspace made a repository" a/r 'git init -q .' moved
+# node_modules is not searched (SECURITY.md: a named limit).
+skip "a repository made in node_modules: not searched, a documented limit (SECURITY.md)"
+
 # ---- the index's directories: a copy kept in the state dir, the index's changes -------------
 fresh
 repo "$WS"
