@@ -58,6 +58,7 @@ struct item {
 	enum kind kind;
 	char *common; /* K_COMMONDIR: the common dir it must name */
 	int existed;
+	int err; /* why lstat failed at the start (0: it did not) */
 	struct stat st;
 	int prefix; /* K_GITFILE: common names a dir it must lie below */
 	char *content; /* files that existed, to put back; K_HOOKS: listing */
@@ -296,6 +297,7 @@ static void watch(struct walk *w, const char *path, enum kind kind, const char *
 	if (!w->at_start)
 		return; /* new at the end */
 	if (lstat(path, &it->st) != 0) {
+		it->err = errno;
 		/* Absent at the start. Where git never makes it in a run
 		 * (commondir of a main git dir, config.worktree, info/
 		 * attributes), a backend that can refuse its creation by
@@ -709,7 +711,7 @@ static int acceptable(const struct policy *pol, const struct item *it)
 	size_t len = 0;
 	char up[CORDON_PATH_MAX], dir[CORDON_PATH_MAX], target[CORDON_PATH_MAX];
 	if (lstat(it->path, &st) != 0)
-		return 1; /* gone: nothing left to read */
+		return errno == ENOENT || errno == ENOTDIR; /* gone: nothing left to read */
 	if (gg_join(up, it->path, "..") != 0 || path_normalize(NULL, up, dir, sizeof(dir)) != 0)
 		return 0;
 	switch (it->kind) {
@@ -758,11 +760,13 @@ static int acceptable(const struct policy *pol, const struct item *it)
 	return 0;
 }
 
+/* Changed since the start; also when it cannot be looked at now and
+ * could then (its dir made unsearchable: it may be there, unseen). */
 static int changed(const struct item *it)
 {
 	struct stat st;
 	if (lstat(it->path, &st) != 0)
-		return 0;
+		return errno != ENOENT && errno != ENOTDIR && errno != it->err;
 	if (!it->existed)
 		return 1;
 	if (it->kind == K_HOOKS) {

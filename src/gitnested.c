@@ -340,8 +340,15 @@ static void check(struct nested *n, const char *dir, int gitlink)
 		}
 }
 
+/* An lstat or open that failed for another reason than the name being
+ * gone (or not a directory any more): what is there was not seen. */
+static int unseen(int err)
+{
+	return err != ENOENT && err != ENOTDIR && err != ELOOP;
+}
+
 /* Every directory below dir, without following symlinks or entering a
- * ".git". 0, or -1 past the bound. */
+ * ".git". 0, or -1 past the bound or where it could not read. */
 static int walk(struct nested *n, const char *dir, int depth)
 {
 	if (depth > 256)
@@ -349,9 +356,10 @@ static int walk(struct nested *n, const char *dir, int depth)
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (d == NULL) {
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return 0;
+		return unseen(e) ? -1 : 0;
 	}
 	check(n, dir, 0);
 	struct dirent *e;
@@ -380,16 +388,33 @@ static int walk(struct nested *n, const char *dir, int depth)
 
 /* A listed directory the run may have planted in: a ".git" there, or
  * (when the run changed the directory, or it holds a tracked HEAD) a
- * HEAD, is checked whole; the common case costs one lstat. */
-static void candidate(struct nested *n, const char *dir, unsigned flags, int changed)
+ * HEAD, is checked whole; the common case costs one lstat. -1 when it
+ * could not be looked into (made unsearchable: a ".git" may be there). */
+static int candidate(struct nested *n, const char *dir, unsigned flags, int changed)
 {
 	char p[CORDON_PATH_MAX];
 	struct stat st;
 	if (gg_join(p, dir, ".git") != 0)
-		return;
+		return 0;
+	if (lstat(p, &st) != 0 && unseen(errno))
+		return -1;
 	if (lstat(p, &st) == 0 ||
 	    ((changed || (flags & GD_HEAD)) && gg_join(p, dir, "HEAD") == 0 && lstat(p, &st) == 0))
 		check(n, dir, (flags & GD_GITLINK) != 0);
+	return 0;
+}
+
+/* A listed directory: 1 one, 0 gone or not followed (a symlink), -1
+ * made so that it cannot be looked at: listed as tampered (what is below
+ * it was not seen). */
+static int listed_dir(struct nested *n, const char *abs, struct stat *sb)
+{
+	if (lstat(abs, sb) == 0)
+		return S_ISDIR(sb->st_mode) ? 1 : 0;
+	if (!unseen(errno))
+		return 0;
+	(void)tampered_add(n->c, abs, "");
+	return -1;
 }
 
 /* An ancestor on the way down the sorted list. */
@@ -450,8 +475,8 @@ static void pass(struct nested *n, const struct gitdirs *l)
 		if (n->told != NULL && (flags & GD_SPARSE) == 0) {
 			changed = gitwatch_touched(n->told, abs);
 			me->below |= gitwatch_moved(n->told, abs);
-		} else if (lstat(abs, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			me->gone = 1; /* gone, or not followed (a symlink) */
+		} else if (listed_dir(n, abs, &sb) <= 0) {
+			me->gone = 1; /* nothing below it looked at */
 			continue;
 		} else {
 			changed = recent(n, &sb);
@@ -465,8 +490,11 @@ static void pass(struct nested *n, const struct gitdirs *l)
 				(void)tampered_add(n->c, abs, "");
 			continue;
 		}
-		if (changed || me->below || (flags & GD_HEAD) != 0)
-			candidate(n, abs, flags, changed || me->below);
+		if ((changed || me->below || (flags & GD_HEAD) != 0) &&
+		    candidate(n, abs, flags, changed || me->below) != 0) {
+			me->gone = 1;
+			(void)tampered_add(n->c, abs, "");
+		}
 	}
 	free(st);
 }

@@ -220,6 +220,7 @@ if is_root; then
 else
 	hidden "a parent made unreadable" a/b/r 'chmod 000 a' a
 	hidden "the repository's top made unreadable" r 'chmod 000 r' r
+	hidden "its .git made unreadable" r 'chmod 000 r/.git' r/.git/config
 fi
 # More directories than the end's search reads, made before the plant.
 many='"$PY" -c "import os
@@ -251,6 +252,20 @@ is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "a run that makes 3000 directories:
 hidden "the workspace made a repository" a/r 'git init -q .' moved
 # node_modules is not searched (SECURITY.md: a named limit).
 skip "a repository made in node_modules: not searched, a documented limit (SECURITY.md)"
+# A workspace in a repository: a tracked directory made unreadable.
+if is_root; then
+	skip "a tracked directory made unreadable: root reads it anyway; the escape is an unprivileged user's"
+else
+	fresh
+	repo "$WS"
+	(cd "$WS" && srun -- sh -c 'git init -q src && git -C src config core.fsmonitor "touch $1/pwned; false" && chmod 000 src' sh "$OUT") >/dev/null 2>&1
+	is "$?" 125 "a tracked directory made unreadable after a plant: the run fails (exit 125)"
+	case " $(moved_names) " in
+	*" $WS/src "*) ok 0 "... the exit event lists it, not moved" ;;
+	*) ok 1 "... the exit event lists it, not moved"; diag "$(tampered)" ;;
+	esac
+	unlock
+fi
 
 # ---- the index's directories: a copy kept in the state dir, the index's changes -------------
 fresh
