@@ -818,6 +818,65 @@ int gitguard_put_aside(cordon *c, const char *path)
 	return put_aside(c, path, NULL);
 }
 
+static int after(const struct stat *st, long long since_ns)
+{
+	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= since_ns;
+}
+
+/* A hooks dir, or one of its entries, made or changed since since_ns (a
+ * hook rewritten in place changes its own times only). */
+static int hooks_after(const char *path, long long since_ns)
+{
+	DIR *d = open_dir(path);
+	if (d == NULL)
+		return 1; /* there, and not looked into: not clean */
+	struct dirent *e;
+	struct stat st;
+	int r = 0;
+	while (!r && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, "..") != 0)
+			r = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    after(&st, since_ns);
+	closedir(d);
+	return r;
+}
+
+static const struct {
+	const char *name;
+	enum kind kind;
+} embedded_files[] = {
+	{ "config", K_CONFIG }, { "config.worktree", K_CONFIG },     { "commondir", K_COMMONDIR },
+	{ "hooks", K_HOOKS },	{ "info/attributes", K_ATTRIBUTES },
+};
+#define NEMBEDDED (sizeof(embedded_files) / sizeof(embedded_files[0]))
+
+void gitguard_judge_embedded(cordon *c, const char *gd, long long since_ns, int changed)
+{
+	char p[NEMBEDDED][CORDON_PATH_MAX];
+	struct stat st[NEMBEDDED];
+	int there[NEMBEDDED];
+	for (size_t i = 0; i < NEMBEDDED; i++) {
+		if (gg_join(p[i], gd, embedded_files[i].name) != 0)
+			return;
+		/* A git dir the guard watches (a submodule's) is its own. */
+		if (gitguard_watches(c, p[i]))
+			return;
+		there[i] = lstat(p[i], &st[i]) == 0;
+		if (there[i] && (after(&st[i], since_ns) ||
+				 (embedded_files[i].kind == K_HOOKS && S_ISDIR(st[i].st_mode) &&
+				  hooks_after(p[i], since_ns))))
+			changed = 1;
+	}
+	if (!changed)
+		return;
+	/* Judged as new: no content of the start to keep. */
+	for (size_t i = 0; i < NEMBEDDED; i++) {
+		struct item it = { .path = p[i], .kind = embedded_files[i].kind };
+		if (there[i] && !acceptable(&c->pol, &it))
+			(void)put_aside(c, p[i], NULL);
+	}
+}
+
 /* The end's search of a workspace in none, the same way as the start's
  * but for what the start left unread (not read again, nor what is below
  * it), with room for as many directories again as the run may have made:

@@ -106,5 +106,13 @@ int gitguard_put_aside(cordon *c, const char *path);
 /* 1 when the guard watches path (a submodule's or worktree's ".git"
  * file, judged by what it names). */
 int gitguard_watches(const cordon *c, const char *path);
+/* The git dir gd of an embedded repository: a gitlink of an index with
+ * no .gitmodules entry, so none of its files was watched from the
+ * start, while "git status" above it still runs git in it. When the run
+ * changed its checkout (changed), or any of its config, commondir, hooks
+ * or info/attributes (change time at or after since_ns), each of those
+ * is judged as if git had just made it, and what git would not have
+ * written is put aside. */
+void gitguard_judge_embedded(cordon *c, const char *gd, long long since_ns, int changed);
 
 #endif

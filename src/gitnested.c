@@ -290,6 +290,25 @@ static int moved_in(const struct nested *n, const char *dir)
 	return 0;
 }
 
+/* The ".git" (dotgit, lstat'ed as st) of a gitlink's checkout that no
+ * .gitmodules names (an embedded repository, or one the run moved in
+ * and added to the index): its git dir was not watched from the start,
+ * yet "git status" above runs git in it. Judged whole when the run
+ * changed the checkout, its ".git" or the git dir's files. */
+static void embedded(struct nested *n, const char *dir, const char *dotgit, const struct stat *st)
+{
+	char gd[CORDON_PATH_MAX];
+	struct stat ds;
+	if (S_ISDIR(st->st_mode)) {
+		if (snprintf(gd, sizeof(gd), "%s", dotgit) >= (int)sizeof(gd))
+			return;
+	} else if (!S_ISREG(st->st_mode) || gitguard_gitfile_target(dotgit, gd) != 0) {
+		return;
+	}
+	int changed = recent(n, st) || lstat(dir, &ds) != 0 || recent(n, &ds);
+	gitguard_judge_embedded(n->c, gd, n->s->since_ns, changed);
+}
+
 /* dir/.git made during the run, or found in a directory the run
  * changed, or below one (made, or moved into place with a repository
  * that was elsewhere, whose ".git" keeps its old times): moved aside. A
@@ -319,13 +338,18 @@ static void check(struct nested *n, const char *dir, int gitlink)
 		 * file the guard watches was judged by what it names ("git
 		 * submodule update" writes one). */
 		int link = S_ISLNK(gst.st_mode) && fresh;
+		/* A gitlink's ".git" dir changes with every commit made in
+		 * it: what is in it is judged instead (embedded()). */
 		int planted = strcmp(dir, n->c->pol.workspace) != 0 && strcmp(dir, n->top) != 0 &&
-			      !(gitlink && gitguard_watches(n->c, p)) &&
+			      !(gitlink && (gitguard_watches(n->c, p) || S_ISDIR(gst.st_mode))) &&
 			      (fresh || (!gitlink && moved_in(n, dir)));
 		if (link || planted)
 			(void)gitguard_put_aside(n->c, p);
-		if (lstat(p, &gst) == 0)
+		if (lstat(p, &gst) == 0) {
+			if (gitlink && !gitguard_watches(n->c, p))
+				embedded(n, dir, p, &gst);
 			return; /* git stops at a ".git" */
+		}
 	}
 	/* Without a HEAD, objects and refs (of its own or of its
 	 * commondir) a dir is no git dir. */
@@ -396,9 +420,10 @@ static int candidate(struct nested *n, const char *dir, unsigned flags, int chan
 	struct stat st;
 	if (gg_join(p, dir, ".git") != 0)
 		return 0;
-	if (lstat(p, &st) != 0 && unseen(errno))
+	int there = lstat(p, &st) == 0;
+	if (!there && unseen(errno))
 		return -1;
-	if (lstat(p, &st) == 0 ||
+	if (there ||
 	    ((changed || (flags & GD_HEAD)) && gg_join(p, dir, "HEAD") == 0 && lstat(p, &st) == 0))
 		check(n, dir, (flags & GD_GITLINK) != 0);
 	return 0;
@@ -490,7 +515,8 @@ static void pass(struct nested *n, const struct gitdirs *l)
 				(void)tampered_add(n->c, abs, "");
 			continue;
 		}
-		if ((changed || me->below || (flags & GD_HEAD) != 0) &&
+		/* A gitlink's git dir may have been changed in place. */
+		if ((changed || me->below || (flags & (GD_HEAD | GD_GITLINK)) != 0) &&
 		    candidate(n, abs, flags, changed || me->below) != 0) {
 			me->gone = 1;
 			(void)tampered_add(n->c, abs, "");

@@ -310,4 +310,49 @@ else
 	skip "git update-index --split-index did not make a shared index here"
 fi
 
+# ---- an embedded repository: a gitlink that no .gitmodules names ------------------------------
+# git warns but adds it; "git status" at the top then runs git in it, so
+# its config and hooks are as dangerous as a submodule's, yet the guard
+# cannot make them read-only (it learns the gitlinks from the index,
+# while the command runs): the end judges them when the run changed them.
+embedded() { # embedded: the workspace a repository with lib/ an embedded one
+	fresh
+	repo "$WS"
+	repo "$WS/lib"
+	(cd "$WS" && git add lib 2>/dev/null && git commit -q -m embedded)
+}
+plant_embedded='printf "[core]\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> lib/.git/config'
+embedded
+(cd "$WS" && crun --sandbox off -- sh -c "$plant_embedded" sh "$OUT")
+(cd "$WS" && git status >/dev/null 2>&1)
+pwned
+ok $? "control (--sandbox off): core.fsmonitor appended to an embedded repository's config runs on git status at the top"
+embedded
+(cd "$WS" && srun -- sh -c "$plant_embedded" sh "$OUT") 2>/dev/null
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "an embedded repository's config changed in place: put aside, git status at the top runs nothing"
+case " $(tampered) " in
+*" $WS/lib/.git/config "*) ok 0 "... lib/.git/config is listed as tampered" ;;
+*) ok 1 "... lib/.git/config is listed as tampered"; diag "$(tampered)" ;;
+esac
+embedded
+(cd "$WS" && srun -- sh -c 'printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > lib/.git/hooks/pre-commit && chmod +x lib/.git/hooks/pre-commit' sh "$OUT") 2>/dev/null
+(cd "$WS/lib" && git commit -q --allow-empty -m later >/dev/null 2>&1)
+! pwned
+ok $? "an embedded repository's hook written in the run: put aside, a later commit there runs nothing"
+# Ordinary work in it is not a plant: nothing is put aside.
+embedded
+(cd "$WS" && srun -- sh -c 'cd lib && echo b > b && git add b && git commit -q -m b') 2>/dev/null
+is "$(tampered)" "" "ordinary work in an embedded repository (a commit there): nothing is called tampered"
+# A repository made in one run in an untracked dir, moved onto a new
+# gitlink in the next (the plant's own times are older than that run).
+embedded
+(cd "$WS" && srun -- sh -c 'mkdir -p .cache/sub && cd .cache/sub && git init -q && echo s > s && git add s && git commit -q -m s && git config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
+sleep 1.2
+(cd "$WS" && srun -- sh -c 'mv .cache/sub sub && git update-index --add --cacheinfo "160000,$(git -C sub rev-parse HEAD),sub"') 2>/dev/null
+(cd "$WS" && git status >/dev/null 2>&1)
+! pwned
+ok $? "a repository moved onto a gitlink the run added: its config is put aside, git status at the top runs nothing"
+
 done_testing
