@@ -126,10 +126,13 @@ int mountns_trial(const struct linux_trial *t)
  */
 static int reopen_stdio_readonly(void)
 {
+	/* Spelled out: no formatting in the child. */
+	static const char *const link[] = { "/proc/self/fd/0", "/proc/self/fd/1",
+					    "/proc/self/fd/2" };
 	for (int fd = 0; fd <= 2; fd++) {
 		struct stat st, now;
 		struct statfs sf;
-		char link[32], path[CORDON_PATH_MAX];
+		char path[CORDON_PATH_MAX];
 		int fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || (fl & O_PATH) || fstat(fd, &st) != 0 ||
 		    !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
@@ -137,8 +140,7 @@ static int reopen_stdio_readonly(void)
 		if (fstatfs(fd, &sf) != 0 || sf.f_type == CORDON_PIPEFS_MAGIC ||
 		    sf.f_type == CORDON_SOCKFS_MAGIC)
 			continue;
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, path, sizeof(path) - 1);
+		ssize_t n = readlink(link[fd], path, sizeof(path) - 1);
 		if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
 			return ESTALE;
 		path[n] = '\0';
