@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int nnp_trial(const struct linux_trial *t)
 {
 	(void)t;
@@ -50,6 +51,7 @@ static int nnp_prepare(cordon *c, const struct policy *p, const struct decision 
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int nnp_apply(const struct linux_plan *plan)
 {
 	if (plan->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -58,6 +60,7 @@ static int nnp_apply(const struct linux_plan *plan)
 }
 
 /* A layer whose work is done outside the child (the supervisor's). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int nothing_to_apply(const struct linux_plan *plan)
 {
 	(void)plan;
@@ -118,6 +121,7 @@ struct trial_io {
 
 /* The throw-away child: every layer's trial, in order (later trials rely
  * on earlier ones, e.g. seccomp on no_new_privs). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int trial_main(void *arg)
 {
 	struct trial_io *io = arg;
@@ -490,6 +494,7 @@ static void *ll_prestart(int max_abi, int network_off)
  * that joined the run's namespaces (linux-runner.c) finds the mount
  * layer's view, the IPC and network namespaces made: it copies the view
  * for a /proc (mountns_join mounts it) and a devpts of its own. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int apply_all(const void *state)
 {
 	const struct linux_plan *plan = state;

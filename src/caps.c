@@ -60,6 +60,7 @@ static const int kept_caps[] = {
 	CAP_SYS_CHROOT, CAP_IPC_LOCK,	  CAP_LEASE,
 };
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static uint64_t kept_mask(void)
 {
 	uint64_t m = 0;
@@ -75,6 +76,7 @@ uint64_t caps_kept(void)
 
 /* Of the calling thread only: the system call, never libc's wrappers
  * (which may set every thread's). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int cap_get(struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -82,6 +84,7 @@ static int cap_get(struct __user_cap_data_struct d[2])
 	return (int)syscall(SYS_capget, &h, d);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int cap_set(const struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -114,6 +117,7 @@ int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
 /* Async-signal-safe: everything outside keep leaves the bounding and
  * ambient sets, then the permitted, effective and inheritable sets. 0
  * or an errno value. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int reduce(uint64_t keep)
 {
 	struct __user_cap_data_struct d[2];
@@ -158,12 +162,14 @@ static int reduce(uint64_t keep)
 /* In the probe's child, after no_new_privs, as a command's child would:
  * the later trials (Landlock, the supervisor's, seccomp) need none of
  * what it drops, and a command's child applies them after it too. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int caps_trial(const struct linux_trial *t)
 {
 	return t->reduce_caps ? reduce(kept_mask()) : 0;
 }
 
 /* Child: async-signal-safe. 0 or an errno value. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int caps_apply(const struct linux_plan *plan)
 {
 	return plan->reduce_caps ? reduce(kept_mask()) : 0;

@@ -92,6 +92,9 @@ int pipe_cloexec(int fds[2])
  * (clone turns a return from fn into _exit). Elsewhere than
  * Linux this is fork(), which keeps the contract but not the sharing:
  * results the child must hand back go through a MAP_SHARED mapping.
+ * Every function fn may reach is marked CHILD, and make lint checks that
+ * each calls only marked functions and allowed system calls
+ * (tests/lint/child-contract).
  *
  * AddressSanitizer builds use fork() too: ASan does not know a stack
  * that clone() switches to, warns on the child's _exit or exec that it
@@ -101,6 +104,7 @@ int pipe_cloexec(int fds[2])
 #include <sched.h>
 #include <signal.h>
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec)
 {
 	/* Stacks grow down on every architecture Linux runs cordon on. */
@@ -108,6 +112,7 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 	return clone(fn, top, CLONE_VM | SIGCHLD | (wait_exec ? CLONE_VFORK : 0), arg);
 }
 #else
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec)
 {
 	(void)stack;
@@ -132,6 +137,7 @@ pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wa
 
 /* ---- closing fds ---- */
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int close_fd_range(unsigned first, unsigned last)
 {
 #if defined(__linux__) && defined(SYS_close_range)
@@ -150,6 +156,7 @@ int close_fd_range(unsigned first, unsigned last)
 }
 
 /* Close every fd above 2 that is not in the sorted keep list. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int close_fds_except(const int *keep, size_t nkeep)
 {
 	unsigned next = 3;
@@ -166,6 +173,7 @@ int close_fds_except(const int *keep, size_t nkeep)
 
 /* ---- /proc ---- */
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 const char *proc_field(const char *path, const char *key, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

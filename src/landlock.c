@@ -23,16 +23,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags)
 {
 	return syscall(LL_SYS_CREATE_RULESET, attr, size, flags);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr)
 {
 	return syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, attr, 0U);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static long ll_restrict_self(int fd)
 {
 	return syscall(LL_SYS_RESTRICT_SELF, fd, 0U);
@@ -105,6 +108,7 @@ void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 
 /* Restricting with the ABI's empty ruleset shows the kernel allows it
  * (no_new_privs was set by the trial's previous layer). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int landlock_trial(const struct linux_trial *t)
 {
 	long fd = ll_create_ruleset(&t->attr, sizeof(t->attr), 0);
@@ -182,6 +186,7 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int landlock_grant_path(const char *path, int ruleset, uint64_t rights)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
@@ -193,6 +198,7 @@ int landlock_grant_path(const char *path, int ruleset, uint64_t rights)
 	return e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int landlock_apply(const struct linux_plan *plan)
 {
 	const struct landlock_plan *l = &plan->landlock;
@@ -240,6 +246,7 @@ int landlock_apply(const struct linux_plan *plan)
 	return e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int landlock_nest(int abi)
 {
 	/* Every layer refuses renames and links across directories unless

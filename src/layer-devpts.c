@@ -98,6 +98,7 @@ static struct devpts_tty *callers_tty(void)
 	return NULL;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int same_node(const struct stat *st, const struct devpts_tty *t)
 {
 	return S_ISCHR(st->st_mode) && st->st_rdev == t->rdev && st->st_dev == t->dev &&
@@ -107,6 +108,7 @@ static int same_node(const struct stat *st, const struct devpts_tty *t)
 /* Child, before the instance covers the machine's ptys: a detached bind
  * of the caller's node, when it is still on fds 0-2 (the same node the
  * parent saw) and reachable by its name; else -1. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int tty_tree(const struct devpts_tty *t)
 {
 	struct stat st;
@@ -128,6 +130,7 @@ static int tty_tree(const struct devpts_tty *t)
  * bound over pty N, the other masters closed. t->held: pty N's master
  * (fd 3 or above: process 1 closes 0-2), or -1 when any step failed
  * (then nothing is bound, and the terminal has no name). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static void name_tty(struct devpts_tty *t, int tree)
 {
 	size_t n = 0;
@@ -162,6 +165,7 @@ static void name_tty(struct devpts_tty *t, int tree)
 
 /* The instance on /dev/pts, its ptmx bound on /dev/ptmx; the caller's
  * terminal named in it when t is not NULL. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int private_devpts(struct devpts_tty *t)
 {
 	int tree = t != NULL ? tty_tree(t) : -1;
@@ -182,6 +186,7 @@ static int private_devpts(struct devpts_tty *t)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int devpts_trial(const struct linux_trial *t)
 {
 	if (!(t->passed & (1u << LAYER_MOUNTNS)))
@@ -203,6 +208,7 @@ int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
 
 /* After the mount layer, in its namespace (never the caller's). The
  * terminal is named only where process 1 can keep its pty's master. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int devpts_apply(const struct linux_plan *plan)
 {
 	if (plan->mount == NULL)

@@ -50,6 +50,7 @@ struct cordon_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int set_readonly(const char *path, int ro, int recursive)
 {
 	struct cordon_mount_attr a = { 0, 0, 0, 0 };
@@ -63,6 +64,7 @@ static int set_readonly(const char *path, int ro, int recursive)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -77,6 +79,7 @@ static int write_file(const char *path, const char *text)
 
 /* A new mount namespace (and user namespace unless root, unless the
  * clone that started this process made it already), private. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map)
 {
 	int e;
@@ -103,6 +106,7 @@ void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n)
 	snprintf(gid_map, n, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_trial(const struct linux_trial *t)
 {
 	return enter(t->userns, 0, t->uid_map, t->gid_map);
@@ -124,6 +128,7 @@ int mountns_trial(const struct linux_trial *t)
  * Before the private devpts: the caller's terminal is still there.
  * 0 or errno.
  */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int reopen_stdio_readonly(void)
 {
 	/* Spelled out: no formatting in the child. */
@@ -164,11 +169,13 @@ static int reopen_stdio_readonly(void)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int bind_self_to(const char *src, const char *dst)
 {
 	return mount(src, dst, NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : errno;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int bind_self(const char *path)
 {
 	return bind_self_to(path, path);
@@ -237,6 +244,7 @@ static int plan_covers(struct mount_plan *m, const struct policy *pol)
 }
 
 /* An empty file at path, mode 0444. 0 or errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int make_empty(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
@@ -248,6 +256,7 @@ static int make_empty(const char *path)
 
 /* After every other bind: each denied path covered from a scratch tmpfs,
  * mounted on the run's dir only while the covers are made. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int cover_denied(const struct mount_plan *m)
 {
 	int e;
@@ -287,6 +296,7 @@ static int cover_denied(const struct mount_plan *m)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;
@@ -331,6 +341,7 @@ int mountns_apply(const struct linux_plan *plan)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_join(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;

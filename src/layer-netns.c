@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int netns_loopback_up(void)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -47,6 +48,7 @@ int netns_loopback_up(void)
 	return e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int netns_trial(const struct linux_trial *t)
 {
 	if (!(t->passed & (1u << LAYER_MOUNTNS)))
@@ -65,6 +67,7 @@ int netns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int netns_apply(const struct linux_plan *plan)
 {
 	if (!plan->net_namespace)

@@ -108,6 +108,7 @@ int init_memfd_shared(void)
  * masks them): /proc/keys shows every key the reader may view or
  * possesses (its description, owner, length), the user's among them, and
  * /proc/key-users the key counts of every user. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int mount_proc(void)
 {
 	static const char *const covered[] = { "/proc/keys", "/proc/key-users" };
@@ -120,6 +121,7 @@ static int mount_proc(void)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int exec_init(int fd, char *const argv[])
 {
 	static char *const envp[] = { NULL };
@@ -135,6 +137,7 @@ struct grandchild {
 
 /* Process 1 of the trial's namespace: a /proc of its own, then the init
  * program in its trial mode (it exits 0). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int trial_init(void *arg)
 {
 	const struct grandchild *g = arg;
@@ -147,6 +150,7 @@ static int trial_init(void *arg)
 
 /* After the mount layer's trial (a user and mount namespace): a new PID
  * namespace whose process 1 mounts /proc and runs the init program. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int pidns_trial(const struct linux_trial *t)
 {
 	char stack[8192] __attribute__((aligned(16)));
@@ -171,6 +175,7 @@ int pidns_trial(const struct linux_trial *t)
 	return WEXITSTATUS(status);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int ipcns_trial(const struct linux_trial *t)
 {
 	if (!(t->passed & (1u << LAYER_MOUNTNS)))
@@ -197,6 +202,7 @@ int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 /* In process 1 (cloned into the namespace by the run's thread), in the
  * mount layer's namespace. Anywhere else the /proc mount would cover the
  * caller's own: refused. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int pidns_apply(const struct linux_plan *plan)
 {
 	if (getpid() != 1 || plan->mount == NULL)
@@ -277,6 +283,7 @@ int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
 
 /* The run's own IPC namespace; over each of the caller's mqueue mounts
  * the run's (empty) one, in the mount layer's namespace. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int ipcns_apply(const struct linux_plan *plan)
 {
 	if (unshare(CLONE_NEWIPC) != 0)
@@ -291,6 +298,7 @@ int ipcns_apply(const struct linux_plan *plan)
 
 /* n as decimal into buf (room for 24 bytes), without libc's formatting
  * (this runs in a child sharing the caller's memory). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static char *decimal(long n, char *buf)
 {
 	char tmp[24];
@@ -327,6 +335,7 @@ struct nested {
 	int errfd;
 };
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int nested_main(void *v)
 {
 	const struct nested n = *(const struct nested *)v;
@@ -344,6 +353,7 @@ static int nested_main(void *v)
 	return n.cmd(n.arg);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static void sort_fds(int *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
@@ -354,6 +364,7 @@ static void sort_fds(int *v, size_t n)
 		}
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
 		      size_t cmd_stack_size, int statusfd, int errfd)
 {

@@ -63,6 +63,7 @@ struct scratch_home {
 /* An overlay option value: ',', ':' and '\' escaped with '\' (the
  * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
  * it does not fit. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int put_escaped(char *out, size_t size, size_t *at, const char *s)
 {
 	for (; *s != '\0'; s++) {
@@ -77,6 +78,7 @@ static int put_escaped(char *out, size_t size, size_t *at, const char *s)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int put(char *out, size_t size, size_t *at, const char *s)
 {
 	size_t n = strlen(s);
@@ -90,6 +92,7 @@ static int put(char *out, size_t size, size_t *at, const char *s)
 /* The options of the overlay on home, its upper and work directories
  * named relative to the tmpfs (the child's cwd when it mounts). A mount's
  * options fit in a page. 0 or -1. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int scratchhome_options(const char *home, int userns, char *out, size_t size)
 {
 	size_t at = 0;
@@ -103,6 +106,7 @@ int scratchhome_options(const char *home, int userns, char *out, size_t size)
 
 /* The trial (after the mount layer's, in its namespace): an overlay of
  * "/" with a tmpfs upper layer on a directory of its own, written once. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int scratchhome_trial(const struct linux_trial *t)
 {
 	static const char *const dirs[] = { "/tmp", "/var/tmp", "/mnt", "/run" };
@@ -155,6 +159,7 @@ void scratchhome_free(struct scratch_home *h)
 	free_home(h);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 const char *scratchhome_path(const struct linux_plan *plan)
 {
 	return plan->mount != NULL && plan->mount->home != NULL ? plan->mount->home->home : NULL;
@@ -243,6 +248,7 @@ int scratchhome_prepare(cordon *c, const struct policy *p, const struct decision
 }
 
 /* Child, async-signal-safe: see the top of this file. 0 or errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int scratchhome_mount(const struct mount_plan *m)
 {
 	const struct scratch_home *h = m->home;

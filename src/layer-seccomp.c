@@ -497,6 +497,7 @@ const struct sock_fprog *seccomp_program(void)
 	return all_program.len > 0 ? &all_program : NULL;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int install(const struct sock_fprog *prog)
 {
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog, 0, 0) != 0)
@@ -514,6 +515,7 @@ static int install(const struct sock_fprog *prog)
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5) /* Linux 5.19 */
 #endif
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int seccomp_install_listener(const struct sock_fprog *prog)
 {
 	/* Once the supervisor has taken a call, only a fatal signal ends
@@ -538,6 +540,7 @@ int seccomp_install_listener(const struct sock_fprog *prog)
 }
 
 /* After no_new_privs (the trial's earlier layer set it). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int seccomp_trial(const struct linux_trial *t)
 {
 	return t->seccomp != NULL ? install(t->seccomp) : ENOSYS;
@@ -583,6 +586,7 @@ int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
 /* Whether keyctl fails for everyone here with EPERM or ENOSYS: a filter
  * of the caller's (Docker's default profile refuses add_key, keyctl and
  * request_key), inherited by every command too. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int keyctl_refused_here(void)
 {
 	if (syscall(SYS_keyctl, CORDON_KEYCTL_GET_KEYRING_ID, CORDON_KEY_SPEC_SESSION_KEYRING, 0L,
@@ -598,6 +602,7 @@ static int keyctl_refused_here(void)
  * join is too: the command keeps the caller's session keyring, which no
  * call of its can reach either, and the rest of the layer holds. 0 or
  * errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int own_session_keyring(unsigned groups)
 {
 	if (!(groups & SCG_KEYRINGS) ||
@@ -607,6 +612,7 @@ static int own_session_keyring(unsigned groups)
 	return (e == EPERM || e == ENOSYS) && keyctl_refused_here() ? 0 : e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int seccomp_apply(const struct linux_plan *plan)
 {
 	if (plan->seccomp.len == 0 || plan->seccomp_on_runner)

@@ -222,6 +222,7 @@ void tmp_free(struct mount_plan *m)
 /* From dir, c's path one component at a time, never following a
  * symlink; with make, each missing component made (directories, and a
  * file as the last one of a file's path). An O_PATH fd, or -errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int walk(int dir, const struct tmp_carry *c, int make)
 {
 	int d = fcntl(dir, F_DUPFD_CLOEXEC, 3);
@@ -256,6 +257,7 @@ static int walk(int dir, const struct tmp_carry *c, int make)
 }
 
 /* A copy of the mount tree at fd (with every mount below it), detached. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int clone_tree(int fd)
 {
 	long t = syscall(CORDON_SYS_open_tree, fd, "",
@@ -264,6 +266,7 @@ static int clone_tree(int fd)
 	return t < 0 ? -errno : (int)t;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int move_tree(int tree, int to_fd, const char *to_path, unsigned flags)
 {
 	return syscall(CORDON_SYS_move_mount, tree, "", to_fd, to_path,
@@ -274,6 +277,7 @@ static int move_tree(int tree, int to_fd, const char *to_path, unsigned flags)
 
 /* The tree c from the machine's view (real) onto its place in the
  * private view (root). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int carry_in(int real, int root, const struct tmp_carry *c)
 {
 	int src = walk(real, c, 0);
@@ -302,6 +306,7 @@ static int carry_in(int real, int root, const struct tmp_carry *c)
 	return e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static void close_all(int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -310,6 +315,7 @@ static void close_all(int *fds, size_t n)
 }
 
 /* View v bound from src, and its carries taken from real. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int bind_view(const struct tmp_view *v, int src, int real)
 {
 	int tree = clone_tree(src);
@@ -328,6 +334,7 @@ static int bind_view(const struct tmp_view *v, int src, int real)
 	return e;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int tmp_trial(const struct linux_trial *t)
 {
 	if (!(t->passed & (1u << LAYER_MOUNTNS)))
@@ -347,6 +354,7 @@ int tmp_trial(const struct linux_trial *t)
 /* After the views: the working directory entered again by name when it
  * lies in one (through its carried tree); the mount layer entered it
  * in the machine's view, whose ".." would reach the hidden /tmp. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int enter_cwd(const struct mount_plan *m)
 {
 	for (size_t i = 0; m->cwd != NULL && i < m->nviews; i++)
@@ -355,6 +363,7 @@ static int enter_cwd(const struct mount_plan *m)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int tmp_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;

@@ -291,6 +291,7 @@ int limits_prepare(cordon *c, const struct decision *d, struct linux_plan *plan)
 
 /* ---- child ---- */
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int limits_enter(const struct linux_plan *plan)
 {
 	const struct limits_plan *l = &plan->limits;
@@ -300,6 +301,7 @@ int limits_enter(const struct linux_plan *plan)
 	return 0;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int limits_apply(const struct linux_plan *plan)
 {
 	const struct limits_plan *l = &plan->limits;

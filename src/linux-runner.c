@@ -104,6 +104,7 @@ static unsigned ns_made(const struct linux_plan *plan)
 	return m;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size, unsigned long flags)
 {
 #if defined(CORDON_ASAN)
@@ -125,6 +126,7 @@ pid_t linux_clone_child(int (*fn)(void *), void *arg, void *stack, size_t size, 
 /* The joining child: enters the run's namespaces, starts the command's
  * process 1 (a sibling, in a PID namespace of its own), reports its pid
  * and ends. Async-signal-safe: it shares the run's thread's memory. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int join_main(void *v)
 {
 	const struct linux_runner *r = v;
@@ -209,6 +211,7 @@ static int may_join(const struct linux_runner *r)
 	return 1;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int runner_joining(const struct linux_plan *plan)
 {
 	return plan->runner != NULL && plan->runner->joining;

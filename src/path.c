@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int path_within(const char *base, const char *p)
 {
 	size_t n = strlen(base);

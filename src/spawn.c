@@ -77,6 +77,7 @@ struct plan {
 
 /* One message (stage, errno) on the error pipe: 0, or -1 when it could
  * not be written whole. Async-signal-safe. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int say(int fd, int stage, int err)
 {
 	int msg[2] = { stage, err };
@@ -87,6 +88,7 @@ static int say(int fd, int stage, int err)
 	return n == (ssize_t)sizeof(msg) ? 0 : -1;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static void report(int fd, int stage, int err)
 {
 	(void)say(fd, stage, err);
@@ -95,6 +97,7 @@ static void report(int fd, int stage, int err)
 	_exit(CHILD_EXIT_SETUP);
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 void spawn_report_confine(int errfd, int err)
 {
 	report(errfd, STAGE_CONFINE, err);
@@ -102,6 +105,7 @@ void spawn_report_confine(int errfd, int err)
 
 /* execvpe without allocation: the PATH search happens in the child,
  * after confinement, with the command's own PATH. Returns errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int exec_search(const struct plan *pl)
 {
 	const char *file = pl->argv[0];
@@ -163,6 +167,7 @@ static int exec_search(const struct plan *pl)
  * one read instead of a sigaction() query per signal. Async-signal-safe.
  * Returns 0, or -1 when /proc is not there.
  */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int caught_signals(uint64_t *mask)
 {
 #if defined(__linux__)
@@ -185,6 +190,7 @@ static int caught_signals(uint64_t *mask)
 
 /* The command's last steps: the caller's signal mask, the PATH search
  * and exec. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int command_main(void *arg)
 {
 	const struct plan *pl = arg;
@@ -198,6 +204,7 @@ static int command_main(void *arg)
 	return 0; /* not reached: report() exits */
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int child_main(void *arg)
 {
 	const struct plan *pl = arg;

@@ -138,6 +138,7 @@ int stdio_metadata_gap(const cordon *c)
 }
 
 /* Child: async-signal-safe; 0 or errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int stdio_plan_apply(const struct stdio_plan *sp)
 {
 	for (int fd = 0; fd <= 2; fd++) {

@@ -1337,6 +1337,7 @@ int supervisor_ptrace_blocked(void)
 	return (eff >> 19 & 1) ? 0 : 1;
 }
 
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int supervisor_trial(const struct linux_trial *t)
 {
 	if (t->ptrace_blocked)
