@@ -10,7 +10,7 @@
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check, the child
-#                   contract (tests/lint/)
+#                   contract and function sizes (tests/lint/)
 #   make fuzz       libFuzzer targets (clang)
 #   make bench      bench/run: cordon's cost against plain runs and other sandboxes
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -57,7 +57,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check
+        child-check size-check
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -335,12 +335,17 @@ check-macos: $(ZIG)
 	  .ci/check-macos $(ZIG) $(B)/macos
 
 # ---- lint ----
-lint: format-check cppcheck tidy shellcheck child-check
+lint: format-check cppcheck tidy shellcheck child-check size-check
 
 # The functions that run in the CLONE_VM child (marked CHILD) call only
 # each other and an allow-list of system calls (tests/lint/child-contract).
 child-check:
 	tests/lint/child-contract
+
+# No function in src/ or cli/ over 80 lines but those listed, each with
+# its reason, in tests/lint/function-size.allow.
+size-check:
+	tests/lint/function-size
 
 CPPCHECK_FLAGS := --enable=warning,performance,portability --error-exitcode=1 \
   --inline-suppr --quiet -D__linux__ -D__x86_64__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
@@ -353,7 +358,7 @@ tidy:
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
-                   tests/lint/child-contract bench/run demo/run)
+                   tests/lint/child-contract tests/lint/function-size bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
