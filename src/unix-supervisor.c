@@ -278,6 +278,187 @@ static void step(int *cur, int fd)
 	*cur = fd;
 }
 
+/* A walk of pin_socket's: what is left of the path (from p, in rest),
+ * the directory reached (cur), the command's root. */
+struct sock_walk {
+	const struct supervisor *s;
+	pid_t pid;
+	char rest[PATH_MAX];
+	char *p;
+	int root, cur, hops;
+};
+
+/* A step's answer when the walk goes on (else: an fd, or -errno). */
+#define WALK_ON INT_MIN
+
+/* -errno of a failed openat or fstat, fd closed when it was open. */
+static int open_failed(int fd)
+{
+	int r = -errno;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* Whether st is a socket named by --allow-socket. */
+static int socket_listed(const struct supervisor *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->nids; i++)
+		if (!s->ids[i].is_dir && same(st, &s->ids[i]))
+			return 1;
+	return 0;
+}
+
+/* The start: rest, the command's root, and cur at its root or cwd. */
+static int walk_begin(struct sock_walk *w, const char *sun, size_t n)
+{
+	char proc[64];
+	w->root = w->cur = -1;
+	w->hops = 0;
+	memcpy(w->rest, sun, n);
+	w->rest[n] = '\0';
+	w->p = w->rest;
+	if (w->rest[0] == '\0')
+		return -EINVAL;
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)w->pid);
+	if ((w->root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)w->pid);
+	w->cur = w->rest[0] == '/' ? dup(w->root) : open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return w->cur < 0 ? -errno : WALK_ON;
+}
+
+/* The walk goes on at head, then what is left after the current
+ * component. */
+static int walk_restart(struct sock_walk *w, const char *head, int last)
+{
+	char joined[PATH_MAX];
+	int n = snprintf(joined, sizeof(joined), "%s%s%s", head, last ? "" : "/", last ? "" : w->p);
+	if (n < 0 || (size_t)n >= sizeof(joined))
+		return -ENAMETOOLONG;
+	memcpy(w->rest, joined, (size_t)n + 1);
+	w->p = w->rest;
+	return WALK_ON;
+}
+
+/* "..": up, but never above the command's root. */
+static int walk_up(struct sock_walk *w, int last)
+{
+	if (!is_dir_fd(w->cur, w->root)) {
+		int fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		step(&w->cur, fd);
+	}
+	return last ? -ECONNREFUSED : WALK_ON;
+}
+
+/* /proc's "self" or "thread-self" (comp): the command's, in its PID
+ * namespace, put back in front of what is left. */
+static int walk_proc_self(struct sock_walk *w, const char *comp, int last)
+{
+	char self[48];
+	long tg = 0, t = 0;
+	int r = ns_ids(w->pid, &tg, &t);
+	if (r != 0)
+		return r;
+	if (comp[0] == 's')
+		snprintf(self, sizeof(self), "%ld", tg);
+	else
+		snprintf(self, sizeof(self), "%ld/task/%ld", tg, t);
+	return walk_restart(w, self, last);
+}
+
+/* A symlink (fd) read by cordon: its target, then what is left after it. */
+static int walk_link(struct sock_walk *w, int fd, int last)
+{
+	char target[PATH_MAX];
+	ssize_t k = readlinkat(fd, "", target, sizeof(target) - 1);
+	close(fd);
+	if (k <= 0 || ++w->hops > 40)
+		return k <= 0 ? -ENOENT : -ELOOP;
+	target[k] = '\0';
+	int r = walk_restart(w, target, last);
+	if (r == WALK_ON && target[0] == '/') {
+		int root = dup(w->root);
+		if (root < 0)
+			return -errno;
+		step(&w->cur, root);
+	}
+	return r;
+}
+
+/* fd (st) reached: a directory to go on in, or the last component, the
+ * socket, judged by its identity or the directory it was found in. */
+static int walk_reached(struct sock_walk *w, int fd, const struct stat *st, int last)
+{
+	if (!last) {
+		if (!S_ISDIR(st->st_mode)) {
+			close(fd);
+			return -ENOTDIR;
+		}
+		step(&w->cur, fd);
+		return WALK_ON;
+	}
+	if (!S_ISSOCK(st->st_mode)) {
+		close(fd);
+		return -ECONNREFUSED;
+	}
+	if (socket_listed(w->s, st) || dir_allowed(w->s, w->cur))
+		return fd;
+	close(fd);
+	return -EACCES;
+}
+
+/* The component comp, opened in cur without following a symlink but
+ * those of /proc (fd/N, cwd, root: the kernel's object). */
+static int walk_into(struct sock_walk *w, const char *comp, int last, int procfs)
+{
+	struct stat st;
+	int fd = openat(w->cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return open_failed(fd);
+	if (S_ISLNK(st.st_mode) && procfs) {
+		close(fd);
+		fd = openat(w->cur, comp, O_PATH | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) != 0)
+			return open_failed(fd);
+		/* No directory to judge it by: only an allowed socket itself. */
+		if (S_ISSOCK(st.st_mode) && last) {
+			if (socket_listed(w->s, &st))
+				return fd;
+			close(fd);
+			return -EACCES;
+		}
+	} else if (S_ISLNK(st.st_mode)) {
+		return walk_link(w, fd, last);
+	}
+	return walk_reached(w, fd, &st, last);
+}
+
+/* The next component of what is left. */
+static int walk_next(struct sock_walk *w)
+{
+	while (*w->p == '/')
+		w->p++;
+	if (*w->p == '\0')
+		return -ECONNREFUSED; /* it names a directory */
+	char *comp = w->p;
+	while (*w->p != '\0' && *w->p != '/')
+		w->p++;
+	int last = *w->p == '\0';
+	if (!last)
+		*w->p++ = '\0';
+	if (strcmp(comp, ".") == 0)
+		return last ? -ECONNREFUSED : WALK_ON;
+	if (strcmp(comp, "..") == 0)
+		return walk_up(w, last);
+	int procfs = on_procfs(w->cur);
+	if (procfs && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0))
+		return walk_proc_self(w, comp, last);
+	return walk_into(w, comp, last, procfs);
+}
+
 /*
  * Resolve the socket path (n bytes, not NUL-terminated) as the kernel
  * would for the command, one component at a time, in its root and from
@@ -292,168 +473,16 @@ static void step(int *cur, int fd)
  */
 static int pin_socket(const struct supervisor *s, pid_t pid, const char *sun, size_t n)
 {
-	char rest[PATH_MAX], tmp[PATH_MAX], proc[64];
-	int root, cur = -1, hops = 0, r;
-	struct stat st;
-
-	memcpy(rest, sun, n);
-	rest[n] = '\0';
-	if (rest[0] == '\0')
-		return -EINVAL;
-	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-	if ((root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
-	snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
-	cur = rest[0] == '/' ? dup(root) : open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cur < 0) {
-		r = -errno;
-		goto out;
-	}
-
-	char *p = rest;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0') {
-			r = -ECONNREFUSED; /* it names a directory */
-			goto out;
-		}
-		char *comp = p;
-		while (*p != '\0' && *p != '/')
-			p++;
-		int last = *p == '\0';
-		if (!last)
-			*p++ = '\0';
-		int fd;
-		if (strcmp(comp, ".") == 0) {
-			if (last) {
-				r = -ECONNREFUSED;
-				goto out;
-			}
-			continue;
-		}
-		if (strcmp(comp, "..") == 0) {
-			if (!is_dir_fd(cur, root)) {
-				fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-				if (fd < 0) {
-					r = -errno;
-					goto out;
-				}
-				step(&cur, fd);
-			}
-			if (last) {
-				r = -ECONNREFUSED;
-				goto out;
-			}
-			continue;
-		}
-		char self[48];
-		int procfs = on_procfs(cur);
-		if (procfs && (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0)) {
-			long tg = 0, t = 0;
-			if ((r = ns_ids(pid, &tg, &t)) != 0)
-				goto out;
-			if (comp[0] == 's')
-				snprintf(self, sizeof(self), "%ld", tg);
-			else
-				snprintf(self, sizeof(self), "%ld/task/%ld", tg, t);
-			/* Put it back in front of what is left. */
-			int w = snprintf(tmp, sizeof(tmp), "%s%s%s", self, last ? "" : "/",
-					 last ? "" : p);
-			if (w < 0 || (size_t)w >= sizeof(tmp)) {
-				r = -ENAMETOOLONG;
-				goto out;
-			}
-			memcpy(rest, tmp, (size_t)w + 1);
-			p = rest;
-			continue;
-		}
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) != 0) {
-			r = -errno;
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-		if (S_ISLNK(st.st_mode) && procfs) {
-			/* fd/N, cwd, root: the kernel's object. */
-			close(fd);
-			fd = openat(cur, comp, O_PATH | O_CLOEXEC);
-			if (fd < 0 || fstat(fd, &st) != 0) {
-				r = -errno;
-				if (fd >= 0)
-					close(fd);
-				goto out;
-			}
-			if (S_ISSOCK(st.st_mode) && last) {
-				/* No directory to judge it by: only an allowed
-				 * socket itself. */
-				r = -EACCES;
-				for (size_t i = 0; r < 0 && i < s->nids; i++)
-					if (!s->ids[i].is_dir && same(&st, &s->ids[i]))
-						r = fd;
-				if (r < 0)
-					close(fd);
-				goto out;
-			}
-		} else if (S_ISLNK(st.st_mode)) {
-			ssize_t k = readlinkat(fd, "", tmp, sizeof(tmp) - 1);
-			close(fd);
-			if (k <= 0 || ++hops > 40) {
-				r = k <= 0 ? -ENOENT : -ELOOP;
-				goto out;
-			}
-			tmp[k] = '\0';
-			/* The target, then what is left after the link. */
-			char joined[PATH_MAX];
-			int w = snprintf(joined, sizeof(joined), "%s%s%s", tmp, last ? "" : "/",
-					 last ? "" : p);
-			if (w < 0 || (size_t)w >= sizeof(joined)) {
-				r = -ENAMETOOLONG;
-				goto out;
-			}
-			if (tmp[0] == '/') {
-				if ((fd = dup(root)) < 0) {
-					r = -errno;
-					goto out;
-				}
-				step(&cur, fd);
-			}
-			memcpy(rest, joined, (size_t)w + 1);
-			p = rest;
-			continue;
-		}
-		if (!last) {
-			if (!S_ISDIR(st.st_mode)) {
-				close(fd);
-				r = -ENOTDIR;
-				goto out;
-			}
-			step(&cur, fd);
-			continue;
-		}
-		if (!S_ISSOCK(st.st_mode)) {
-			close(fd);
-			r = -ECONNREFUSED;
-			goto out;
-		}
-		int ok = 0;
-		for (size_t i = 0; !ok && i < s->nids; i++)
-			ok = !s->ids[i].is_dir && same(&st, &s->ids[i]);
-		if (!ok)
-			ok = dir_allowed(s, cur);
-		if (!ok) {
-			close(fd);
-			r = -EACCES;
-		} else {
-			r = fd;
-		}
-		goto out;
-	}
-out:
-	if (cur >= 0)
-		close(cur);
-	close(root);
+	struct sock_walk w;
+	w.s = s;
+	w.pid = pid;
+	int r = walk_begin(&w, sun, n);
+	while (r == WALK_ON)
+		r = walk_next(&w);
+	if (w.cur >= 0)
+		close(w.cur);
+	if (w.root >= 0)
+		close(w.root);
 	return r;
 }
 
