@@ -226,14 +226,117 @@ static int entry_text(char *out, size_t outlen, const char *sec, size_t secn, co
 	return 0;
 }
 
+/* A config text being read: the callbacks, and the section of the keys
+ * that follow (sec NULL before the first header). */
+struct cfg_read {
+	gitfmt_entry_fn each;
+	void *ctx;
+	gitfmt_worktree_fn worktree_ok;
+	void *wctx;
+	const char *sec;
+	size_t secn, subn;
+	int has_sub;
+	char sub[1024]; /* lower case in the older form, else as quoted */
+};
+
+/* A section header at *pp ("["), up to its "]": "[section]",
+ * "[section \"sub\"]" or the older "[section.sub]". GITFMT_SAFE, or
+ * GITFMT_UNSAFE when malformed. */
+static int read_section(const char **pp, const char *end, struct cfg_read *rd)
+{
+	const char *p = *pp + 1, *sec = p;
+	while (p < end && (is_alnum((unsigned char)*p) || *p == '-' || *p == '.'))
+		p++;
+	size_t secn = (size_t)(p - sec), subn = 0;
+	if (secn == 0)
+		return GITFMT_UNSAFE;
+	const char *dot = memchr(sec, '.', secn);
+	int has_sub = dot != NULL;
+	if (dot != NULL) { /* [section.sub], the older form */
+		subn = secn - (size_t)(dot - sec) - 1;
+		if (subn == 0 || subn >= sizeof(rd->sub))
+			return GITFMT_UNSAFE;
+		for (size_t i = 0; i < subn; i++)
+			rd->sub[i] = (char)lower((unsigned char)dot[1 + i]);
+		secn = (size_t)(dot - sec);
+	}
+	if (p < end && (*p == ' ' || *p == '\t')) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p >= end || *p != '"' || has_sub)
+			return GITFMT_UNSAFE;
+		for (p++; p < end && *p != '"'; p++) {
+			if (*p == '\n' || *p == '\0')
+				return GITFMT_UNSAFE;
+			if (*p == '\\' && ++p >= end)
+				return GITFMT_UNSAFE;
+			if (subn + 1 >= sizeof(rd->sub))
+				return GITFMT_UNSAFE;
+			rd->sub[subn++] = *p;
+		}
+		if (p >= end)
+			return GITFMT_UNSAFE;
+		p++;
+		has_sub = 1;
+	}
+	if (p >= end || *p != ']')
+		return GITFMT_UNSAFE;
+	rd->sec = sec;
+	rd->secn = secn;
+	rd->subn = subn;
+	rd->has_sub = has_sub;
+	*pp = p + 1;
+	return GITFMT_SAFE;
+}
+
+/* A key at *pp, "name [= value]" to the end of its line, judged and
+ * given to the callback. GITFMT_SAFE to go on, GITFMT_UNSAFE when
+ * malformed, or the callback's stop value. */
+static int read_key(const char **pp, const char *end, const struct cfg_read *rd)
+{
+	const char *p = *pp;
+	char value[4096], text[4096 + 1024 + 256];
+	if (rd->sec == NULL || !is_alpha((unsigned char)*p))
+		return GITFMT_UNSAFE;
+	const char *name = p;
+	while (p < end && (is_alnum((unsigned char)*p) || *p == '-'))
+		p++;
+	size_t namen = (size_t)(p - name);
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	long vn = 0;
+	value[0] = '\0';
+	if (p < end && *p == '=') {
+		p++;
+		if (read_value(&p, end, value, sizeof(value), &vn) != 0)
+			return GITFMT_UNSAFE;
+	} else if (p < end && *p != '\n' && *p != '#' && *p != ';') {
+		return GITFMT_UNSAFE;
+	} else {
+		while (p < end && *p != '\n')
+			p++;
+	}
+	*pp = p;
+	int safe = safe_entry(rd->sec, rd->secn, rd->has_sub, name, namen, value, vn,
+			      rd->worktree_ok, rd->wctx);
+	if (entry_text(text, sizeof(text), rd->sec, rd->secn, rd->sub, rd->subn, name, namen, value,
+		       vn) != 0)
+		return GITFMT_UNSAFE;
+	return rd->each(rd->ctx, text, safe);
+}
+
 int gitfmt_config_entries(const char *buf, size_t len, gitfmt_entry_fn each, void *ctx,
 			  gitfmt_worktree_fn worktree_ok, void *wctx)
 {
 	const char *p = buf, *end = buf + len;
-	const char *sec = NULL;
-	size_t secn = 0, subn = 0;
-	int has_sub = 0;
-	char value[4096], sub[1024], text[4096 + 1024 + 256];
+	struct cfg_read rd;
+	rd.each = each;
+	rd.ctx = ctx;
+	rd.worktree_ok = worktree_ok;
+	rd.wctx = wctx;
+	rd.sec = NULL;
+	rd.secn = rd.subn = 0;
+	rd.has_sub = 0;
 
 	/* A UTF-8 byte order mark at the start: git skips it. */
 	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
@@ -248,77 +351,9 @@ int gitfmt_config_entries(const char *buf, size_t len, gitfmt_entry_fn each, voi
 				p++;
 			continue;
 		}
-		if (*p == '[') {
-			p++;
-			sec = p;
-			while (p < end && (is_alnum((unsigned char)*p) || *p == '-' || *p == '.'))
-				p++;
-			secn = (size_t)(p - sec);
-			if (secn == 0)
-				return GITFMT_UNSAFE;
-			subn = 0;
-			const char *dot = memchr(sec, '.', secn);
-			has_sub = dot != NULL;
-			if (dot != NULL) { /* [section.sub], the older form */
-				subn = secn - (size_t)(dot - sec) - 1;
-				if (subn == 0 || subn >= sizeof(sub))
-					return GITFMT_UNSAFE;
-				for (size_t i = 0; i < subn; i++)
-					sub[i] = (char)lower((unsigned char)dot[1 + i]);
-				secn = (size_t)(dot - sec);
-			}
-			if (p < end && (*p == ' ' || *p == '\t')) {
-				while (p < end && (*p == ' ' || *p == '\t'))
-					p++;
-				if (p >= end || *p != '"' || has_sub)
-					return GITFMT_UNSAFE;
-				for (p++; p < end && *p != '"'; p++) {
-					if (*p == '\n' || *p == '\0')
-						return GITFMT_UNSAFE;
-					if (*p == '\\' && ++p >= end)
-						return GITFMT_UNSAFE;
-					if (subn + 1 >= sizeof(sub))
-						return GITFMT_UNSAFE;
-					sub[subn++] = *p;
-				}
-				if (p >= end)
-					return GITFMT_UNSAFE;
-				p++;
-				has_sub = 1;
-			}
-			if (p >= end || *p != ']')
-				return GITFMT_UNSAFE;
-			p++;
-			continue; /* a key may follow on the same line */
-		}
-		/* name [= value] */
-		if (sec == NULL || !is_alpha((unsigned char)*p))
-			return GITFMT_UNSAFE;
-		const char *name = p;
-		while (p < end && (is_alnum((unsigned char)*p) || *p == '-'))
-			p++;
-		size_t namen = (size_t)(p - name);
-		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
-			p++;
-		long vn = 0;
-		value[0] = '\0';
-		if (p < end && *p == '=') {
-			p++;
-			if (read_value(&p, end, value, sizeof(value), &vn) != 0)
-				return GITFMT_UNSAFE;
-		} else if (p < end && *p != '\n' && *p != '#' && *p != ';') {
-			return GITFMT_UNSAFE;
-		} else {
-			while (p < end && *p != '\n')
-				p++;
-		}
-		int safe =
-			safe_entry(sec, secn, has_sub, name, namen, value, vn, worktree_ok, wctx);
-		if (entry_text(text, sizeof(text), sec, secn, sub, subn, name, namen, value, vn) !=
-		    0)
-			return GITFMT_UNSAFE;
-		int r = each(ctx, text, safe);
-		if (r != 0)
+		/* After a header, a key may follow on the same line. */
+		int r = *p == '[' ? read_section(&p, end, &rd) : read_key(&p, end, &rd);
+		if (r != GITFMT_SAFE)
 			return r;
 	}
 	return GITFMT_SAFE;
@@ -370,6 +405,105 @@ void gitfmt_index_start(struct gitfmt_index *ix, size_t hashlen, uint64_t total)
 	ix->total = total;
 }
 
+/* A version 4 entry's path at buf + *off: a varint's worth stripped
+ * from the previous path, then the rest up to a NUL. Into path (*pn its
+ * length), *off past it. 0, -1 malformed, 1 when avail does not hold it
+ * whole. */
+static int path_v4(const struct gitfmt_index *ix, const unsigned char *buf, size_t avail,
+		   size_t *off, char *path, size_t *pn)
+{
+	size_t strip = 0, o = *off;
+	unsigned char ch;
+	int guard = 0;
+	do {
+		if (o >= avail)
+			return 1;
+		if (++guard > 9)
+			return -1;
+		ch = buf[o++];
+		strip = (strip << 7) | (ch & 0x7f);
+		if (ch & 0x80)
+			strip++;
+	} while (ch & 0x80);
+	if (strip > ix->prevn)
+		return -1;
+	const unsigned char *nul = memchr(buf + o, '\0', avail - o);
+	if (nul == NULL)
+		return avail - o >= GITFMT_PATH_MAX ? -1 : 1;
+	size_t add = (size_t)(nul - (buf + o));
+	*pn = ix->prevn - strip + add;
+	if (*pn >= GITFMT_PATH_MAX)
+		return -1;
+	memcpy(path, ix->prev, ix->prevn - strip);
+	memcpy(path + ix->prevn - strip, buf + o, add);
+	*off = o + add + 1;
+	return 0;
+}
+
+/* An entry's path before version 4 at buf + *off, up to a NUL; the
+ * entry padded with 1-8 NULs to a multiple of 8. Into path (*pn its
+ * length), *off past the padding. 0, -1 malformed, 1 when avail does not
+ * hold it whole. */
+static int path_padded(const unsigned char *buf, size_t avail, size_t *off, char *path, size_t *pn)
+{
+	const unsigned char *nul = memchr(buf + *off, '\0', avail - *off);
+	if (nul == NULL)
+		return avail - *off >= GITFMT_PATH_MAX ? -1 : 1;
+	*pn = (size_t)(nul - (buf + *off));
+	if (*pn >= GITFMT_PATH_MAX)
+		return -1;
+	memcpy(path, buf + *off, *pn);
+	size_t total = *off + *pn + 1;
+	total = (total + 7) & ~(size_t)7;
+	if (total > avail)
+		return 1;
+	*off = total;
+	return 0;
+}
+
+/* path, cut at its byte at (restored after), given to each as a
+ * directory of this kind: 0, or the stop value to return. */
+static int report(char *path, size_t at, int kind, gitfmt_dir_fn each, void *ctx)
+{
+	char was = path[at];
+	path[at] = '\0';
+	int r = each(ctx, path, kind);
+	path[at] = was;
+	if (r != 0)
+		return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
+	return 0;
+}
+
+/* The directories of path (pn bytes, verified) reported: those the
+ * previous path did not have (the index is sorted: a directory's
+ * entries are together), then a sparse index's directory entry (which
+ * stands for everything below it, not listed) or a submodule's own
+ * directory, then the directory of a tracked HEAD or commondir below the
+ * top (it may be a git dir of its own already: a bare repository kept as
+ * a test fixture). 0, or the stop value to return. */
+static int report_dirs(const struct gitfmt_index *ix, char *path, size_t pn, uint32_t mode,
+		       gitfmt_dir_fn each, void *ctx)
+{
+	int sparse = path[pn - 1] == '/';
+	size_t dn = sparse ? pn - 1 : pn; /* the path without that "/" */
+	size_t common = 0;
+	int r;
+	for (size_t j = 0; j < pn && j < ix->prevn && path[j] == ix->prev[j]; j++)
+		if (path[j] == '/')
+			common = j + 1;
+	for (size_t j = common; j < dn; j++)
+		if (path[j] == '/' && (r = report(path, j, 0, each, ctx)) != 0)
+			return r;
+	if ((sparse || (mode & 0170000) == 0160000) &&
+	    (r = report(path, dn, sparse ? GITFMT_SPARSE_DIR : GITFMT_GITLINK, each, ctx)) != 0)
+		return r;
+	const char *base = strrchr(path, '/');
+	if (!sparse && base != NULL &&
+	    (strcmp(base + 1, "HEAD") == 0 || strcmp(base + 1, "commondir") == 0))
+		return report(path, (size_t)(base - path), GITFMT_HEAD_FILE, each, ctx);
+	return 0;
+}
+
 /* One entry at buf (avail bytes): its directories reported. The entry's
  * length into *n; 0, -1 malformed, 1 when avail does not hold it whole,
  * or the callback's stop value (> 1 or negative other than -1 are the
@@ -378,7 +512,7 @@ static int index_entry(struct gitfmt_index *ix, const unsigned char *buf, size_t
 		       gitfmt_dir_fn each, void *ctx)
 {
 	char path[GITFMT_PATH_MAX];
-	size_t fixed = 40 + ix->hashlen + 2, off = fixed, pn;
+	size_t fixed = 40 + ix->hashlen + 2, off = fixed, pn = 0;
 	if (avail < fixed)
 		return 1;
 	uint32_t mode = be32(buf + 24);
@@ -390,48 +524,10 @@ static int index_entry(struct gitfmt_index *ix, const unsigned char *buf, size_t
 			return 1;
 		off += 2;
 	}
-	if (ix->version == 4) {
-		/* strip a varint's worth from the previous path */
-		size_t strip = 0;
-		unsigned char ch;
-		int guard = 0;
-		do {
-			if (off >= avail)
-				return 1;
-			if (++guard > 9)
-				return -1;
-			ch = buf[off++];
-			strip = (strip << 7) | (ch & 0x7f);
-			if (ch & 0x80)
-				strip++;
-		} while (ch & 0x80);
-		if (strip > ix->prevn)
-			return -1;
-		const unsigned char *nul = memchr(buf + off, '\0', avail - off);
-		if (nul == NULL)
-			return avail - off >= GITFMT_PATH_MAX ? -1 : 1;
-		size_t add = (size_t)(nul - (buf + off));
-		pn = ix->prevn - strip + add;
-		if (pn >= sizeof(path))
-			return -1;
-		memcpy(path, ix->prev, ix->prevn - strip);
-		memcpy(path + ix->prevn - strip, buf + off, add);
-		off += add + 1;
-	} else {
-		const unsigned char *nul = memchr(buf + off, '\0', avail - off);
-		if (nul == NULL)
-			return avail - off >= GITFMT_PATH_MAX ? -1 : 1;
-		pn = (size_t)(nul - (buf + off));
-		if (pn >= sizeof(path))
-			return -1;
-		memcpy(path, buf + off, pn);
-		/* entries are padded with 1-8 NULs to a multiple of 8 */
-		size_t total = off + pn + 1;
-		total = (total + 7) & ~(size_t)7;
-		if (total > avail)
-			return 1;
-		off = total;
-	}
+	int r = ix->version == 4 ? path_v4(ix, buf, avail, &off, path, &pn)
+				 : path_padded(buf, avail, &off, path, &pn);
+	if (r != 0)
+		return r;
 	*n = off;
 	path[pn] = '\0';
 	if (pn == 0) {
@@ -442,48 +538,8 @@ static int index_entry(struct gitfmt_index *ix, const unsigned char *buf, size_t
 	}
 	if (!verified(path, pn))
 		return -1;
-	/* A sparse index's directory entry stands for everything below
-	 * it, which is not listed: reported as such (its parents first, as
-	 * for any path). */
-	int sparse = path[pn - 1] == '/';
-	size_t dn = sparse ? pn - 1 : pn; /* the path without that "/" */
-	/* The directories of this path that the previous one did not have
-	 * (the index is sorted: a directory's entries are together), then
-	 * a submodule's own directory. */
-	size_t common = 0;
-	for (size_t j = 0; j < pn && j < ix->prevn && path[j] == ix->prev[j]; j++)
-		if (path[j] == '/')
-			common = j + 1;
-	for (size_t j = common; j < dn; j++) {
-		if (path[j] != '/')
-			continue;
-		path[j] = '\0';
-		int r = each(ctx, path, 0);
-		path[j] = '/';
-		if (r != 0)
-			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
-	}
-	if (sparse || (mode & 0170000) == 0160000) {
-		path[dn] = '\0';
-		int r = each(ctx, path, sparse ? GITFMT_SPARSE_DIR : GITFMT_GITLINK);
-		if (sparse)
-			path[dn] = '/';
-		if (r != 0)
-			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
-	}
-	/* A tracked HEAD or commondir below the top: its directory may be
-	 * a git dir of its own already (a bare repository kept as a test
-	 * fixture). */
-	const char *base = strrchr(path, '/');
-	if (!sparse && base != NULL &&
-	    (strcmp(base + 1, "HEAD") == 0 || strcmp(base + 1, "commondir") == 0)) {
-		char *slash = path + (base - path);
-		*slash = '\0';
-		int r = each(ctx, path, GITFMT_HEAD_FILE);
-		*slash = '/';
-		if (r != 0)
-			return r == 1 || r == -1 ? GITFMT_INDEX_STOPPED : r;
-	}
+	if ((r = report_dirs(ix, path, pn, mode, each, ctx)) != 0)
+		return r;
 	memcpy(ix->prev, path, pn + 1);
 	ix->prevn = pn;
 	return 0;
