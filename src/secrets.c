@@ -220,102 +220,119 @@ static int allow_load(cordon *c, struct allow_set *a)
 	return 0;
 }
 
-static int resolve(cordon *c, const struct allow_set *allows)
+/* Each --deny-read path, checked and added. 0 or an error with its
+ * message. */
+static int deny_given(cordon *c)
 {
 	struct policy *p = &c->pol;
-	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
-	const char *const *allow = allows->v;
-	size_t nallow = allows->n;
+	const char *hv[2] = { c->homes[0], c->homes[1] };
+	char real[CORDON_PATH_MAX];
 	struct stat st;
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < c->deny_read.n; i++) {
 		const char *given = c->deny_read.v[i];
-		if (realpath(given, real) == NULL || stat(real, &st) != 0) {
-			r = cordon_fail_errno(c, CORDON_EINVAL, errno,
-					      "--deny-read path does not exist: %s", given);
-			break;
-		}
-		const char *hv[2] = { c->homes[0], c->homes[1] };
-		if (path_is_broad(real, hv, (size_t)c->nhomes)) {
-			r = cordon_fail(c, CORDON_EINVAL,
-					"--deny-read path %s would hide the home directory or "
-					"the system",
-					given);
-			break;
-		}
-		if (holds_writable(p, real)) {
-			r = cordon_fail(
+		if (realpath(given, real) == NULL || stat(real, &st) != 0)
+			return cordon_fail_errno(c, CORDON_EINVAL, errno,
+						 "--deny-read path does not exist: %s", given);
+		if (path_is_broad(real, hv, (size_t)c->nhomes))
+			return cordon_fail(c, CORDON_EINVAL,
+					   "--deny-read path %s would hide the home directory or "
+					   "the system",
+					   given);
+		if (holds_writable(p, real))
+			return cordon_fail(
 				c, CORDON_EINVAL,
 				"--deny-read path %s holds the workspace or a writable path",
 				given);
-			break;
-		}
-		if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-			r = cordon_fail(
+		if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+			return cordon_fail(
 				c, CORDON_EINVAL,
 				"--deny-read path %s has %lu hard links: the other names would "
 				"stay readable",
 				given, (unsigned long)st.st_nlink);
-			break;
-		}
 		r = add_deny(p, real, S_ISDIR(st.st_mode), 1, 0, 0);
 	}
-	for (int h = 0; r == 0 && c->default_deny_read && h < c->nhomes; h++)
-		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
-			const struct secret_default *sd = &cordon_secret_defaults[i];
-			if (path_join(path, sizeof(path), c->homes[h], sd->rel + 2) != 0)
-				continue;
-			/* Most are not there: one lstat says so, where realpath
-			 * reads the home's link first (a run checks ~45). */
-			if (lstat(path, &st) != 0 && errno == ENOENT)
-				continue;
-			if (realpath(path, real) == NULL || stat(real, &st) != 0) {
-				/* Not there: nothing to cover. There but out of the
-				 * caller's reach (a directory on its way made 0600,
-				 * maybe by an earlier run, since chmod outside is a
-				 * gap without the mount layer): listed, left open,
-				 * reported, never skipped in silence. */
-				int e = errno;
-				if ((e == EACCES || e == EPERM) && !allowed(allow, nallow, path))
-					r = add_deny(p, path, 0, 0, 0, 1);
-				continue;
-			}
-			if (allowed(allow, nallow, real) || allowed(allow, nallow, path))
-				continue;
-			/* Where the command works, or a link to a broad place:
-			 * listed, left open, reported. */
-			const char *hv[2] = { c->homes[0], c->homes[1] };
-			int open = holds_writable(p, real) ||
-				   path_is_broad(real, hv, (size_t)c->nhomes);
-			r = add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh, open);
-		}
-	/* An allowed path inside a denied tree cannot be uncovered alone
-	 * (nor one that does not exist there yet): say so rather than
-	 * leave it unreadable in silence. */
-	for (size_t i = 0; r == 0 && i < c->allow_read.n; i++) {
+	return r;
+}
+
+/* One entry of the default table under home, added when it is there and
+ * not allowed. 0 or CORDON_ENOMEM. */
+static int deny_default(cordon *c, const struct allow_set *allows, const char *home,
+			const struct secret_default *sd)
+{
+	struct policy *p = &c->pol;
+	const char *const *allow = allows->v;
+	size_t nallow = allows->n;
+	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	struct stat st;
+
+	if (path_join(path, sizeof(path), home, sd->rel + 2) != 0)
+		return 0;
+	/* Most are not there: one lstat says so, where realpath reads the
+	 * home's link first (a run checks ~45). */
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return 0;
+	if (realpath(path, real) == NULL || stat(real, &st) != 0) {
+		/* Not there: nothing to cover. There but out of the caller's
+		 * reach (a directory on its way made 0600, maybe by an
+		 * earlier run, since chmod outside is a gap without the mount
+		 * layer): listed, left open, reported, never skipped in
+		 * silence. */
+		int e = errno;
+		if ((e == EACCES || e == EPERM) && !allowed(allow, nallow, path))
+			return add_deny(p, path, 0, 0, 0, 1);
+		return 0;
+	}
+	if (allowed(allow, nallow, real) || allowed(allow, nallow, path))
+		return 0;
+	/* Where the command works, or a link to a broad place: listed, left
+	 * open, reported. */
+	const char *hv[2] = { c->homes[0], c->homes[1] };
+	int open = holds_writable(p, real) || path_is_broad(real, hv, (size_t)c->nhomes);
+	return add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh, open);
+}
+
+/* An allowed path inside a denied tree cannot be uncovered alone (nor
+ * one that does not exist there yet): say so rather than leave it
+ * unreadable in silence. 0 or an error with its message. */
+static int allow_inside_denied(cordon *c)
+{
+	const struct policy *p = &c->pol;
+	for (size_t i = 0; i < c->allow_read.n; i++) {
 		const char *a = c->allow_read.v[i];
-		char abs[CORDON_PATH_MAX];
+		char abs[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX];
 		if (realpath(a, abs) == NULL) {
 			int n = -1;
 			if (a[0] == '/')
 				n = snprintf(abs, sizeof(abs), "%s", a);
-			else if (getcwd(path, sizeof(path)) != NULL)
-				n = snprintf(abs, sizeof(abs), "%s/%s", path, a);
+			else if (getcwd(cwd, sizeof(cwd)) != NULL)
+				n = snprintf(abs, sizeof(abs), "%s/%s", cwd, a);
 			if (n < 0 || n >= (int)sizeof(abs))
 				continue;
 		}
 		for (size_t k = 0; k < p->ndeny; k++)
 			if (p->deny[k].is_dir && strcmp(p->deny[k].path, abs) != 0 &&
-			    path_within(p->deny[k].path, abs)) {
-				r = cordon_fail(c, CORDON_EINVAL,
-						"--allow-read %s is inside %s, which stays denied: "
-						"allow %s itself",
-						a, p->deny[k].path, p->deny[k].path);
-				break;
-			}
+			    path_within(p->deny[k].path, abs))
+				return cordon_fail(
+					c, CORDON_EINVAL,
+					"--allow-read %s is inside %s, which stays denied: "
+					"allow %s itself",
+					a, p->deny[k].path, p->deny[k].path);
 	}
-	return r;
+	return 0;
+}
+
+/* The paths of the run that the command must not read: --deny-read's,
+ * the default table's under each home, then the --allow-read paths that
+ * cannot be taken out of them. */
+static int resolve(cordon *c, const struct allow_set *allows)
+{
+	int r = deny_given(c);
+	for (int h = 0; r == 0 && c->default_deny_read && h < c->nhomes; h++)
+		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++)
+			r = deny_default(c, allows, c->homes[h], &cordon_secret_defaults[i]);
+	return r != 0 ? r : allow_inside_denied(c);
 }
 
 /* Digits only, at least one (min 1) or none (min 0). */
