@@ -222,11 +222,12 @@ static int owned_dir(cordon *c, const char *path, int fd)
 	return 0;
 }
 
-int runtmp_create(cordon *c)
+/* The state dir (--state-dir, XDG_STATE_HOME or the home's), checked
+ * and made, canonical into real (CORDON_PATH_MAX bytes). 0 or an error
+ * with its message. */
+static int state_dir_ready(cordon *c, char *real)
 {
-	char state[CORDON_PATH_MAX], real[CORDON_PATH_MAX], tmpl[CORDON_PATH_MAX];
-	int r;
-
+	char state[CORDON_PATH_MAX];
 	int sr = runtmp_state_dir(c, state, sizeof(state));
 	if (sr == -2)
 		return cordon_fail(c, CORDON_EINVAL,
@@ -244,7 +245,7 @@ int runtmp_create(cordon *c)
 	/* The state dir is where runs' dirs are made and swept: a command
 	 * must not be able to move it (a symlink planted in a writable tree)
 	 * or write it (inside a writable tree, or writable by others). */
-	int rr = policy_resolve_untampered(&c->pol, state, real, sizeof(real));
+	int rr = policy_resolve_untampered(&c->pol, state, real, CORDON_PATH_MAX);
 	if (rr == POLICY_REDIRECTED)
 		return cordon_fail(c, CORDON_EREFUSED,
 				   "refusing the state directory %s: it leads through a symlink "
@@ -261,7 +262,15 @@ int runtmp_create(cordon *c)
 	if (mkdir_p(real) != 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot create state directory %s",
 					 state);
-	if ((r = owned_dir(c, real, -1)) != 0)
+	return owned_dir(c, real, -1);
+}
+
+int runtmp_create(cordon *c)
+{
+	char real[CORDON_PATH_MAX], tmpl[CORDON_PATH_MAX];
+	int r;
+
+	if ((r = state_dir_ready(c, real)) != 0)
 		return r;
 	if (snprintf(tmpl, sizeof(tmpl), "%s/runs", real) >= (int)sizeof(tmpl))
 		return cordon_fail(c, CORDON_EINVAL, "state directory path too long");
