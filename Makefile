@@ -40,7 +40,7 @@ LDLIBS    += -lpthread
 LIB_SRC := src/error.c src/ids.c src/strv.c src/path.c src/json.c src/compat.c src/fsutil.c \
            src/env.c src/config.c src/policy.c src/caches.c src/gitfmt.c src/gitdirs.c src/gitfind.c src/gitwatch.c src/gitguard.c src/gitnested.c src/netallow.c src/proxyproto.c src/secrets.c src/runtmp.c src/stdfds.c src/status.c \
            src/spawn.c src/cordon.c src/backends.c src/backend-none.c src/backend-seatbelt.c \
-           src/backend-linux.c src/linux-probe.c src/landlock.c src/landlock-reads.c src/layer-mountns.c src/layer-devpts.c src/layer-tmp.c src/layer-scratchhome.c src/layer-netns.c src/limits.c \
+           src/backend-linux.c src/linux-probe.c src/landlock-sys.c src/landlock.c src/landlock-reads.c src/layer-mountns.c src/layer-devpts.c src/layer-tmp.c src/layer-scratchhome.c src/layer-netns.c src/limits.c \
            src/layer-pidns.c src/layer-seccomp.c src/unix-supervisor.c src/caps.c \
            src/linux-runner.c
 CLI_SRC := cli/main.c cli/args.c
@@ -400,7 +400,7 @@ $(B)/bench/waitwrap: bench/waitwrap.c bench/nsfloor.h
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 # cordon's own Landlock table and seccomp program, and only them: the
 # rest of those files (the run's preparation) is dropped at link time.
-CONFWRAP_SRC := bench/confwrap.c src/landlock.c src/layer-seccomp.c
+CONFWRAP_SRC := bench/confwrap.c src/landlock-sys.c src/landlock.c src/layer-seccomp.c
 $(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux-layers.h src/landlock-abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(LDFLAGS) \

@@ -296,18 +296,21 @@ void caps_thread_init(struct thread_caps *tc, uint64_t ceiling);
 int caps_thread_lower(const struct thread_caps *tc);
 void caps_thread_restore(const struct thread_caps *tc);
 
+/* landlock-sys.c: what both Landlock rulesets are built with. */
+/* The system calls (return value, errno). */
+long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags);
+long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr);
+long ll_restrict_self(int fd);
+/* Grant rights on path (followed) in ruleset: 0, or errno; a path that
+ * is not there: 0, nothing to grant. */
+int landlock_grant_path(const char *path, int ruleset, uint64_t rights);
+
 /* landlock.c: the write ruleset, the ABI, and what each ABI covers. */
 /* The kernel's ABI version (> 0), or -errno of the version query. */
 int landlock_query_abi(void);
 /* The handled rights and scopes of an ABI version (capped at what cordon
  * knows). */
 void landlock_attr_for_abi(int abi, struct ll_ruleset_attr *attr);
-/* The system calls (return value, errno). */
-long ll_create_ruleset(const struct ll_ruleset_attr *attr, size_t size, uint32_t flags);
-long ll_add_rule(int fd, const struct ll_path_beneath_attr *attr);
-/* Grant rights on path (followed) in ruleset: 0, or errno; a path that
- * is not there: 0, nothing to grant. */
-int landlock_grant_path(const char *path, int ruleset, uint64_t rights);
 /* The network rights an ABI can refuse (0 below ABI 4). */
 uint64_t landlock_net_rights(int abi);
 /* Gaps Landlock leaves at abi, with or without the mount layer, and the
