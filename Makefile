@@ -38,7 +38,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -DCORDON_BUILDING -fvisibi
 LDLIBS    += -lpthread
 
 LIB_SRC := src/error.c src/ids.c src/strv.c src/path.c src/json.c src/compat.c src/fsutil.c \
-           src/env.c src/config.c src/policy.c src/caches.c src/gitfmt.c src/gitdirs.c src/gitfind.c src/gitwatch.c src/gitguard.c src/gitnested.c src/netallow.c src/proxyproto.c src/secrets.c src/runtmp.c src/stdfds.c src/status.c \
+           src/env.c src/config.c src/policy.c src/caches.c src/gitfmt.c src/gitdirs.c src/gitfind.c src/gitwatch.c src/gitguard.c src/gitnested.c src/netallow.c src/proxyproto.c src/secrets.c src/runtmp.c src/workdir.c src/stdfds.c src/status.c \
            src/spawn.c src/cordon.c src/backends.c src/backend-none.c src/backend-seatbelt.c \
            src/backend-linux.c src/linux-probe.c src/landlock-sys.c src/landlock.c src/landlock-reads.c src/layer-mountns.c src/layer-devpts.c src/layer-tmp.c src/layer-scratchhome.c src/layer-netns.c src/limits.c \
            src/layer-pidns.c src/layer-seccomp.c src/unix-supervisor.c src/caps.c \

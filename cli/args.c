@@ -103,6 +103,7 @@ static int fail(struct cli_args *a, const char *fmt, ...)
 /* Options that take a value. */
 enum opt {
 	O_WORKSPACE,
+	O_CWD,
 	O_SANDBOX,
 	O_ALLOW_WRITE,
 	O_ALLOW_SOCKET,
@@ -137,6 +138,7 @@ enum opt {
 
 static const char *const long_names[O_COUNT] = {
 	[O_WORKSPACE] = "workspace",
+	[O_CWD] = "cwd",
 	[O_SANDBOX] = "sandbox",
 	[O_ALLOW_WRITE] = "allow-write",
 	[O_ALLOW_SOCKET] = "allow-socket",
@@ -256,6 +258,8 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 	switch (o) {
 	case O_WORKSPACE:
 		return once_str(a, o, &a->workspace, v);
+	case O_CWD:
+		return once_str(a, o, &a->cwd, v);
 	case O_SANDBOX: {
 		enum cordon_mode m;
 		if (cordon_parse_mode(v, &m) != 0)

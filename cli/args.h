@@ -21,6 +21,7 @@ struct cli_args {
 	const char *help_topic; /* "run", "probe" or NULL */
 	/* run */
 	const char *workspace;
+	const char *cwd; /* --cwd */
 	enum cordon_mode mode;
 	const char **allow_write;
 	size_t nallow_write;

@@ -30,6 +30,8 @@ static const char usage_run[] =
 	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]\n"
 	"\n"
 	"  -w, --workspace DIR     the tree the command may write (default: current dir)\n"
+	"  --cwd DIR               where the command starts (default: the current dir\n"
+	"                          when it lies in the workspace, else the workspace)\n"
 	"  --sandbox MODE          auto (default): confine, or warn and run unconfined;\n"
 	"                          required: confine or refuse (exit 125); off: plain exec\n"
 	"  --allow-write PATH      an extra writable tree or file (repeatable)\n"
@@ -239,6 +241,8 @@ static void configure(cordon *c, const struct cli_args *a)
 	check(c, cordon_set_mode(c, a->mode));
 	if (a->workspace != NULL)
 		check(c, cordon_set_workspace(c, a->workspace));
+	if (a->cwd != NULL)
+		check(c, cordon_set_cwd(c, a->cwd));
 	for (size_t i = 0; i < a->nallow_write; i++)
 		check(c, cordon_add_allow_write(c, a->allow_write[i]));
 	for (size_t i = 0; i < a->nallow_socket; i++)

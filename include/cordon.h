@@ -5,7 +5,8 @@
  * Life cycle of a run:
  *   1. c = cordon_new();
  *   2. cordon_set_*() / cordon_add_*() record the configuration. They only
- *      copy their arguments; nothing touches the file system or the kernel.
+ *      copy their arguments; nothing touches the file system or the kernel
+ *      (cordon_set_cwd() alone resolves its directory at once).
  *   3. cordon_begin(c) canonicalises and validates the policy, probes the
  *      platform (once per process), makes the run's temp dir and writes the
  *      start status event.
@@ -132,6 +133,18 @@ CORDON_EXPORT int cordon_parse_mode(const char *s, enum cordon_mode *out);
  * is refused (CORDON_EINVAL). */
 /* Default: the current directory at cordon_begin(). */
 CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
+/* The directory every command of the run starts in (the process's
+ * current directory is one for all its threads; a run names its own).
+ * Unlike the other setters it looks at the file system now: dir is
+ * resolved (symlinks too) against the current directory at this call,
+ * and must exist and be a directory, else CORDON_EINVAL. It need not lie
+ * in the workspace. Default: the current directory at cordon_begin()
+ * when it lies in the workspace, else the workspace itself. The start
+ * event names it ("cwd") and where it came from ("cwd_from": "option",
+ * "current" or "workspace"). A directory the command cannot enter or
+ * list in its confined view (gone, or a denied path) fails the run or
+ * the spawn with CORDON_EINVAL: the command never starts elsewhere. */
+CORDON_EXPORT int cordon_set_cwd(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
 /* A pathname Unix socket outside the writable set the command may

@@ -604,7 +604,10 @@ static size_t locate(const cordon *c, unsigned mask, struct cache_loc locs[CACHE
 	char home[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX];
 	if (mask == 0 || cache_home(c, home) != 0)
 		return 0;
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
+	/* A relative variable is what the tool takes it for from where it
+	 * starts: the run's working directory (workdir.c). */
+	if (c->pol.cwd != NULL ? path_join(cwd, sizeof(cwd), c->pol.cwd, "") != 0
+			       : getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0'; /* relative variables then name no location */
 	return caches_locate(mask, caches_env_lookup, environ, home, cwd[0] ? cwd : NULL, locs,
 			     too_long);

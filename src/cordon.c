@@ -140,6 +140,7 @@ void cordon_free(cordon *c)
 	tampered_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
+	free(c->cwd_opt);
 	free(c->state_dir_opt);
 	free(c->status_file);
 	free(c->keep_fds);
@@ -639,18 +640,23 @@ static int begin(cordon *c)
 		early_start(c);
 	if (c->mode != CORDON_MODE_OFF) {
 		tampered_free(c);
-		if ((r = homes_load(c)) != 0 || (r = policy_resolve(c)) != 0 ||
+		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
+		    (r = policy_resolve(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
 		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(0, &reap);
 			return r;
 		}
+	} else if ((r = workdir_choose(c)) != 0) {
+		return r;
 	}
 	r = plan(c);
 	/* What failed to prepare may be a layer only assumed to work. */
 	if (r != 0 && r != CORDON_EUNAVAILABLE && c->dec.cov.unsure != 0)
 		r = plan_settled(c);
+	if (r == 0)
+		r = workdir_readable(c);
 	if (r != 0)
 		return r;
 	/* Secrets leave the environment whenever cordon confines or tries
@@ -666,6 +672,8 @@ static int begin(cordon *c)
 	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
 	if (c->envp == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	if ((r = workdir_env(c)) != 0)
+		return r;
 	/* With a layer still unsure, the first spawn's child settles it and
 	 * the start event waits for its report. */
 	if (c->dec.cov.unsure == 0)
@@ -710,8 +718,9 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 		return spawn_command(c, argv, out);
 	}
 	int r = spawn_command(c, argv, out);
-	if (r == 0 || r == CORDON_EEXEC) {
-		/* Every layer was applied: the command (or its exec) ran. */
+	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
+		/* Every layer was applied: the command (or its exec, or the
+		 * working directory: CORDON_EINVAL) ran. */
 		if (be->confirm != NULL)
 			be->confirm(c->dec.cov.layers);
 		c->dec.cov.unsure = 0;

@@ -296,6 +296,14 @@ const struct id_text cordon_refusal_ids[REFUSAL_COUNT] = {
 			    "a resource bound (--max-procs, --max-memory, --max-tmp) holds" },
 };
 
+const struct id_text cordon_cwd_from_ids[CWD_FROM_COUNT] = {
+	[CWD_FROM_OPTION] = { "option", "the directory given with --cwd (cordon_set_cwd)" },
+	[CWD_FROM_CURRENT] = { "current",
+			       "the caller's current directory, which lies in the workspace" },
+	[CWD_FROM_WORKSPACE] = { "workspace",
+				 "the workspace: the caller's current directory lies outside it" },
+};
+
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
 		       CORDON_CACHE_PIP == 1u << CACHE_PIP &&
 		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT &&
@@ -344,14 +352,15 @@ static const struct {
 	{ cordon_network_ids, 2 },
 	{ cordon_limit_by_ids, LIMIT_BY_COUNT },
 	{ cordon_refusal_ids, REFUSAL_COUNT },
+	{ cordon_cwd_from_ids, CWD_FROM_COUNT },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
 /* Every identifier once, in table order, NULL-terminated. "landlock" is
  * both a backend and a layer (as "seatbelt" is): listed once. */
-static const char
-	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
-		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT + REFUSAL_COUNT + 1];
+static const char *all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT +
+			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT +
+			   REFUSAL_COUNT + CWD_FROM_COUNT + 1];
 
 static void fill_ids(void)
 {

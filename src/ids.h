@@ -137,6 +137,14 @@ enum refusal_id {
 	REFUSAL_COUNT
 };
 
+/* Where the command starts (the start event's "cwd_from"). */
+enum cwd_from {
+	CWD_FROM_OPTION, /* cordon_set_cwd(), --cwd */
+	CWD_FROM_CURRENT, /* the caller's current directory, inside the workspace */
+	CWD_FROM_WORKSPACE, /* the workspace: the caller's directory lies outside it */
+	CWD_FROM_COUNT
+};
+
 /* The tool caches, in the order of their CORDON_CACHE_* bits. */
 enum cache_tool {
 	CACHE_CARGO,
@@ -179,6 +187,7 @@ extern const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT];
 extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
 extern const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT];
 extern const struct id_text cordon_refusal_ids[REFUSAL_COUNT];
+extern const struct id_text cordon_cwd_from_ids[CWD_FROM_COUNT];
 
 /* The identifier of a reason, or NULL for REASON_NONE. */
 const char *reason_name(enum reason_id r);

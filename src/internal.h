@@ -136,6 +136,10 @@ struct protect_entry {
 
 struct policy {
 	char *workspace;
+	/* Where every command of the run starts (workdir.c): canonical, and
+	 * where it comes from. */
+	char *cwd;
+	enum cwd_from cwd_from;
 	struct wentry *w;
 	size_t nw, capw;
 	struct cache_entry caches[32 + CACHE_TOOL_COUNT]; /* CACHE_LOC_MAX, and one per tool */
@@ -261,6 +265,22 @@ int strlist_push(char ***v, size_t *n, const char *s);
 int policy_add_absent(struct policy *p, const char *path);
 #define POLICY_REDIRECTED 1
 int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);
+
+/* ---- workdir.c: where the commands start ---- */
+/* The run's working directory into c->pol.cwd (call before homes_load:
+ * a relative HOME is taken from there): --cwd, else the caller's current
+ * directory when it lies in the workspace, else the workspace. 0 with no
+ * choice made when the workspace cannot be resolved (policy_resolve()
+ * then says why), or an error. */
+int workdir_choose(cordon *c);
+/* After policy_resolve(): the choice agrees with the canonical workspace
+ * (chosen now when it could not be before). 0 or an error. */
+int workdir_confirm(cordon *c);
+/* After the plan: refused (CORDON_EINVAL, with a message) when it lies in
+ * a path the command may not read. */
+int workdir_readable(cordon *c);
+/* The command's PWD (c->envp) names it when it is not the caller's. */
+int workdir_env(cordon *c);
 
 /* ---- caches.c ---- */
 int caches_resolve(cordon *c);
@@ -404,6 +424,7 @@ struct cordon {
 	/* configuration, recorded by the setters (config.c) */
 	enum cordon_mode mode;
 	char *workspace_opt;
+	char *cwd_opt; /* cordon_set_cwd: canonical */
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
 	int default_deny_read;
 	enum cordon_network network;

@@ -439,8 +439,9 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 		}
 	if (plan_covers(m, pol) != 0)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	/* getcwd(NULL, 0) allocates what the path needs. */
-	m->cwd = getcwd(NULL, 0);
+	/* The run's working directory (workdir.c), entered again after the
+	 * mounts; getcwd(NULL, 0) allocates what the path needs. */
+	m->cwd = pol->cwd != NULL ? strdup(pol->cwd) : getcwd(NULL, 0);
 	return 0;
 }
 

@@ -19,16 +19,22 @@
 #include <unistd.h>
 
 /* in, canonical when it exists, else lexically normalised, into out
- * (CORDON_PATH_MAX bytes); a relative in from the working directory. in
- * is shorter than CORDON_PATH_MAX. */
-static int home_path(const char *in, char *out)
+ * (CORDON_PATH_MAX bytes); a relative in from the run's working directory
+ * (workdir.c; else the current one). in is shorter than CORDON_PATH_MAX. */
+static int home_path(const cordon *c, const char *in, char *out)
 {
-	char cwd[CORDON_PATH_MAX];
+	char cwd[CORDON_PATH_MAX], abs[CORDON_PATH_MAX];
+	if (in[0] != '/') {
+		if (c->pol.cwd != NULL ? path_join(cwd, sizeof(cwd), c->pol.cwd, "") != 0
+				       : getcwd(cwd, sizeof(cwd)) == NULL)
+			return -1;
+		if (path_join(abs, sizeof(abs), cwd, in) != 0)
+			return -1;
+		in = abs;
+	}
 	if (realpath(in, out) != NULL)
 		return 0;
-	if (in[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL)
-		return -1;
-	return path_normalize(in[0] == '/' ? NULL : cwd, in, out, CORDON_PATH_MAX);
+	return path_normalize(NULL, in, out, CORDON_PATH_MAX);
 }
 
 /* The password database's home of the real uid, or NULL; *buf is the
@@ -71,7 +77,7 @@ int homes_load(cordon *c)
 					   CORDON_PATH_MAX - 1);
 		/* A relative HOME is what the command's tools take it for from
 		 * where it starts: the working directory, which is the run's. */
-		if (home_path(env, c->homes[n]) == 0)
+		if (home_path(c, env, c->homes[n]) == 0)
 			n++;
 	}
 	const char *pw = passwd_home(&buf);
@@ -83,7 +89,7 @@ int homes_load(cordon *c)
 					   "than %d bytes",
 					   CORDON_PATH_MAX - 1);
 		}
-		if (home_path(pw, c->homes[n]) == 0 &&
+		if (home_path(c, pw, c->homes[n]) == 0 &&
 		    (n == 0 || strcmp(c->homes[0], c->homes[1]) != 0))
 			n++;
 	}
@@ -152,6 +158,7 @@ void policy_free(struct policy *p)
 {
 	free(p->scratch_home);
 	free(p->workspace);
+	free(p->cwd);
 	for (size_t i = 0; i < p->nw; i++)
 		free(p->w[i].path);
 	free(p->w);

@@ -31,7 +31,7 @@
 #endif
 
 /* What the child reports on the error pipe. */
-enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC, STAGE_APPLIED };
+enum child_stage { STAGE_SETUP = 1, STAGE_CONFINE, STAGE_EXEC, STAGE_APPLIED, STAGE_CWD };
 
 /* Exit statuses of a child that failed before exec (the pipe carries the
  * details; these are what an outside observer of the pid sees). */
@@ -69,6 +69,8 @@ struct plan {
 	void *cmd_stack;
 	int statusfd;
 	struct stdio_plan stdio; /* fds 0-2 that point outside */
+	const char *cwd; /* the run's working directory (workdir.c), or NULL */
+	int check_cwd; /* confined: it must also be listable */
 	/* Without a reaper but started by the run's thread: the command dies
 	 * with that thread, so with cordon even by SIGKILL (its own children
 	 * do not: no PID namespace). The parent's pid, or 0. */
@@ -188,8 +190,28 @@ static int caught_signals(uint64_t *mask)
 #endif
 }
 
-/* The command's last steps: the caller's signal mask, the PATH search
- * and exec. */
+/* The run's working directory, entered by name in the command's own view
+ * of the file system (after every mount, under the confinement): 0 or
+ * errno. Confined, it must be listable too: a directory the view hides
+ * or denies is an error, never a silent start elsewhere. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int enter_cwd(const struct plan *pl)
+{
+	if (pl->cwd == NULL)
+		return 0;
+	if (chdir(pl->cwd) != 0)
+		return errno;
+	if (!pl->check_cwd)
+		return 0;
+	int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* The command's last steps: its working directory, the caller's signal
+ * mask, the PATH search and exec. */
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 static int command_main(void *arg)
 {
@@ -199,6 +221,9 @@ static int command_main(void *arg)
 	 * taken for one that applied its confinement. */
 	if (say(pl->errfd, STAGE_APPLIED, 0) != 0)
 		_exit(CHILD_EXIT_SETUP);
+	int e = enter_cwd(pl);
+	if (e != 0)
+		report(pl->errfd, STAGE_CWD, e);
 	sigprocmask(SIG_SETMASK, &pl->oldmask, NULL);
 	report(pl->errfd, STAGE_EXEC, exec_search(pl));
 	return 0; /* not reached: report() exits */
@@ -390,6 +415,8 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 	pl.tty_fd = c->foreground ? foreground_tty() : -1;
 	pl.new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
 	stdio_plan_make(c, &pl.stdio);
+	pl.cwd = c->pol.cwd;
+	pl.check_cwd = c->dec.applied;
 	pl.pdeath_parent = c->dec.applied && l->start != NULL && l->init == NULL ? getpid() : 0;
 	pl.hook = l->hook;
 	pl.state = l->state;
@@ -498,6 +525,11 @@ int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
 						 argv[0]);
 		}
 		set_last(c, &r);
+		if (msg[0] == STAGE_CWD)
+			return cordon_fail(c, CORDON_EINVAL,
+					   "the command was not run: cannot enter its working "
+					   "directory %s: %s",
+					   c->pol.cwd, strerror(msg[1]));
 		if (msg[0] == STAGE_CONFINE)
 			return cordon_fail_errno(c, CORDON_ECONFINE, msg[1],
 						 "could not apply confinement in the child; "

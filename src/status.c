@@ -249,6 +249,11 @@ char *status_start_json(const cordon *c)
 	write_strings(&b, c->env_removed.v, c->env_removed.n);
 	jb_key(&b, "network");
 	jb_str(&b, cordon_network_ids[c->network].id);
+	/* Where the commands start, and why there (workdir.c). */
+	jb_key(&b, "cwd");
+	jb_str(&b, p->cwd);
+	jb_key(&b, "cwd_from");
+	jb_str(&b, p->cwd != NULL ? cordon_cwd_from_ids[p->cwd_from].id : NULL);
 	jb_key(&b, "tmpdir");
 	jb_str(&b, c->rundir);
 	jb_key(&b, "limits");

@@ -127,6 +127,55 @@ case $(json_field "$WS/rel.json" status 'e["tmpdir"]') in
 esac
 rm -rf "$WS/build" "$WS/keep.txt" "$WS/rel.json" "$WS/afile-rel" "$T/relstate"
 
+# Where the command starts: cordon's current directory when it lies in
+# the workspace, else the workspace (-w from elsewhere); --cwd names
+# another. The start event says which, and the command's PWD names it
+# (printenv: a shell would mend a stale PWD itself).
+mkdir -p "$WS/sub dir" "$OUT/elsewhere"
+cwd_event() { json_field "$T/cwd.json" status '[e["cwd"], e["cwd_from"]]'; }
+rm -f "$T/cwd.json"
+out=$(cd "$WS/sub dir" && export PWD && crun -w "$WS" --status-file "$T/cwd.json" -- sh -c 'pwd -P; printenv PWD')
+is "$?:$out" "0:$WS/sub dir
+$WS/sub dir" "cordon's directory inside the workspace: the command starts there"
+is "$(cwd_event)" "[\"$WS/sub dir\", \"current\"]" "... the start event: cwd, cwd_from current"
+rm -f "$T/cwd.json"
+out=$(cd "$OUT/elsewhere" && export PWD && crun -w "$WS" --status-file "$T/cwd.json" -- sh -c 'pwd -P; printenv PWD')
+is "$?:$out" "0:$WS
+$WS" "cordon's directory outside the workspace: the command starts in the workspace, PWD names it"
+is "$(cwd_event)" "[\"$WS\", \"workspace\"]" "... the start event: cwd_from workspace"
+out=$(cd "$OUT/elsewhere" && crun -w "$WS" --sandbox off -- pwd -P)
+is "$?:$out" "0:$WS" "--sandbox off: the same default"
+rm -f "$T/cwd.json"
+out=$(cd "$OUT" && export PWD && crun -w "$WS" --cwd elsewhere --status-file "$T/cwd.json" -- sh -c 'pwd -P; printenv PWD')
+is "$?:$out" "0:$OUT/elsewhere
+$OUT/elsewhere" "--cwd DIR (relative, outside the workspace): the command starts there"
+is "$(cwd_event)" "[\"$OUT/elsewhere\", \"option\"]" "... the start event: cwd_from option"
+if "$CORDON" probe >/dev/null 2>&1; then
+	! (cd "$WS" && crun --cwd "$OUT/elsewhere" -- sh -c 'echo x >made') 2>/dev/null &&
+		[ ! -e "$OUT/elsewhere/made" ]
+	ok $? "--cwd outside the workspace does not make it writable"
+else
+	skip "no confinement here: everything is writable"
+fi
+bad "--cwd that does not exist" run "${S[@]}" --cwd "$T/nope" "${R[@]}"
+is "$(cat "$T/e")" "cordon: working directory $T/nope: No such file or directory" "... the line names it"
+bad "--cwd a file" run "${S[@]}" --cwd "$T/afile" "${R[@]}"
+bad "--cwd empty" run "${S[@]}" --cwd '' "${R[@]}"
+bad "--cwd without value" run "${S[@]}" --cwd
+if "$CORDON" probe >/dev/null 2>&1; then
+	mkdir -p "$WS/private" "$HOME/.aws"
+	bad "--cwd in a --deny-read dir" run "${S[@]}" --deny-read "$WS/private" --cwd "$WS/private" "${R[@]}"
+	is "$(cat "$T/e")" "cordon: the working directory $WS/private lies in $WS/private, which the command may not read (--deny-read); give another with --cwd" \
+		"... the line says why"
+	bad "--cwd in ~/.aws (the default deny-read list)" run "${S[@]}" --cwd "$HOME/.aws" "${R[@]}"
+	(cd "$WS/private" && crun --deny-read . -- echo RAN) >"$T/o" 2>"$T/e"
+	is "$?:$(cat "$T/o")$(wc -l <"$T/e")" "125:1" "cordon's directory in a --deny-read dir: refused, nothing run"
+	rm -rf "$WS/private" "$HOME/.aws"
+else
+	skip "no confinement here: nothing is denied"
+fi
+rm -rf "$WS/sub dir" "$OUT/elsewhere" "$T/cwd.json"
+
 # A single-valued option given twice with another value is refused before
 # anything runs (a wrapper that puts its policy first cannot have it
 # undone by a later flag); the same value twice is accepted. Control: the
@@ -158,10 +207,11 @@ twice "--timeout twice" "--timeout given twice (5, then 500)" --timeout 5 --time
 twice "--on-tamper twice" "--on-tamper given twice (fail, then neutralise)" --on-tamper fail --on-tamper neutralise
 twice "--cache, then --no-caches" "--cache/--no-caches given twice (npm, then --no-caches)" --cache npm --no-caches
 twice "--max-procs twice" "--max-procs given twice (100, then 200)" --max-procs 100 --max-procs=200
+twice "--cwd twice" "--cwd given twice ($WS, then $OUT)" --cwd "$WS" --cwd="$OUT"
 [ ! -e "$T/a.json" ] && [ ! -e "$T/b.json" ] && [ ! -e "$T/state2" ]
 ok $? "the refused runs made no status file or state dir"
 (cd "$WS" && "$CORDON" run "${S[@]}" --sandbox off --sandbox=off --network off --network off \
-	-w "$WS" --workspace "$WS" --state-dir "$STATE" --timeout 5 --timeout 5.0 --no-caches --no-caches \
+	-w "$WS" --workspace "$WS" --cwd "$WS" --cwd "$WS" --state-dir "$STATE" --timeout 5 --timeout 5.0 --no-caches --no-caches \
 	--clean-env --clean-env -- echo RAN) >"$T/o" 2>"$T/e"
 is "$?:$(cat "$T/o")$(cat "$T/e")" "0:RAN" "the same value twice is accepted"
 

@@ -121,23 +121,40 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	is "$?" 125 "--deny-read of a missing path: refused (exit 125)"
 	(cd "$WS" && crun --allow-read "$HOME/.aws/not-there" -- true) >/dev/null 2>&1
 	is "$?" 125 "--allow-read of a missing path inside a denied tree: refused (exit 125)"
-	# Started below a covered directory: not left there on what it hides.
-	out=$(cd "$HOME/.aws" && crun -w "$WS" -- sh -c 'cat key; cat /proc/self/cwd/key' 2>&1)
-	case $out in *SECRET-TOKEN*) ok 1 "started inside ~/.aws: its files stay unreadable ($out)" ;; *) ok 0 "started inside ~/.aws: its files stay unreadable" ;; esac
+	# Started from below a covered directory (outside the workspace): the
+	# command starts in the workspace, never on what the cover hides;
+	# named with --cwd, it is refused.
+	out=$(cd "$HOME/.aws" && crun -w "$WS" -- sh -c 'cat key; cat /proc/self/cwd/key; pwd -P' 2>&1)
+	case $out in *SECRET-TOKEN*) ok 1 "started inside ~/.aws: its files stay unreadable ($out)" ;; *"$WS") ok 0 "started inside ~/.aws: the command starts in the workspace, the files stay unreadable" ;; *) ok 1 "started inside ~/.aws: where? ($out)" ;; esac
+	out=$(cd "$WS" && crun --cwd "$HOME/.aws" -- sh -c 'echo RAN; cat key' 2>&1)
+	is "$?:$out" "125:cordon: the working directory $HOME/.aws lies in $HOME/.aws, which the command may not read (the default deny-read list); give another with --cwd" \
+		"--cwd ~/.aws: refused (exit 125), one line, nothing run"
 	# Started in a working directory deleted before the run, below a
-	# covered file's directory: ".." must not reach the file past its cover.
+	# covered file's directory: the command starts in the workspace, and
+	# ".." never reaches the file past its cover.
 	mkdir -p "$WS/app/build" && echo "APP-ENV-SECRET" >"$WS/app/.env"
-	out=$(cd "$WS/app/build" && rmdir "$WS/app/build" && crun -w "$WS" --deny-read "$WS/app/.env" -- sh -c 'cat ../.env; pwd' 2>&1)
-	case $out in *APP-ENV-SECRET*) ok 1 "started in a deleted directory beside a covered file: unreadable ($out)" ;; *) ok 0 "started in a deleted directory beside a covered file: unreadable" ;; esac
+	out=$(cd "$WS/app/build" && rmdir "$WS/app/build" && crun -w "$WS" --deny-read "$WS/app/.env" -- sh -c 'cat ../.env app/.env 2>/dev/null; pwd -P' 2>&1)
+	is "$out" "$WS" "started in a deleted directory beside a covered file: the command starts in the workspace, the file unreadable"
 	out=$(cd "$WS/app" && crun -w "$WS" --sandbox off -- sh -c 'cat .env' 2>&1)
 	is "$out" "APP-ENV-SECRET" "control: the file is there and readable without the cover"
 	rm -rf "$WS/app"
-	# A relative HOME: the secrets under what the command's tools take it for.
+	# A relative HOME: the secrets under what the command's tools take it
+	# for, from where the command starts (--cwd here).
 	rel=$(basename "$HOME")
-	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" -- sh -c 'cat "$HOME/.netrc"' 2>&1)
+	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" --cwd . -- sh -c 'cat "$HOME/.netrc"' 2>&1)
 	case $out in *SECRET-TOKEN*) ok 1 "a relative HOME: its secrets stay unreadable ($out)" ;; *) ok 0 "a relative HOME: its secrets stay unreadable" ;; esac
-	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" --sandbox off -- sh -c 'cat "$HOME/.netrc"' 2>&1)
+	out=$(cd "$(dirname "$HOME")" && HOME=./$rel crun -w "$WS" --cwd . --sandbox off -- sh -c 'cat "$HOME/.netrc"' 2>&1)
 	case $out in *SECRET-TOKEN*) ok 0 "control: through the relative HOME the file is there" ;; *) ok 1 "control: through the relative HOME the file is there ($out)" ;; esac
+	# ... by default from the workspace, when cordon's directory lies
+	# outside it: HOME=../relhome is $T/relhome for the command, not
+	# $OUT/relhome (cordon's directory is $OUT/elsewhere).
+	mkdir -p "$T/relhome/.aws" "$OUT/elsewhere"
+	echo "REL-HOME-SECRET" >"$T/relhome/.aws/key"
+	out=$(cd "$OUT/elsewhere" && HOME=../relhome crun -w "$WS" -- sh -c 'cat "$HOME/.aws/key"' 2>&1)
+	case $out in *REL-HOME-SECRET*) ok 1 "a relative HOME, from the workspace: its secrets stay unreadable ($out)" ;; *) ok 0 "a relative HOME, from the workspace: its secrets stay unreadable" ;; esac
+	out=$(cd "$OUT/elsewhere" && HOME=../relhome crun -w "$WS" --sandbox off -- sh -c 'cat "$HOME/.aws/key"' 2>&1)
+	is "$out" "REL-HOME-SECRET" "control: from the workspace, the relative HOME leads to the file"
+	rm -rf "$T/relhome" "$OUT/elsewhere"
 	# An explicit --deny-read of a name ~/.ssh keeps wins.
 	out=$(cd "$WS" && crun --deny-read "$HOME/.ssh/known_hosts" -- cat "$HOME/.ssh/known_hosts" 2>&1)
 	case $out in *known-hosts-ok*) ok 1 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; *) ok 0 "--deny-read ~/.ssh/known_hosts: not kept readable" ;; esac
@@ -202,6 +219,9 @@ if [ "$(json_field "$T/s.json" status '"mount_namespace" not in e["layers"] and 
 	ok $? "landlock: the home, on the way to the secrets, cannot be listed (documented)"
 	out=$(cd "$HOME/.aws" && lrun -w "$WS" -- sh -c 'cat key; cat /proc/self/cwd/key' 2>&1)
 	case $out in *SECRET-TOKEN*) ok 1 "landlock: started inside ~/.aws: its files stay unreadable ($out)" ;; *) ok 0 "landlock: started inside ~/.aws: its files stay unreadable" ;; esac
+	out=$(cd "$WS" && lrun --cwd "$HOME/.aws" -- sh -c 'echo RAN; cat key' 2>&1)
+	is "$?:$out" "125:cordon: the working directory $HOME/.aws lies in $HOME/.aws, which the command may not read (the default deny-read list); give another with --cwd" \
+		"landlock: --cwd ~/.aws: refused (exit 125), one line, nothing run"
 	# A secret made during the run in a directory on the way: unreadable.
 	rm -f "$WS/ready" "$WS/go"
 	(cd "$WS" && lrun -- sh -c 'touch ready; while [ ! -e go ]; do sleep 0.05; done; cat ~/.late-secret') >"$T/late.out" 2>&1 &

@@ -86,6 +86,11 @@ static void error_convention(void)
 		{ "set_max_memory(huge)", cordon_set_max_memory(c, UINT64_MAX) },
 		{ "set_max_tmp(1)", cordon_set_max_tmp(c, 1) },
 		{ "set_max_tmp(2^62 + 1)", cordon_set_max_tmp(c, ((uint64_t)1 << 62) + 1) },
+		{ "set_cwd(\"\")", cordon_set_cwd(c, "") },
+		{ "set_cwd(NULL)", cordon_set_cwd(c, NULL) },
+		{ "set_cwd(4096 bytes)", cordon_set_cwd(c, longpath) },
+		{ "set_cwd(missing)", cordon_set_cwd(c, "cordon-api-no-such-dir") },
+		{ "set_cwd(a file)", cordon_set_cwd(c, "/dev/null") },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		is_int(bad[i].r, CORDON_EINVAL, "%s returns CORDON_EINVAL", bad[i].name);
@@ -116,6 +121,7 @@ static void error_convention(void)
 		{ "set_max_tmp(2^62)", cordon_set_max_tmp(c, (uint64_t)1 << 62) },
 		{ "set_max_tmp(0: none)", cordon_set_max_tmp(c, 0) },
 		{ "set_scratch_home", cordon_set_scratch_home(c, 0) },
+		{ "set_cwd", cordon_set_cwd(c, outside) },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		is_int(good[i].r, 0, "%s returns 0", good[i].name);
@@ -603,6 +609,143 @@ static void landlock_backend_present(void)
 #endif
 }
 
+/* The whole of a small file, or "" when it cannot be read. */
+static const char *slurp_small(const char *path)
+{
+	static char buf[2048];
+	FILE *f = fopen(path, "r");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f != NULL)
+		fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+struct cwd_run {
+	cordon *c;
+	int rc;
+	struct cordon_result res;
+};
+
+static void *cwd_thread(void *v)
+{
+	struct cwd_run *a = v;
+	/* Relative: lands where the command starts. */
+	const char *argv[] = { "sh", "-c", "pwd -P >here; echo \"$PWD\" >>here", NULL };
+	a->rc = cordon_run(a->c, argv, &a->res);
+	return NULL;
+}
+
+/* 1 when the run's start event names dir as its cwd, from from. */
+static int start_names_cwd(const cordon *c, const char *dir, const char *from)
+{
+	char want[1200];
+	char *j = cordon_status_json(c);
+	snprintf(want, sizeof(want), "\"cwd\":\"%s\",\"cwd_from\":\"%s\"", dir, from);
+	int found = j != NULL && strstr(j, want) != NULL;
+	if (!found)
+		diag("start event: %s", j != NULL ? j : "(null)");
+	free(j);
+	return found;
+}
+
+/* One process, one current directory (the fixture's ws), two runs with
+ * workspaces of their own from two threads at once: each command starts
+ * in its run's directory, named with cordon_set_cwd() (relative, resolved
+ * when set) or by default (the workspace, as the process's directory lies
+ * outside it), and its PWD says so. */
+static void cwd_per_run(void)
+{
+	char a[400], b[400], asub[420], want[1000], path[1000];
+	snprintf(a, sizeof(a), "%s/cwd-a", root);
+	snprintf(b, sizeof(b), "%s/cwd-b", root);
+	snprintf(asub, sizeof(asub), "%s/sub", a);
+	if (mkdir(a, 0755) != 0 || mkdir(b, 0755) != 0 || mkdir(asub, 0755) != 0)
+		exit(2);
+	struct cwd_run r[2] = { { cordon_new(), -1, { -1, 0, 0, 0 } },
+				{ cordon_new(), -1, { -1, 0, 0, 0 } } };
+	for (int i = 0; i < 2; i++)
+		if (r[i].c == NULL || cordon_set_workspace(r[i].c, i == 0 ? a : b) != 0 ||
+		    cordon_set_state_dir(r[i].c, state) != 0)
+			exit(2);
+	if (chdir(root) != 0)
+		exit(2);
+	is_int(cordon_set_cwd(r[0].c, "cwd-a/sub"), 0, "set_cwd of a relative path");
+	if (chdir(ws) != 0)
+		exit(2);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, cwd_thread, &r[i]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ok(r[0].rc == 0 && r[0].res.exit_code == 0 && r[1].rc == 0 && r[1].res.exit_code == 0,
+	   "two runs from two threads: both ran (%d/%d, %d/%d)", r[0].rc, r[0].res.exit_code,
+	   r[1].rc, r[1].res.exit_code);
+	snprintf(path, sizeof(path), "%s/here", asub);
+	snprintf(want, sizeof(want), "%s\n%s\n", asub, asub);
+	is_str(slurp_small(path), want,
+	       "the run with cordon_set_cwd() started there (resolved when set), PWD too");
+	snprintf(path, sizeof(path), "%s/here", b);
+	snprintf(want, sizeof(want), "%s\n%s\n", b, b);
+	is_str(slurp_small(path), want,
+	       "the other started in its workspace (the process's directory lies outside)");
+	ok(!exists(ws, "here"), "neither started in the process's current directory");
+	ok(start_names_cwd(r[0].c, asub, "option"), "start event: cwd and cwd_from \"option\"");
+	ok(start_names_cwd(r[1].c, b, "workspace"), "start event: cwd_from \"workspace\"");
+	for (int i = 0; i < 2; i++)
+		cordon_free(r[i].c);
+
+	/* The process's directory in the workspace: the default is it. */
+	cordon *c = fresh();
+	const char *argv[] = { "true", NULL };
+	struct cordon_result res;
+	is_int(cordon_run(c, argv, &res), 0, "a run from inside its workspace");
+	ok(start_names_cwd(c, ws, "current"), "start event: cwd_from \"current\"");
+	cordon_free(c);
+}
+
+/* A working directory the command cannot enter or list in its view: the
+ * command is never started elsewhere. */
+static void cwd_unusable(void)
+{
+	char gone[400], denied[400];
+	snprintf(gone, sizeof(gone), "%s/cwd-gone", ws);
+	snprintf(denied, sizeof(denied), "%s/cwd-denied", ws);
+	if (mkdir(gone, 0755) != 0 || mkdir(denied, 0755) != 0)
+		exit(2);
+	cordon *c = fresh();
+	is_int(cordon_set_cwd(c, gone), 0, "set_cwd");
+	is_int(cordon_begin(c), 0, "begin: %s", cordon_last_error(c));
+	rmdir(gone);
+	const char *argv[] = { "sh", "-c", "touch \"$0\"/ran-in-gone", ws, NULL };
+	cordon_proc *p;
+	struct cordon_result res;
+	is_int(cordon_spawn(c, argv, &p), CORDON_EINVAL,
+	       "its directory gone since begin: the spawn fails, CORDON_EINVAL");
+	ok(strstr(cordon_last_error(c), "working directory") != NULL &&
+		   strstr(cordon_last_error(c), gone) != NULL,
+	   "... the message names it: %s", cordon_last_error(c));
+	ok(cordon_last_result(c, &res) == 0 && res.exit_code == 125, "... exit code 125");
+	ok(!exists(ws, "ran-in-gone"), "... and the command did not run");
+	cordon_end(c);
+	cordon_free(c);
+
+	c = fresh();
+	cordon_add_deny_read(c, denied);
+	cordon_set_cwd(c, denied);
+	int r = cordon_begin(c);
+	if (r == 0 && !cordon_applied(c)) {
+		skip("confinement unavailable here: nothing is denied");
+		cordon_end(c);
+	} else {
+		is_int(r, CORDON_EINVAL, "a working directory in a --deny-read path: refused");
+		ok(strstr(cordon_last_error(c), "may not read") != NULL, "... and says why: %s",
+		   cordon_last_error(c));
+	}
+	cordon_free(c);
+	rmdir(denied);
+}
+
 static void run_convenience(void)
 {
 	cordon *c = fresh();
@@ -1026,6 +1169,8 @@ int main(int argc, char *argv[])
 	filter_per_run();
 	landlock_backend_present();
 	run_convenience();
+	cwd_per_run();
+	cwd_unusable();
 	env_secrets_per_run();
 	concurrent_path_search();
 	end_without_spawn_is_probe();

@@ -87,6 +87,13 @@ static void test_value_options(void)
 	is_int(parse(&a, ARGV("run", "--workspace=", "--", "x")), 0, "--workspace= (empty)");
 	is_str(a.workspace, "", "--workspace= gives an empty value (checked later)");
 	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--cwd", "sub", "--", "x")), 0, "--cwd V");
+	ok(a.cwd != NULL && strcmp(a.cwd, "sub") == 0 && a.workspace == NULL,
+	   "--cwd V sets cwd, not the workspace");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--cwd=/c", "--", "x")), 0, "--cwd=V");
+	is_str(a.cwd, "/c", "--cwd=V sets cwd");
+	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--sandbox", "required", "--", "x")), 0, "--sandbox V");
 	is_int(a.mode, CORDON_MODE_REQUIRED, "--sandbox required");
@@ -318,6 +325,7 @@ static void test_errors(void)
 	fails(ARGV("run", "--workspace"), "option '--workspace' needs a value",
 	      "value option at the end");
 	fails(ARGV("run", "-w"), "option '-w' needs a value", "-w at the end");
+	fails(ARGV("run", "--cwd"), "option '--cwd' needs a value", "--cwd at the end");
 	fails(ARGV("run", "--timeout"), "needs a value", "--timeout at the end");
 
 	fails(ARGV("frob"), "unknown command 'frob'", "unknown command");
@@ -544,6 +552,7 @@ static void test_repeats(void)
 		{ "-w", "-w", "--workspace given twice (/ws-a, then /ws-b)" },
 		{ "--workspace=/ws-a", "--workspace=ws-a",
 		  "--workspace given twice (/ws-a, then ws-a)" },
+		{ "--cwd=/c1", "--cwd=c1", "--cwd given twice (/c1, then c1)" },
 		{ "--state-dir=/s1", "--state-dir=/s2", "--state-dir given twice (/s1, then /s2)" },
 		{ "--status-file=/f1", "--status-file=/f2",
 		  "--status-file given twice (/f1, then /f2)" },
@@ -583,19 +592,21 @@ static void test_repeats(void)
 	      "--test-max-abi given twice (1, then 3)", "probe: --test-max-abi twice");
 
 	/* The same value again, in any spelling that parses to it. */
-	is_int(parse(&a, ARGV("run", "--sandbox", "required", "--network=off", "-w", "/w",
-			      "--workspace", "/w", "--network", "off", "--sandbox=required",
-			      "--state-dir", "/s", "--state-dir=/s", "--status-file", "/f",
-			      "--status-file", "/f", "--status-fd", "3", "--status-fd", "03",
-			      "--timeout", "1", "--timeout=1.000", "--on-tamper", "fail",
-			      "--on-tamper", "fail", "--cache", "npm,pip", "--cache", "pip,npm",
-			      "--max-memory", "1G", "--max-memory", "1GiB", "--", "x")),
+	is_int(parse(&a,
+		     ARGV("run", "--sandbox", "required", "--network=off", "-w", "/w",
+			  "--workspace", "/w", "--network", "off", "--sandbox=required",
+			  "--state-dir", "/s", "--state-dir=/s", "--status-file", "/f",
+			  "--status-file", "/f", "--status-fd", "3", "--status-fd", "03",
+			  "--timeout", "1", "--timeout=1.000", "--on-tamper", "fail", "--on-tamper",
+			  "fail", "--cache", "npm,pip", "--cache", "pip,npm", "--max-memory", "1G",
+			  "--max-memory", "1GiB", "--cwd", "/c", "--cwd=/c", "--", "x")),
 	       0, "every single-valued option twice with the same value");
 	ok(a.mode == CORDON_MODE_REQUIRED && a.network == CORDON_NETWORK_OFF &&
 		   strcmp(a.workspace, "/w") == 0 && strcmp(a.state_dir, "/s") == 0 &&
 		   strcmp(a.status_file, "/f") == 0 && a.status_fd == 3 && a.timeout_ms == 1000 &&
 		   a.on_tamper == CORDON_TAMPER_FAIL &&
-		   a.caches == (CORDON_CACHE_NPM | CORDON_CACHE_PIP) && a.max_memory == 1ULL << 30,
+		   a.caches == (CORDON_CACHE_NPM | CORDON_CACHE_PIP) &&
+		   a.max_memory == 1ULL << 30 && strcmp(a.cwd, "/c") == 0,
 	   "... and the values are those");
 	cli_args_free(&a);
 

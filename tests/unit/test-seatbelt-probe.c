@@ -197,11 +197,20 @@ static void run_through_launcher(void)
 	/* Records its argv, then runs what follows "--", as sandbox-exec would. */
 	const char *launcher = fake("launcher",
 				    "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$CORDON_FAKE_LOG\"\n"
+				    "pwd -P >\"$CORDON_FAKE_LOG.cwd\"\n"
 				    "while [ \"$1\" != -- ]; do shift; done\nshift\nexec \"$@\"\n",
 				    0755);
+	/* The run's working directory: a directory of the workspace the
+	 * process is not in. */
+	char cwd[400], cwd_log[450];
+	snprintf(cwd, sizeof(cwd), "%s/sb-cwd", ws);
+	snprintf(cwd_log, sizeof(cwd_log), "%s.cwd", log);
+	if (mkdir(cwd, 0755) != 0)
+		exit(2);
 
 	cordon *c = cordon_new();
 	cordon_set_workspace(c, ws);
+	is_int(cordon_set_cwd(c, cwd), 0, "set_cwd");
 	cordon_set_state_dir(c, state);
 	cordon_set_caches(c, 0);
 	cordon_add_protect(c, frozen);
@@ -259,8 +268,11 @@ static void run_through_launcher(void)
 	ok(found, "SOCKET_0 is the --allow-socket path, resolved again from its symlink");
 	ok(n > 1 && strstr(words[1], "(subpath (param \"SOCKET_0\"))") != NULL,
 	   "the profile opens it");
-	snprintf(out, sizeof(out), "%s/out", ws);
-	ok(file_has(out, cordon_tmpdir(c)), "TMPDIR is the run's temp dir");
+	snprintf(out, sizeof(out), "%s/out", cwd);
+	ok(file_has(out, cordon_tmpdir(c)),
+	   "TMPDIR is the run's temp dir (written where the command started)");
+	snprintf(out, sizeof(out), "%s\n", cwd);
+	ok(file_has(cwd_log, out), "sandbox-exec starts in the run's working directory");
 
 	/* sandbox-exec gone since the probe: the run fails and says so. */
 	launch_release(&c->launch);
