@@ -181,9 +181,13 @@ enum cordon_network { CORDON_NETWORK_ON = 0, CORDON_NETWORK_OFF = 1 };
 CORDON_EXPORT int cordon_set_network(cordon *c, enum cordon_network net);
 /* "on" or "off". */
 CORDON_EXPORT int cordon_parse_network(const char *s, enum cordon_network *out);
-/* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. A cache of a
- * tool outside the default is made when missing even where the tool is
- * not found (it was asked for); a default one only for a present tool. */
+/* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. A tool outside
+ * the default counts even where it is not found (it was asked for); a
+ * default one only when present. A missing cache is never made in the
+ * home at its default place: it is made under the state dir
+ * (STATE/caches/NAME) and the tool's variable set to it in the command's
+ * environment, or where the tool's variable or own directory says (the
+ * CLI reference's Caches section). */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,go,yarn" (names of cordon_identifiers()' cache tools: cargo,
  * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
@@ -206,7 +210,7 @@ enum cordon_on_tamper {
 CORDON_EXPORT int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how);
 /* "fail" or "neutralise". */
 CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out);
-/* Directory for per-run temp dirs. Default
+/* Directory for per-run temp dirs and moved caches. Default
  * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon. */
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */

@@ -25,6 +25,18 @@ struct cache_loc {
 	/* An older location the tool uses instead of its next one where it
 	 * exists (~/.ccache): granted then, never made. */
 	int legacy;
+	/* Under the home, but there is none (HOME unset): path is "". */
+	int homeless;
+	/* The length of the prefix of path that is the tool's own directory
+	 * at its default place (~/.cargo, ~/go, ~/.gradle): where that
+	 * exists, a missing location is made in it. 0: none. */
+	size_t own_len;
+	/* The variable that moves a default location: set to
+	 * STATE/caches/move_name, it puts the location at
+	 * STATE/caches/move_name[/tail]. It moves the tool's own directory
+	 * when own_len is not 0, else the location itself. NULL: none
+	 * moves it alone. */
+	const char *move_var, *move_name, *tail;
 };
 
 /* Looks up an environment variable: its value, or NULL when unset. */
@@ -36,10 +48,10 @@ const char *caches_env_lookup(void *ctx, const char *name);
 
 /*
  * The cache locations of the tools in mask, honouring each tool's
- * variable, with home (absolute) as the default base and cwd (absolute)
- * for relative values. Writes at most CACHE_LOC_MAX entries to out and
- * returns their number. A location whose path would not fit in
- * CORDON_PATH_MAX is left out and its tool's bit set in *too_long.
+ * variable, with home (absolute, or NULL when there is none) as the
+ * default base and cwd (absolute) for relative values. Writes at most CACHE_LOC_MAX entries to out
+ * and returns their number. A location whose path would not fit in CORDON_PATH_MAX is left out and
+ * its tool's bit set in *too_long.
  */
 size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *home,
 		     const char *cwd, struct cache_loc out[CACHE_LOC_MAX], unsigned *too_long);
@@ -49,9 +61,12 @@ const char *const *caches_tool_programs(unsigned bit);
 
 /*
  * For a run: locate the caches of c->caches, decide which tools are
- * present (variable set, cache already there, or a program on PATH),
- * create the missing caches of present tools (owner-only) and add them to
- * the writable set. 0, or CORDON_ENOMEM.
+ * present (variable set, cache already there, or a program on PATH) and
+ * add their caches to the writable set. A missing cache is made
+ * (owner-only) where the tool's variable names it or inside the tool's
+ * own directory where that exists; a missing default one is moved under
+ * the state dir by its variable (c->pol.cache_env), never made in the
+ * home. 0, or an error with its message.
  */
 int caches_resolve(cordon *c);
 /* Adds every tool cache location to c->pol.untrusted. 0 or CORDON_ENOMEM. */

@@ -668,6 +668,8 @@ static int begin(cordon *c)
 		.specs = (const char *const *)c->envspec.v,
 		.nspecs = c->envspec.n,
 		.tmpdir = c->rundir,
+		.set = (const char *const *)c->pol.cache_env.v,
+		.nset = c->pol.cache_env.n,
 	};
 	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
 	if (c->envp == NULL)

@@ -11,6 +11,9 @@
  *     LC_*, TERM, TZ and the names given with --env.
  *   - With a run temp dir, TMPDIR is that dir; an inherited TMPDIR never
  *     reaches the command unless --env TMPDIR[=...] names it explicitly.
+ *   - The variables cordon sets (the caches it moved under its state
+ *     dir) replace the caller's and pass --clean-env; --env naming one
+ *     wins over it.
  */
 #include "internal.h"
 
@@ -159,6 +162,15 @@ static const char *spec_for(const char *entry, const char *const *specs, size_t 
 	return found;
 }
 
+/* The entry of set (NAME=VALUE) for the name of entry, or NULL. */
+static const char *set_for(const char *entry, const struct env_opts *o)
+{
+	for (size_t i = 0; i < o->nset; i++)
+		if (same_name(o->set[i], entry))
+			return o->set[i];
+	return NULL;
+}
+
 /* NAME (of entry) once in removed, without its value. */
 static int note_removed(struct strv *removed, const char *entry)
 {
@@ -187,6 +199,8 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 		if (spec != NULL && strchr(spec, '=') != NULL)
 			continue; /* replaced by the spec's value below */
 		int is_tmpdir = same_name(e, "TMPDIR");
+		if (spec == NULL && set_for(e, o) != NULL)
+			continue; /* cordon sets it below */
 		if (spec != NULL) {
 			/* named explicitly: passes even when clean, even TMPDIR,
 			 * even a secret */
@@ -212,6 +226,10 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 		if (strv_push(&out, spec) != 0)
 			goto fail;
 	}
+	for (size_t i = 0; i < o->nset; i++)
+		if (spec_for(o->set[i], o->specs, o->nspecs) == NULL &&
+		    set_for(o->set[i], o) == o->set[i] && strv_push(&out, o->set[i]) != 0)
+			goto fail;
 	if (o->tmpdir != NULL && !tmpdir_explicit) {
 		size_t n = strlen(o->tmpdir) + sizeof("TMPDIR=");
 		char *t = malloc(n);

@@ -268,6 +268,10 @@ const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
 	[CACHE_REDIRECTED] = { "redirected",
 			       "a symlink inside a writable tree leads it elsewhere (a previous "
 			       "run may have planted it): not granted" },
+	[CACHE_MISSING] = { "missing",
+			    "it does not exist, and cordon makes no cache in the home outside the "
+			    "tool's own directory, and no variable of the tool moves it: not "
+			    "granted" },
 };
 
 const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT] = {

@@ -126,6 +126,10 @@ struct cache_entry {
 	int is_dir;
 	int created;
 	enum cache_state state;
+	/* The variable cordon set in the command's environment to move the
+	 * tool here, under the state dir (its default place did not exist),
+	 * or NULL. A static string. */
+	const char *variable;
 };
 
 struct protect_entry {
@@ -144,6 +148,9 @@ struct policy {
 	size_t nw, capw;
 	struct cache_entry caches[32 + CACHE_TOOL_COUNT]; /* CACHE_LOC_MAX, and one per tool */
 	size_t ncaches;
+	/* NAME=VALUE for the command's environment: the variables that move
+	 * missing caches under the state dir (caches.c). */
+	struct strv cache_env;
 	struct protect_entry *prot;
 	size_t nprot;
 	char **sockets; /* --allow-socket: canonical sockets or directories */
@@ -289,6 +296,10 @@ int caches_resolve(cordon *c);
 /* The state dir: 0, -1 when there is none (no HOME), -2 when too long,
  * -3 when it would be under a home that does not exist. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
+/* STATE/caches of the run (made 0700 when missing), where missing tool
+ * caches are moved: 0, or -1 when it cannot be made or is not a
+ * directory of the caller's own closed to group and others. */
+int runtmp_caches_dir(const cordon *c, char *out, size_t outlen);
 /* Make and lock the run's dir; when runs/ holds a dir nobody locks, start
  * the sweep of dead runs' dirs in a thread of the run. */
 int runtmp_create(cordon *c);
@@ -304,6 +315,10 @@ struct env_opts {
 	const char *const *specs; /* --env NAME / NAME=VALUE, in the order given */
 	size_t nspecs;
 	const char *tmpdir; /* the run's temp dir (TMPDIR), or NULL */
+	/* NAME=VALUE entries cordon sets (the caches it moved): they replace
+	 * the caller's NAME and pass --clean-env; an --env naming NAME wins. */
+	const char *const *set;
+	size_t nset;
 };
 /* The command's environment from parent_env (NULL-terminated, or NULL):
  * a new array for env_free(), NULL when out of memory. The names that

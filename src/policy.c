@@ -184,6 +184,7 @@ void policy_free(struct policy *p)
 	}
 	free(p->deny);
 	strv_free(&p->blockdevs);
+	strv_free(&p->cache_env);
 	strv_free(&p->capturedevs);
 	policy_clear_private_tmp(p);
 	memset(p, 0, sizeof(*p));

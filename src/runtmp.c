@@ -222,6 +222,26 @@ static int owned_dir(cordon *c, const char *path, int fd)
 	return 0;
 }
 
+int runtmp_caches_dir(const cordon *c, char *out, size_t outlen)
+{
+	struct stat st;
+	/* The run's dir is STATE/runs/XXXXXX, STATE canonical. */
+	const char *runs = c->rundir != NULL ? strrchr(c->rundir, '/') : NULL;
+	size_t n = runs != NULL ? (size_t)(runs - c->rundir) : 0;
+	while (n > 0 && c->rundir[n - 1] != '/')
+		n--;
+	if (n == 0 || n + sizeof("caches") > outlen)
+		return -1;
+	memcpy(out, c->rundir, n);
+	memcpy(out + n, "caches", sizeof("caches"));
+	if (mkdir(out, 0700) != 0 && errno != EEXIST)
+		return -1;
+	if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) != 0)
+		return -1;
+	return 0;
+}
+
 /* The state dir (--state-dir, XDG_STATE_HOME or the home's), checked
  * and made, canonical into real (CORDON_PATH_MAX bytes). 0 or an error
  * with its message. */

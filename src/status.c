@@ -183,6 +183,10 @@ static void write_caches(struct jbuf *b, const struct policy *p)
 		jb_str(b, p->caches[i].path);
 		jb_key(b, "state");
 		jb_str(b, cordon_cache_state_ids[p->caches[i].state].id);
+		/* The variable cordon set to move the tool here, under its
+		 * state dir, or null. */
+		jb_key(b, "variable");
+		jb_str(b, p->caches[i].variable);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -488,6 +492,38 @@ static int layer_on(const cordon *c, enum layer_id l)
 	return (c->dec.cov.layers & (1u << l)) != 0;
 }
 
+/* The tool caches that were missing: those moved under the state dir
+ * (the variables cordon set, each once) and those not granted. */
+static void refusal_caches(struct jbuf *b, const cordon *c)
+{
+	const struct policy *p = &c->pol;
+	const size_t max = sizeof(p->caches) / sizeof(p->caches[0]);
+	const char *vars[sizeof(p->caches) / sizeof(p->caches[0])];
+	const char *missing[sizeof(p->caches) / sizeof(p->caches[0])];
+	size_t nvars = 0, nmissing = 0;
+	for (size_t i = 0; i < p->ncaches && i < max; i++) {
+		const struct cache_entry *e = &p->caches[i];
+		size_t k = 0;
+		while (k < nvars && e->variable != NULL && strcmp(vars[k], e->variable) != 0)
+			k++;
+		if (e->variable != NULL && k == nvars)
+			vars[nvars++] = e->variable;
+		else if (e->variable == NULL && e->state == CACHE_MISSING)
+			missing[nmissing++] =
+				e->path != NULL ? e->path : cordon_cache_tool_ids[e->tool].id;
+	}
+	if (nvars > 0) {
+		jb_raw(b, "; tool caches that did not exist are under the state dir's caches/, "
+			  "named to the command by ");
+		raw_some(b, c, vars, nvars, 0);
+	}
+	if (nmissing > 0) {
+		jb_raw(b, "; tool caches not granted as they do not exist: ");
+		raw_some(b, c, missing, nmissing, 1);
+		jb_raw(b, " (make one to have it granted)");
+	}
+}
+
 /* Writes: the writable set, and what a write elsewhere fails with. */
 static void refusal_write(struct jbuf *b, const cordon *c)
 {
@@ -520,6 +556,7 @@ static void refusal_write(struct jbuf *b, const cordon *c)
 		jb_raw(b, "EACCES \"Permission denied\", or EXDEV \"Invalid cross-device link\" "
 			  "for a link across the writable set's edge");
 	jb_raw(b, ": those mean cordon refused it");
+	refusal_caches(b, c);
 	if (d->cov.gaps & (1u << GAP_TMP_SHARED))
 		jb_raw(b, "; /tmp and /var/tmp are the machine's and read-only here "
 			  "(tmp_shared_read_only): write temporary files under $TMPDIR");

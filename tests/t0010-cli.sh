@@ -76,7 +76,8 @@ ok $? "HOME longer than a path: says so"
 XDG_STATE_HOME=$long bad "XDG_STATE_HOME longer than a path" run "${R[@]}"
 # A home that does not exist (HOME=/nonexistent, as for system users) is
 # never made: with no other state dir the run is refused; with one, it
-# runs and the default caches under that home are unavailable.
+# runs and the default caches under that home are moved under the state
+# dir.
 nohome=$T/no-such-home
 mkdir -p "$T/fakebin" # an npm on PATH: its cache counts
 printf '#!/bin/sh\n' >"$T/fakebin/npm"
@@ -89,8 +90,8 @@ ok $? "... says so: $(cat "$T/e")"
 is "$?:$(cat "$T/o")" "0:RAN" "HOME that does not exist, --state-dir given: runs"
 [ ! -e "$nohome" ]
 ok $? "... and the home was not created"
-is "$(json_field "$T/nh.json" status 'sorted(set(x["state"] for x in e["caches"] or [] if x["path"].startswith("'"$nohome"'/")))')" \
-	'["unavailable"]' "... its default caches under that home are listed unavailable"
+is "$(json_field "$T/nh.json" status '[(x["path"].startswith("'"$nohome"'/"), x["variable"]) for x in e["caches"] or [] if x["name"] == "npm"]')" \
+	'[[false, "npm_config_cache"]]' "... npm's cache, under that home by default, is moved under the state dir"
 bad "workspace longer than a path" run "${S[@]}" -w "$long" "${R[@]}"
 bad "state dir longer than a path" run --state-dir "$long" "${R[@]}"
 bad "status file longer than a path" run "${S[@]}" --status-file "$long" "${R[@]}"

@@ -54,8 +54,9 @@ if tool_ok node; then
 else
 	skip "node -e writes a file: $TOOL_WHY"
 fi
-inside "caches are writable (npm cache)" \
-	'echo x > "$HOME/.npm/cordon-test" && rm "$HOME/.npm/cordon-test"'
+# No ~/.npm here: npm's cache is moved under the state dir, by npm_config_cache.
+inside "caches are writable (npm cache, under the state dir)" \
+	'test "$npm_config_cache" = "'"$STATE"'/caches/npm" && echo x > "$npm_config_cache/cordon-test" && rm "$npm_config_cache/cordon-test"'
 inside "an abstract Unix socket of the command's own works" \
 	"python3 -c \"
 import os, socket, threading
@@ -82,8 +83,10 @@ else
 	skip "cargo --version: $cargo_why ($(id -un))"
 fi
 
-# The caches were created owner-only before confinement.
-is "$(stat -c %a "$HOME/.npm")" 700 "a missing cache is created with mode 0700"
+# The caches were created owner-only before confinement, none in the home.
+is "$(stat -c %a "$STATE/caches/npm")" 700 "a missing cache is created under the state dir with mode 0700"
+[ ! -e "$HOME/.npm" ] && [ ! -e "$XDG_CACHE_HOME/pip" ]
+ok $? "... and none is made in the home or XDG_CACHE_HOME"
 "$PY" - "$T/s.json" "$WS" "$HOME" "$STATE" <<'PY'
 import json, os, shutil, sys
 s = json.loads(open(sys.argv[1]).readline())
@@ -99,14 +102,18 @@ sys.exit(0 if ok else 1)
 PY
 ok $? "writable set: workspace, tmpdir, caches, devices; not HOME, the state dir or /tmp"
 
-(cd "$WS" && crun --no-caches -- sh -c 'echo x > "$HOME/.npm/nope"') 2>/dev/null
-[ ! -e "$HOME/.npm/nope" ]
+(cd "$WS" && crun --no-caches -- sh -c 'echo x > "'"$STATE"'/caches/npm/nope"') 2>/dev/null
+[ ! -e "$STATE/caches/npm/nope" ]
 ok $? "--no-caches: the npm cache is not writable"
-(cd "$WS" && crun --cache pip -- sh -c 'echo x > "$HOME/.npm/nope"') 2>/dev/null
-[ ! -e "$HOME/.npm/nope" ]
+(cd "$WS" && crun --cache pip -- sh -c 'echo x > "'"$STATE"'/caches/npm/nope"') 2>/dev/null
+[ ! -e "$STATE/caches/npm/nope" ]
 ok $? "--cache pip: the npm cache is not writable"
-(cd "$WS" && crun --cache pip -- sh -c 'echo x > "$XDG_CACHE_HOME/pip/yes"')
-is "$?" 0 "--cache pip: the pip cache (XDG_CACHE_HOME) is writable"
+(cd "$WS" && crun --cache pip -- sh -c 'test -z "${npm_config_cache-}" && echo x > "$PIP_CACHE_DIR/yes"')
+is "$?:$(cat "$STATE/caches/pip/yes" 2>/dev/null)" 0:x "--cache pip: the pip cache (under the state dir) is writable; npm's variable is not set"
+mkdir -p "$XDG_CACHE_HOME/pip"
+(cd "$WS" && crun --cache pip -- sh -c 'test -z "${PIP_CACHE_DIR-}" && echo x > "$XDG_CACHE_HOME/pip/yes"')
+is "$?:$(cat "$XDG_CACHE_HOME/pip/yes" 2>/dev/null)" 0:x "--cache pip: an existing XDG_CACHE_HOME/pip is used in place, writable"
+rm -rf "$XDG_CACHE_HOME"
 
 # Tool variables move the caches.
 mkdir -p "$T/other"
@@ -131,7 +138,8 @@ is "$(json_field "$T/s2.json" status 'e["caches"][0]["state"]')" refused "... an
 mkdir -p "$T/bare" "$T/home2"
 ln -s /bin/sh "$T/bare/sh"
 ln -s /bin/true "$T/bare/true"
-bare() { (cd "$WS" && HOME=$T/home2 XDG_CACHE_HOME=$T/home2/.cache PATH=$T/bare crun --status-file "$T/s3.json" "$@"); }
+bare() { (cd "$WS" && HOME=$T/home2 XDG_CACHE_HOME=$T/home2/.cache PATH=$T/bare "$CORDON" run \
+	--state-dir "$T/state2" --status-file "$T/s3.json" "$@"); }
 rm -f "$T/s3.json"
 bare -- true
 is "$(json_field "$T/s3.json" status 'e["caches"]')" "[]" "no tool present: no cache listed"
@@ -144,10 +152,17 @@ is "$(json_field "$T/s3.json" status '[(c["name"], c["state"]) for c in e["cache
 ln -s "$T/standins/cargo" "$T/bare/cargo"
 rm -f "$T/s3.json"
 bare --cache cargo,pip -- true
-is "$(json_field "$T/s3.json" status '[c["state"] for c in e["caches"] if c["name"] == "cargo"]')" \
-	'["created", "created", "created"]' "cargo on PATH: its caches are created"
-[ ! -e "$T/home2/.cache/pip" ]
-ok $? "... pip, not present, gets none"
+is "$(json_field "$T/s3.json" status '[(c["state"], c["variable"]) for c in e["caches"] if c["name"] == "cargo"]')" \
+	'[["created", "CARGO_HOME"], ["created", "CARGO_HOME"], ["created", "CARGO_HOME"]]' \
+	"cargo on PATH, no ~/.cargo: its caches are created under the state dir (CARGO_HOME)"
+[ ! -e "$T/home2/.cache/pip" ] && [ ! -e "$T/state2/caches/pip" ] && [ ! -e "$T/home2/.cargo" ]
+ok $? "... pip, not present, gets none; nothing is made in the home"
+mkdir "$T/home2/.cargo"
+rm -f "$T/s3.json"
+bare --cache cargo -- true
+is "$(json_field "$T/s3.json" status '[(c["path"], c["state"], c["variable"]) for c in e["caches"]]')" \
+	"[[\"$T/home2/.cargo/registry\", \"created\", null], [\"$T/home2/.cargo/git\", \"created\", null], [\"$T/home2/.cargo/.package-cache\", \"created\", null]]" \
+	"an existing ~/.cargo: the missing caches are made in it"
 rm -f "$T/s3.json"
 (PIP_CACHE_DIR=$T/home2/pipc bare --cache pip -- true)
 is "$(json_field "$T/s3.json" status '[c["state"] for c in e["caches"]]')" '["created"]' \

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Tool caches: go's are writable by default, so `go test` of a module in a
-# fresh home works confined and fills the test's own go caches (the real
-# home is untouched); each opt-in tool's caches (--cache NAME) are exactly
-# the documented paths, by default and by each tool's variables, each one
-# writable by the command; a legacy location (~/.ccache) is used where it
-# exists and never made.
+# fresh home works confined and fills go caches made for it under the
+# test's state dir (the real home is untouched); each opt-in tool's caches
+# (--cache NAME) are exactly the documented paths, by default and by each
+# tool's variables, each one writable by the command: a missing default
+# one moved under the state dir, or made in the tool's own directory
+# where that exists, or (no variable moves it) not granted; a legacy
+# location (~/.ccache) is used where it exists and never made.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -40,25 +42,25 @@ if tool_ok go; then
 	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/go.out" | tail -n 5
 	grep -q '^ok .*example.com/m' "$T/go.out"
 	ok $? "go test ran the module's test"
-	is "$(json_field "$T/s.json" status '[(c["path"], c["state"]) for c in e["caches"] if c["name"] == "go"]')" \
-		"[[\"$XDG_CACHE_HOME/go-build\", \"created\"], [\"$HOME/go/pkg/mod\", \"created\"], [\"$HOME/go/pkg/sumdb\", \"created\"]]" \
-		"the event lists go's caches: XDG_CACHE_HOME/go-build, ~/go/pkg/mod, ~/go/pkg/sumdb"
-	n=$(find "$XDG_CACHE_HOME/go-build" -type f 2>/dev/null | wc -l)
+	is "$(json_field "$T/s.json" status '[(c["path"], c["state"], c["variable"]) for c in e["caches"] if c["name"] == "go"]')" \
+		"[[\"$STATE/caches/go-build\", \"created\", \"GOCACHE\"], [\"$STATE/caches/go/pkg/mod\", \"created\", \"GOPATH\"], [\"$STATE/caches/go/pkg/sumdb\", \"created\", \"GOPATH\"]]" \
+		"the event lists go's caches, moved under the state dir (GOCACHE, GOPATH): none is in the home"
+	n=$(find "$STATE/caches/go-build" -type f 2>/dev/null | wc -l)
 	[ "$n" -gt 10 ]
-	ok $? "go stored its build in the test's own build cache ($n files)"
+	ok $? "go stored its build in the build cache under the state dir ($n files)"
 	# A second run finds the cached test result: the cache persists.
 	(cd "$WS/mod" && crun --sandbox required -- go test ./...) >"$T/go2.out" 2>&1
 	grep -q '(cached)' "$T/go2.out"
 	ok $? "a second confined go test uses the cached result"
 	# Without go's cache (--cache cargo,npm: go not listed) it fails: the
 	# control showing the grant is what makes it work.
-	rm -rf "$XDG_CACHE_HOME/go-build"
+	rm -rf "$STATE/caches/go-build"
 	(cd "$WS/mod" && crun --sandbox required --cache cargo,npm -- go test -count=1 ./...) \
 		>"$T/go3.out" 2>&1
 	rc=$?
 	[ "$rc" -ne 0 ] && grep -q 'read-only file system\|permission denied' "$T/go3.out"
 	ok $? "without go in --cache, go test fails on its build cache (rc $rc)"
-	[ ! -e "$XDG_CACHE_HOME/go-build" ]
+	[ ! -e "$STATE/caches/go-build" ] && [ ! -e "$XDG_CACHE_HOME/go-build" ]
 	ok $? "... and no go cache was made"
 	diag "$(go version)"
 else
@@ -67,23 +69,31 @@ fi
 is "$(light "$real_home" "$real_home/.cache" "$real_home/.cache/go-build" "$real_home/go")" \
 	"$real_before" "the real home ($real_home) and its go caches are untouched"
 
-# --cache NAME: the event lists exactly these locations (name path state),
-# each writable by the command. Each check runs in a fresh home.
+# --cache NAME: the event lists exactly these locations (name path state,
+# and the variable that moved it under the state dir), each writable by
+# the command. Each check runs in a fresh home and state dir, where the
+# directories named in $PRE are made first.
+PRE=
+fresh() {
+	rm -rf "$HOME" "$XDG_CACHE_HOME" "$STATE/caches" "$T/s.json" && mkdir -p "$HOME"
+	# shellcheck disable=SC2086 # one path per word
+	[ -z "$PRE" ] || mkdir -p $PRE
+}
 caches_of() { # caches_of CACHE-LIST [VAR=VALUE...]: the event's caches, one per line
 	local list=$1
 	shift
-	rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME"
+	fresh
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required \
 		--cache "$list" --status-file "$T/s.json" -- true) >"$T/c.out" 2>&1
 	echo "rc=$?"
-	json_field "$T/s.json" status '"\n".join(c["name"] + " " + c["path"] + " " + c["state"] for c in e["caches"])'
+	json_field "$T/s.json" status '"\n".join(c["name"] + " " + c["path"] + " " + c["state"] + (" " + c["variable"] if c["variable"] else "") for c in e["caches"])'
 }
 
 # writes_each LIST [VAR=VALUE...]: every granted path takes a file.
 writes_each() {
 	local list=$1 paths p bad=0
 	shift
-	rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME"
+	fresh
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
 		--status-file "$T/s.json" -- true) >/dev/null 2>&1
 	paths=$(json_field "$T/s.json" status '" ".join(c["path"] for c in e["caches"])')
@@ -109,60 +119,88 @@ $want" "--cache $name${*:+ with $*}: exactly the documented paths"
 
 H=$T/home
 X=$XDG_CACHE_HOME
-check_tool go "go $X/go-build created
-go $H/go/pkg/mod created
-go $H/go/pkg/sumdb created"
+S=$STATE/caches
+check_tool go "go $S/go-build created GOCACHE
+go $S/go/pkg/mod created GOPATH
+go $S/go/pkg/sumdb created GOPATH"
 check_tool go "go $T/gc created
 go $T/gm created
 go $T/gp1/pkg/sumdb created" GOCACHE="$T/gc" GOMODCACHE="$T/gm" GOPATH="$T/gp1:$T/gp2"
-check_tool yarn "yarn $X/yarn created
-yarn $H/.yarn/berry created"
+PRE="$H/go $X/go-build"
+check_tool go "go $X/go-build existing
+go $H/go/pkg/mod created
+go $H/go/pkg/sumdb created"
+PRE=
+check_tool yarn "yarn $S/yarn created YARN_CACHE_FOLDER
+yarn $S/yarn-berry created YARN_GLOBAL_FOLDER"
 check_tool yarn "yarn $T/yc created
-yarn $T/xd/yarn/berry created" YARN_CACHE_FOLDER="$T/yc" XDG_DATA_HOME="$T/xd"
-check_tool pnpm "pnpm $H/.local/share/pnpm/store created
-pnpm $X/pnpm created"
+yarn $S/yarn-berry created YARN_GLOBAL_FOLDER" YARN_CACHE_FOLDER="$T/yc" XDG_DATA_HOME="$T/xd"
+check_tool pnpm "pnpm $S/pnpm-store created pnpm_config_store_dir
+pnpm $S/pnpm created pnpm_config_cache_dir"
 check_tool pnpm "pnpm $T/ph/store created
 pnpm $T/pc created" PNPM_HOME="$T/ph" npm_config_cache_dir="$T/pc"
-check_tool bun "bun $X/.bun/install/cache created"
+check_tool bun "bun $S/bun created BUN_INSTALL_CACHE_DIR"
 check_tool bun "bun $T/bc created" BUN_INSTALL_CACHE_DIR="$T/bc"
-check_tool deno "deno $X/deno created"
+check_tool deno "deno $S/deno created DENO_DIR"
 check_tool deno "deno $T/dd created" DENO_DIR="$T/dd"
+check_tool gradle "gradle $S/gradle/caches created GRADLE_USER_HOME
+gradle $S/gradle/wrapper created GRADLE_USER_HOME
+gradle $S/gradle/daemon created GRADLE_USER_HOME
+gradle $S/gradle/native created GRADLE_USER_HOME"
+PRE="$H/.gradle"
 check_tool gradle "gradle $H/.gradle/caches created
 gradle $H/.gradle/wrapper created
 gradle $H/.gradle/daemon created
 gradle $H/.gradle/native created"
+PRE=
 check_tool gradle "gradle $T/g/caches created
 gradle $T/g/wrapper created
 gradle $T/g/daemon created
 gradle $T/g/native created" GRADLE_USER_HOME="$T/g"
+PRE="$H/.m2"
 check_tool maven "maven $H/.m2/repository created
 maven $H/.m2/wrapper created"
-check_tool composer "composer $X/composer created"
+PRE=
+check_tool composer "composer $S/composer created COMPOSER_CACHE_DIR"
 check_tool composer "composer $T/ch/cache created" COMPOSER_HOME="$T/ch"
-check_tool gem "gem $H/.bundle/cache created
-gem $X/gem/specs created"
+check_tool gem "gem $S/bundle created BUNDLE_USER_CACHE
+gem $S/gem-specs created GEM_SPEC_CACHE"
 check_tool gem "gem $T/bu created
 gem $T/gs created" BUNDLE_USER_CACHE="$T/bu" GEM_SPEC_CACHE="$T/gs"
-check_tool ccache "ccache $X/ccache created"
 check_tool ccache "ccache $T/cd created" CCACHE_DIR="$T/cd"
-check_tool sccache "sccache $X/sccache created"
+check_tool sccache "sccache $S/sccache created SCCACHE_DIR"
 check_tool sccache "sccache $T/sd created" SCCACHE_DIR="$T/sd"
-check_tool huggingface "huggingface $X/huggingface/hub created
-huggingface $X/huggingface/xet created
-huggingface $X/huggingface/datasets created"
+check_tool huggingface "huggingface $S/huggingface/hub created HF_HOME
+huggingface $S/huggingface/xet created HF_HOME
+huggingface $S/huggingface/datasets created HF_HOME"
 check_tool huggingface "huggingface $T/hf/hub created
 huggingface $T/hf/xet created
 huggingface $T/hf/datasets created" HF_HOME="$T/hf"
+PRE="$X/huggingface"
+check_tool huggingface "huggingface $X/huggingface/hub created
+huggingface $X/huggingface/xet created
+huggingface $X/huggingface/datasets created"
+PRE=
+
+# Where no variable moves a missing cache (Maven's ~/.m2, ccache's, whose
+# CCACHE_DIR would move its configuration file too): not granted, and
+# nothing made.
+is "$(caches_of maven,ccache)" "rc=0
+maven $H/.m2/repository missing
+maven $H/.m2/wrapper missing
+ccache $X/ccache missing" "--cache maven,ccache, no ~/.m2, no ccache dir: listed missing"
+[ -z "$(ls -A "$HOME")" ] && [ ! -e "$X" ] && [ ! -e "$S/maven" ] && [ ! -e "$S/ccache" ]
+ok $? "... and nothing is made for them"
 
 # A legacy location where it exists: ~/.ccache, ~/.composer/cache and
 # ~/.gem/specs are used instead of the XDG ones, never made.
-got=$(rm -rf "$HOME" "$XDG_CACHE_HOME" "$T/s.json" && mkdir -p "$HOME/.ccache" "$HOME/.composer/cache" "$HOME/.gem/specs" &&
+got=$(rm -rf "$HOME" "$XDG_CACHE_HOME" "$S" "$T/s.json" && mkdir -p "$HOME/.ccache" "$HOME/.composer/cache" "$HOME/.gem/specs" &&
 	(cd "$WS" && crun --sandbox required --cache ccache,composer,gem --status-file "$T/s.json" -- true) &&
 	json_field "$T/s.json" status '" ".join(c["path"] + ":" + c["state"] for c in e["caches"])')
-is "$got" "$H/.composer/cache:existing $H/.bundle/cache:created $H/.gem/specs:existing $H/.ccache:existing" \
+is "$got" "$H/.composer/cache:existing $S/bundle:created $H/.gem/specs:existing $H/.ccache:existing" \
 	"legacy locations that exist are granted in place of the XDG ones"
-[ ! -e "$X/ccache" ] && [ ! -e "$X/composer" ] && [ ! -e "$X/gem" ]
-ok $? "... and the XDG ones are not made"
+[ ! -e "$X/ccache" ] && [ ! -e "$X/composer" ] && [ ! -e "$X/gem" ] && [ ! -e "$S/composer" ] && [ ! -e "$S/gem-specs" ]
+ok $? "... and the XDG ones are not made, nor moved"
 
 # The token beside the Hugging Face caches stays read-only.
 rm -rf "$HOME" "$X" && mkdir -p "$HOME" "$X/huggingface" && echo tok >"$X/huggingface/token"

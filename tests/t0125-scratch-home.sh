@@ -21,7 +21,10 @@ echo "CORDON-SCRATCH-SECRET" >"$HOME/.ssh/id_ed25519"
 chmod 0700 "$HOME/.ssh"
 echo keep >"$HOME/.config/tool/settings"
 echo "ssh-ed25519 AAAA t" >"$HOME/.ssh/id_ed25519.pub"
-# The caches exist before the snapshots (cordon makes them as a run starts).
+# npm's cache exists in the home (one that does not is moved under the
+# state dir, not made there); the caches under the state dir exist before
+# the snapshots (cordon makes them as a run starts).
+mkdir -p "$HOME/.npm" "$T/standins"
 (cd "$WS" && crun -- true) >/dev/null 2>&1
 
 spawn_wrap='d=$HOME/.node-spawn-wrap-$$-c0ffee && mkdir "$d" && echo wrapped >"$d/x" && cat "$d/x"'
@@ -98,7 +101,7 @@ ok $? "control: the key is there and readable outside"
 # The caches: writable and persistent.
 (cd "$WS" && crun --sandbox required --scratch-home -- sh -c 'echo cached >"$HOME/.npm/cordon-cache-file"') 2>"$T/e"
 is "$?:$(cat "$HOME/.npm/cordon-cache-file" 2>/dev/null)" "0:cached" \
-	"a file written in ~/.npm during the run is there after"
+	"a file written in ~/.npm (it existed) during the run is there after"
 rm -f "$HOME/.npm/cordon-cache-file"
 
 # A workspace under the home: the real one, writable; its writes persist.
@@ -109,15 +112,21 @@ is "$?:$(cat "$HOME/proj/result" 2>/dev/null):$([ -e "$HOME/beside" ] && echo le
 rm -f "$HOME/proj/result"
 
 # The state dir under the home (its default): the run's dir is below the
-# home, where the overlay's upper layer cannot be; it works all the same.
+# home, where the overlay's upper layer cannot be; it works all the same,
+# and so does a cache moved into it (pip's: pip on PATH, no pip cache).
+printf '#!/bin/sh\n' >"$T/standins/pip"
+chmod +x "$T/standins/pip"
 (
 	unset XDG_STATE_HOME
-	cd "$WS" && "$CORDON" run --sandbox required --scratch-home -- sh -c '
-		echo t >"$TMPDIR/t" && cat "$TMPDIR/t" && echo h >"$HOME/h" && cat "$HOME/h"'
+	cd "$WS" && PATH="$PATH:$T/standins" "$CORDON" run --sandbox required --scratch-home -- sh -c '
+		echo t >"$TMPDIR/t" && cat "$TMPDIR/t" && echo h >"$HOME/h" && cat "$HOME/h" &&
+		echo p >"$PIP_CACHE_DIR/p" && cat "$PIP_CACHE_DIR/p"'
 ) >"$T/o" 2>&1
-is "$?:$(tr '\n' ' ' <"$T/o")" "0:t h " "with the state dir under the home: TMPDIR and the scratch home both work"
+is "$?:$(tr '\n' ' ' <"$T/o")" "0:t h p " \
+	"with the state dir under the home: TMPDIR, the scratch home and a cache moved under it all work"
 [ ! -e "$HOME/h" ] && [ -z "$(ls -A "$HOME/.local/state/cordon/runs" 2>/dev/null)" ]
 ok $? "... and neither the scratch file nor the run's dir is left"
+is "$(cat "$HOME/.local/state/cordon/caches/pip/p" 2>/dev/null)" p "... and the cache under it is the real one"
 
 # --allow-write under the home stays real.
 mkdir -p "$HOME/extra"

@@ -2,6 +2,7 @@
 #include "caches.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,6 +285,86 @@ static void test_too_long(void)
 	free(w);
 }
 
+/* The locations of go and the first of npm and cargo, with how a
+ * missing one is moved: "path[own=N][>VAR:name/tail]", space-separated. */
+static const char *moves_of(unsigned mask, const char *const *env, const char *home)
+{
+	static char buf[8192];
+	struct cache_loc l[CACHE_LOC_MAX];
+	unsigned tl;
+	size_t n = caches_locate(mask, caches_env_lookup, (void *)env, home, "/work/proj", l, &tl);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char one[600];
+		snprintf(one, sizeof(one), "%s%s%s", i > 0 ? " " : "",
+			 l[i].homeless ? "(no home)" : l[i].path, l[i].from_var ? "!" : "");
+		strcat(buf, one);
+		if (l[i].own_len > 0) {
+			snprintf(one, sizeof(one), "[own=%zu]", l[i].own_len);
+			strcat(buf, one);
+		}
+		if (l[i].move_var != NULL) {
+			snprintf(one, sizeof(one), ">%s:%s%s%s", l[i].move_var, l[i].move_name,
+				 l[i].tail != NULL ? "/" : "", l[i].tail != NULL ? l[i].tail : "");
+			strcat(buf, one);
+		}
+	}
+	return buf;
+}
+
+static void test_moves(void)
+{
+	static const char *const none[] = { NULL };
+	static const char *const xdg[] = { "XDG_CACHE_HOME=/xc", NULL };
+	is_str(moves_of(CORDON_CACHE_NPM | CORDON_CACHE_PIP, xdg, "/home/u"),
+	       "/home/u/.npm>npm_config_cache:npm /xc/pip>PIP_CACHE_DIR:pip",
+	       "npm, pip: a default location is moved alone by the tool's variable");
+	is_str(moves_of(CORDON_CACHE_CARGO, none, "/home/u"),
+	       "/home/u/.cargo/registry[own=14]>CARGO_HOME:cargo/registry "
+	       "/home/u/.cargo/git[own=14]>CARGO_HOME:cargo/git "
+	       "/home/u/.cargo/.package-cache[own=14]>CARGO_HOME:cargo/.package-cache",
+	       "cargo: in its own ~/.cargo, which CARGO_HOME moves whole");
+	static const char *const gv[] = { "GOMODCACHE=/gm", "XDG_CACHE_HOME=/xc", NULL };
+	is_str(moves_of(CORDON_CACHE_GO, gv, "/home/u"),
+	       "/xc/go-build>GOCACHE:go-build /gm! /home/u/go/pkg/sumdb[own=10]>GOPATH:go/pkg/sumdb",
+	       "go: GOCACHE alone; GOPATH moves ~/go whole; a GOMODCACHE set is not moved");
+	static const char *const cv[] = { "CARGO_HOME=/c", "npm_config_cache=/n", NULL };
+	is_str(moves_of(CORDON_CACHE_CARGO | CORDON_CACHE_NPM, cv, "/home/u"),
+	       "/c/registry! /c/git! /c/.package-cache! /n!",
+	       "locations the tool's variables name are never moved");
+#if !defined(__APPLE__)
+	is_str(moves_of(CORDON_CACHE_MAVEN | CORDON_CACHE_CCACHE, none, "/home/u"),
+	       "/home/u/.m2/repository[own=11] /home/u/.m2/wrapper[own=11] /home/u/.ccache "
+	       "/home/u/.cache/ccache",
+	       "maven, ccache: nothing moves them (CCACHE_DIR would move its configuration too)");
+	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, none, "/home/u"),
+	       "/home/u/.cache/huggingface/hub[own=26]>HF_HOME:huggingface/hub "
+	       "/home/u/.cache/huggingface/xet[own=26]>HF_HOME:huggingface/xet "
+	       "/home/u/.cache/huggingface/datasets[own=26]>HF_HOME:huggingface/datasets",
+	       "huggingface: the default HF_HOME is moved whole");
+	static const char *const hv[] = { "HF_HOME=/hf", NULL };
+	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, hv, "/home/u"), "/hf/hub! /hf/xet! /hf/datasets!",
+	       "huggingface: in an HF_HOME that is set, made where it says");
+	is_str(moves_of(CORDON_CACHE_PNPM | CORDON_CACHE_YARN, none, "/home/u"),
+	       "/home/u/.cache/yarn>YARN_CACHE_FOLDER:yarn "
+	       "/home/u/.yarn/berry>YARN_GLOBAL_FOLDER:yarn-berry "
+	       "/home/u/.local/share/pnpm/store>pnpm_config_store_dir:pnpm-store "
+	       "/home/u/.cache/pnpm>pnpm_config_cache_dir:pnpm",
+	       "yarn, pnpm: moved by their variables (pnpm's pnpm_config_ names)");
+#endif
+	/* No home (HOME unset): what lies under it has no path. */
+	is_str(moves_of(CORDON_CACHE_NPM | CORDON_CACHE_PIP | CORDON_CACHE_GO, xdg, NULL),
+	       "(no home)>npm_config_cache:npm /xc/pip>PIP_CACHE_DIR:pip "
+	       "/xc/go-build>GOCACHE:go-build (no home)>GOPATH:go/pkg/mod "
+	       "(no home)>GOPATH:go/pkg/sumdb",
+	       "no home: the locations under it are homeless, still moved; XDG ones are not");
+	static const char *const nv[] = { "npm_config_cache=/n", NULL };
+	is_str(moves_of(CORDON_CACHE_NPM | CORDON_CACHE_CARGO, nv, NULL),
+	       "(no home)>CARGO_HOME:cargo/registry (no home)>CARGO_HOME:cargo/git "
+	       "(no home)>CARGO_HOME:cargo/.package-cache /n!",
+	       "no home: a variable still names its place");
+}
+
 static void test_programs(void)
 {
 	is_str(caches_tool_programs(CORDON_CACHE_NPM)[0], "npm", "npm is found by npm");
@@ -322,6 +403,7 @@ int main(void)
 	test_variables();
 	test_too_long_go();
 	test_too_long();
+	test_moves();
 	test_programs();
 	return done_testing();
 }

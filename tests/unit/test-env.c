@@ -405,6 +405,38 @@ static void test_secrets_removed(void)
 	env_free(e);
 }
 
+/* The variables cordon sets (caches moved under its state dir). */
+static void test_set(void)
+{
+	static const char *const par[] = { "A=1", "PIP_CACHE_DIR=/old", "HOME=/home/u", NULL };
+	static const char *const set[] = { "npm_config_cache=/s/caches/npm",
+					   "PIP_CACHE_DIR=/s/caches/pip", NULL };
+	struct env_opts o = { .set = set, .nset = 2 };
+	char **e = env_build(par, &o, NULL);
+	is_str(joined(e),
+	       "A=1|HOME=/home/u|npm_config_cache=/s/caches/npm|PIP_CACHE_DIR=/s/caches/pip",
+	       "set: added after the caller's, replacing the caller's value of the same name");
+	env_free(e);
+	o.clean = 1;
+	e = env_build(par, &o, NULL);
+	is_str(joined(e), "HOME=/home/u|npm_config_cache=/s/caches/npm|PIP_CACHE_DIR=/s/caches/pip",
+	       "set: passes --clean-env");
+	env_free(e);
+	static const char *const specs[] = { "npm_config_cache=/mine", "PIP_CACHE_DIR", NULL };
+	o.clean = 0;
+	o.specs = specs;
+	o.nspecs = 2;
+	e = env_build(par, &o, NULL);
+	is_str(joined(e), "A=1|PIP_CACHE_DIR=/old|HOME=/home/u|npm_config_cache=/mine",
+	       "set: an --env naming the variable wins (NAME=VALUE, and NAME: the caller's)");
+	env_free(e);
+	static const char *const twice[] = { "X=1", "X=2", NULL };
+	struct env_opts t = { .set = twice, .nset = 2 };
+	e = env_build(par, &t, NULL);
+	is_str(joined(e), "A=1|PIP_CACHE_DIR=/old|HOME=/home/u|X=1", "set: a name once, the first");
+	env_free(e);
+}
+
 static void test_spec_valid(void)
 {
 	is_int(env_spec_valid(NULL), 0, "spec_valid: NULL");
@@ -430,6 +462,7 @@ int main(void)
 	test_tmpdir();
 	test_odd_parents();
 	test_spec_valid();
+	test_set();
 	test_secret_names();
 	test_secrets_removed();
 	return done_testing();

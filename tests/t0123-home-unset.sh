@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# What a run makes in the home: nothing its command does not need.
+# - With the tools of the default caches on PATH (npm, pip, go, cargo
+#   stand-ins) and none of their caches there, a run of `true` leaves the
+#   home and the XDG cache dir as they were: each missing cache is moved
+#   under the state dir (STATE/caches/NAME) by the tool's own variable,
+#   which the command sees and can write through; what it writes stays.
+# - A cache that exists in the home is used where it is, no variable set.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_landlock
+
+# Stand-ins of the tools whose caches are default, on a PATH of their own.
+mkdir -p "$T/bin"
+for p in npm pip go cargo; do
+	printf '#!/bin/sh\nexit 0\n' >"$T/bin/$p"
+	chmod +x "$T/bin/$p"
+done
+TPATH=$T/bin:/usr/bin:/bin
+listing() { # listing DIR: every entry below DIR, with its type and mode
+	find "$1" -mindepth 1 -printf '%P|%y|%m\n' 2>/dev/null | sort
+}
+
+# 1. HOME set, no cache there: nothing made in the home.
+mkdir -p "$HOME"
+home_before=$(snapshot "$HOME")
+(cd "$WS" && PATH=$TPATH crun --sandbox required --status-file "$T/s.json" -- true) >"$T/o" 2>&1
+is "$?" 0 "tools on PATH, no cache in the home: the run works"
+unchanged "the home (tools on PATH, their caches missing)" "$HOME" "$home_before"
+[ ! -e "$XDG_CACHE_HOME" ]
+ok $? "... and nothing is made in XDG_CACHE_HOME ($XDG_CACHE_HOME)"
+is "$(json_field "$T/s.json" status '" ".join(sorted(set(c["name"] + ":" + str(c["variable"]) + ":" + str(c["path"].startswith("'"$STATE"'/caches/")) for c in e["caches"])))')" \
+	"cargo:CARGO_HOME:True go:GOCACHE:True go:GOPATH:True npm:npm_config_cache:True pip:PIP_CACHE_DIR:True" \
+	"the event lists each cache under the state dir with the variable that moved it"
+
+# The command sees the variables and writes there; the writes stay.
+(cd "$WS" && PATH=$TPATH crun --sandbox required -- sh -c '
+	for d in "$npm_config_cache" "$PIP_CACHE_DIR" "$GOCACHE" "$GOPATH/pkg/mod" "$CARGO_HOME/registry"; do
+		echo c >"$d/cordon-c" || exit 1
+	done
+	printf "%s\n" "$npm_config_cache" "$PIP_CACHE_DIR" "$GOCACHE" "$GOPATH" "$CARGO_HOME"') >"$T/o" 2>&1
+is "$?:$(tr '\n' ' ' <"$T/o")" \
+	"0:$STATE/caches/npm $STATE/caches/pip $STATE/caches/go-build $STATE/caches/go $STATE/caches/cargo " \
+	"the command gets npm_config_cache, PIP_CACHE_DIR, GOCACHE, GOPATH, CARGO_HOME under the state dir, and writes there"
+n=0
+for d in npm pip go-build go/pkg/mod cargo/registry; do
+	[ "$(cat "$STATE/caches/$d/cordon-c" 2>/dev/null)" = c ] && n=$((n + 1))
+done
+is "$n" 5 "... and what it wrote is there after the run"
+is "$(stat -c %a "$STATE/caches" "$STATE/caches/npm" | tr '\n' ' ')" "700 700 " \
+	"STATE/caches and the caches in it are owner-only"
+(cd "$WS" && PATH=$TPATH crun --sandbox required -- sh -c 'echo x >"$npm_config_cache/../evil"') 2>/dev/null
+[ ! -e "$STATE/caches/evil" ]
+ok $? "STATE/caches itself is not writable by the command"
+unchanged "the home (after the commands wrote their caches)" "$HOME" "$home_before"
+
+# --explain says where the caches went, and which ones were not granted.
+(cd "$WS" && PATH=$TPATH crun --explain --cache npm,pip,maven -- sh -c 'exit 3') >/dev/null 2>"$T/e"
+grep -q "; tool caches that did not exist are under the state dir's caches/, named to the command by npm_config_cache, PIP_CACHE_DIR; " "$T/e"
+ok $? "--explain names the variables that moved the caches under the state dir"
+grep -q '; tool caches not granted as they do not exist: ~/.m2/repository, ~/.m2/wrapper (make one to have it granted)' "$T/e"
+ok $? "--explain names the caches not granted as they do not exist (Maven's, without ~/.m2)"
+[ ! -e "$HOME/.m2" ]
+ok $? "... and no ~/.m2 was made"
+
+# 2. A cache that exists in the home is the one used.
+mkdir -p "$HOME/.npm" "$XDG_CACHE_HOME/pip"
+home_before=$(listing "$HOME")
+rm -f "$T/s.json"
+(cd "$WS" && PATH=$TPATH crun --sandbox required --status-file "$T/s.json" -- sh -c '
+	echo "npm=${npm_config_cache-unset} pip=${PIP_CACHE_DIR-unset}" && echo n >"$HOME/.npm/f" && echo p >"$XDG_CACHE_HOME/pip/f"') \
+	>"$T/o" 2>&1
+is "$?:$(cat "$T/o")" "0:npm=unset pip=unset" "existing ~/.npm and XDG pip cache: used in place, no variable set"
+is "$(cat "$HOME/.npm/f" "$XDG_CACHE_HOME/pip/f" 2>/dev/null | tr '\n' ' ')" "n p " "... and writable"
+is "$(json_field "$T/s.json" status '[(c["path"], c["state"], c["variable"]) for c in e["caches"] if c["name"] in ("npm", "pip")]')" \
+	"[[\"$HOME/.npm\", \"existing\", null], [\"$XDG_CACHE_HOME/pip\", \"existing\", null]]" \
+	"... and listed existing, with no variable"
+rm -f "$HOME/.npm/f" "$XDG_CACHE_HOME/pip/f"
+is "$(listing "$HOME")" "$home_before" "... and nothing else is made in the home"
+rm -rf "$HOME/.npm" "$XDG_CACHE_HOME"
+
+done_testing
