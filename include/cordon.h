@@ -211,7 +211,9 @@ CORDON_EXPORT int cordon_set_on_tamper(cordon *c, enum cordon_on_tamper how);
 /* "fail" or "neutralise". */
 CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out);
 /* Directory for per-run temp dirs and moved caches. Default
- * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon. */
+ * $XDG_STATE_HOME/cordon, else $HOME/.local/state/cordon; with HOME
+ * unset or empty and neither set, cordon_begin() fails (CORDON_EINVAL,
+ * "HOME is unset: ..."): the password database's home is never used. */
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);

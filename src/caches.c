@@ -13,7 +13,7 @@
  * default one is never made in the home (the command may never run the
  * tool): it is moved to STATE/caches/NAME by the tool's variable, set in
  * the command's environment; where no variable moves it alone, it is not
- * granted. Without a home the locations under it have no path.
+ * granted. With HOME unset the locations under the home have no path.
  */
 #include "caches.h"
 #include "path.h"
@@ -758,10 +758,11 @@ static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missi
 }
 
 /* The home the default caches are under: $HOME as given (homes_load
- * checked its length), else the password database's home. -1: none. */
+ * checked its length). -1: none (HOME unset or empty: the password
+ * database's home is never used for caches). */
 static int cache_home(const cordon *c, char home[CORDON_PATH_MAX])
 {
-	if (c->nhomes == 0)
+	if (!c->home_set)
 		return -1;
 	const char *h = getenv("HOME");
 	return path_join(home, CORDON_PATH_MAX, h != NULL && h[0] == '/' ? h : c->homes[0], "");

@@ -293,8 +293,9 @@ int workdir_env(cordon *c);
 int caches_resolve(cordon *c);
 
 /* ---- runtmp.c: the run's own dir ---- */
-/* The state dir: 0, -1 when there is none (no HOME), -2 when too long,
- * -3 when it would be under a home that does not exist. */
+/* The state dir: 0, -1 when there is none (HOME unset or empty, and
+ * neither --state-dir nor XDG_STATE_HOME), -2 when too long, -3 when it
+ * would be under a home that does not exist. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 /* STATE/caches of the run (made 0700 when missing), where missing tool
  * caches are moved: 0, or -1 when it cannot be made or is not a
@@ -460,6 +461,9 @@ struct cordon {
 	enum stage stage;
 	char homes[2][CORDON_PATH_MAX]; /* canonical $HOME and passwd home (homes_load) */
 	int nhomes;
+	/* homes[0] is $HOME's: HOME is set and not empty. Without it cordon
+	 * keeps neither its state dir nor caches in any home. */
+	int home_set;
 	struct decision dec;
 	unsigned plans; /* plans made in this run (a test sees no needless one) */
 	struct policy pol;

@@ -71,14 +71,17 @@ int homes_load(cordon *c)
 
 	c->homes[0][0] = c->homes[1][0] = '\0';
 	c->nhomes = 0;
+	c->home_set = 0;
 	if (env != NULL && env[0] != '\0') {
 		if (strlen(env) >= CORDON_PATH_MAX)
 			return cordon_fail(c, CORDON_EINVAL, "HOME is longer than %d bytes",
 					   CORDON_PATH_MAX - 1);
 		/* A relative HOME is what the command's tools take it for from
 		 * where it starts: the working directory, which is the run's. */
-		if (home_path(c, env, c->homes[n]) == 0)
+		if (home_path(c, env, c->homes[n]) == 0) {
+			c->home_set = 1;
 			n++;
+		}
 	}
 	const char *pw = passwd_home(&buf);
 	if (pw != NULL && pw[0] == '/') {

@@ -60,9 +60,11 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 		n = snprintf(out, outlen, "%s", c->state_dir_opt);
 	else if (x != NULL && x[0] == '/')
 		n = snprintf(out, outlen, "%s/cordon", x);
-	else if (c->nhomes > 0) {
-		/* Never under a home that does not exist (HOME=/nonexistent):
-		 * cordon would make it. */
+	else if (c->home_set) {
+		/* $HOME's only (with HOME unset, the password database's home
+		 * is not where the caller lets cordon write), and never one
+		 * that does not exist (HOME=/nonexistent): cordon would make
+		 * it. */
 		struct stat st;
 		if (stat(c->homes[0], &st) != 0 || !S_ISDIR(st.st_mode))
 			return -3;
@@ -260,8 +262,13 @@ static int state_dir_ready(cordon *c, char *real)
 			"no state directory: the home %s does not exist (set --state-dir "
 			"or XDG_STATE_HOME)",
 			c->homes[0]);
-	if (sr != 0)
-		return cordon_fail(c, CORDON_EINVAL, "no state directory: set --state-dir or HOME");
+	if (sr != 0) {
+		const char *h = getenv("HOME"), *what = "unusable";
+		if (h == NULL || h[0] == '\0')
+			what = h == NULL ? "unset" : "empty";
+		return cordon_fail(c, CORDON_EINVAL,
+				   "HOME is %s: give --state-dir DIR or set XDG_STATE_HOME", what);
+	}
 	/* The state dir is where runs' dirs are made and swept: a command
 	 * must not be able to move it (a symlink planted in a writable tree)
 	 * or write it (inside a writable tree, or writable by others). */

@@ -6,6 +6,11 @@
 #   under the state dir (STATE/caches/NAME) by the tool's own variable,
 #   which the command sees and can write through; what it writes stays.
 # - A cache that exists in the home is used where it is, no variable set.
+# - HOME unset: cordon uses no home for itself. Without --state-dir or
+#   XDG_STATE_HOME the run is refused (exit 125, one line); with either it
+#   runs and makes nothing in, nor grants anything of, the password
+#   database's home (a fake one in a user and mount namespace of the
+#   test's own, where /etc/passwd names a home in the test's dir).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -78,5 +83,55 @@ is "$(json_field "$T/s.json" status '[(c["path"], c["state"], c["variable"]) for
 rm -f "$HOME/.npm/f" "$XDG_CACHE_HOME/pip/f"
 is "$(listing "$HOME")" "$home_before" "... and nothing else is made in the home"
 rm -rf "$HOME/.npm" "$XDG_CACHE_HOME"
+
+# 3. HOME unset. Every run here is made in a user and mount namespace of
+# the test's own where /etc/passwd gives uid 0 (the caller outside) a home
+# in the test's dir: the password database's home a run must leave alone,
+# and never the real one, whatever the build under test does.
+fake=$T/pwhome
+mkdir -p "$fake"
+sed "s#^root:[^:]*:0:0:[^:]*:[^:]*:#root:x:0:0:root:$fake:#" /etc/passwd >"$T/passwd"
+as_fake() { # as_fake [NAME=VALUE...] COMMAND...: with HOME unset and the fake passwd home
+	(cd "$WS" && unshare -Urm sh -c 'mount --bind "$1" /etc/passwd && shift && exec "$@"' sh \
+		"$T/passwd" env -u HOME -u XDG_STATE_HOME -u XDG_CACHE_HOME PATH="$TPATH" "$@") \
+		>"$T/o" 2>"$T/e"
+}
+if ! unshare -Urm sh -c 'mount --bind "$1" /etc/passwd && getent passwd 0' sh "$T/passwd" 2>/dev/null |
+	grep -q ":$fake:"; then
+	for n in $(seq 11); do skip "HOME unset ($n): no user and mount namespace here for a fake password database home"; done
+	done_testing
+fi
+fake_before=$(snapshot "$fake")
+
+# No state dir of its own: refused, one line.
+as_fake "$CORDON" run -- true
+is "$?:$(cat "$T/o")" "125:" "HOME unset, neither --state-dir nor XDG_STATE_HOME: exit 125, nothing run"
+is "$(cat "$T/e")" "cordon: HOME is unset: give --state-dir DIR or set XDG_STATE_HOME" "... one line says why"
+unchanged "the password database's home (refused run)" "$fake" "$fake_before"
+as_fake HOME= "$CORDON" run -- true
+is "$?:$(cat "$T/e")" "125:cordon: HOME is empty: give --state-dir DIR or set XDG_STATE_HOME" \
+	"HOME empty: the same"
+
+# With --state-dir: runs, every cache under that state dir.
+rm -f "$T/s.json"
+as_fake "$CORDON" run --state-dir "$T/st1" --sandbox required --status-file "$T/s.json" -- \
+	sh -c 'echo "$npm_config_cache $PIP_CACHE_DIR"'
+is "$?:$(cat "$T/o")" "0:$T/st1/caches/npm $T/st1/caches/pip" \
+	"HOME unset, --state-dir: runs; the caches are under the state dir"
+is "$(json_field "$T/s.json" status '[c["path"] for c in e["caches"] if not c["path"].startswith("'"$T/st1/caches/"'")]')" \
+	"[]" "... every cache the event lists"
+unchanged "the password database's home (run with --state-dir)" "$fake" "$fake_before"
+
+# An existing cache in the password database's home is not granted either.
+mkdir -p "$fake/.npm"
+fake_before=$(snapshot "$fake")
+as_fake "$CORDON" run --state-dir "$T/st1" --sandbox required -- sh -c 'echo "$npm_config_cache"; echo x >"'"$fake"'/.npm/f"'
+is "$(head -n 1 "$T/o")" "$T/st1/caches/npm" "HOME unset: the passwd home's ~/.npm is not the cache, the state dir's is"
+unchanged "the password database's home (its ~/.npm not writable)" "$fake" "$fake_before"
+
+# With XDG_STATE_HOME: runs, the caches under it.
+as_fake XDG_STATE_HOME="$T/xs" "$CORDON" run --sandbox required -- sh -c 'echo "$GOCACHE"'
+is "$?:$(cat "$T/o")" "0:$T/xs/cordon/caches/go-build" "HOME unset, XDG_STATE_HOME: runs, the caches under it"
+unchanged "the password database's home (run with XDG_STATE_HOME)" "$fake" "$fake_before"
 
 done_testing
