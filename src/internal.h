@@ -289,9 +289,6 @@ int workdir_readable(cordon *c);
 /* The command's PWD (c->envp) names it when it is not the caller's. */
 int workdir_env(cordon *c);
 
-/* ---- caches.c ---- */
-int caches_resolve(cordon *c);
-
 /* ---- runtmp.c: the run's own dir ---- */
 /* The state dir: 0, -1 when there is none (HOME unset or empty, and
  * neither --state-dir nor XDG_STATE_HOME), -2 when too long, -3 when it
@@ -308,6 +305,9 @@ int runtmp_create(cordon *c);
  * is left (the message says what; a later run's sweep tries again). */
 int runtmp_remove(cordon *c);
 struct runtmp_sweep;
+
+/* ---- caches.c (moves missing caches under runtmp.c's state dir) ---- */
+int caches_resolve(cordon *c);
 
 /* ---- env.c: the command's environment (pure) ---- */
 struct env_opts {
