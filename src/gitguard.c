@@ -896,8 +896,11 @@ static void end_search(cordon *c, struct walk *w)
 		w->err = 1;
 		goto out;
 	}
-	memcpy(left, g->unsearched.v, g->unsearched.n * sizeof(*left));
-	memcpy(known, g->found.v, g->found.n * sizeof(*known));
+	/* An empty list's v is NULL: memcpy must not be given it. */
+	if (g->unsearched.n > 0)
+		memcpy(left, g->unsearched.v, g->unsearched.n * sizeof(*left));
+	if (g->found.n > 0)
+		memcpy(known, g->found.v, g->found.n * sizeof(*known));
 	gitfind_sort(left, g->unsearched.n);
 	gitfind_sort(known, g->found.n);
 	struct gitfind f = { .max = g->reads + GITFIND_MAX,
