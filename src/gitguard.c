@@ -818,11 +818,6 @@ int gitguard_put_aside(cordon *c, const char *path)
 	return put_aside(c, path, NULL);
 }
 
-static int after(const struct stat *st, long long since_ns)
-{
-	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= since_ns;
-}
-
 /* A hooks dir, or one of its entries, made or changed since since_ns (a
  * hook rewritten in place changes its own times only). */
 static int hooks_after(const char *path, long long since_ns)
@@ -836,7 +831,7 @@ static int hooks_after(const char *path, long long since_ns)
 	while (!r && (e = readdir(d)) != NULL)
 		if (strcmp(e->d_name, "..") != 0)
 			r = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-			    after(&st, since_ns);
+			    gg_since(&st, since_ns);
 	closedir(d);
 	return r;
 }
@@ -862,7 +857,7 @@ void gitguard_judge_embedded(cordon *c, const char *gd, long long since_ns, int 
 		if (gitguard_watches(c, p[i]))
 			return;
 		there[i] = lstat(p[i], &st[i]) == 0;
-		if (there[i] && (after(&st[i], since_ns) ||
+		if (there[i] && (gg_since(&st[i], since_ns) ||
 				 (embedded_files[i].kind == K_HOOKS && S_ISDIR(st[i].st_mode) &&
 				  hooks_after(p[i], since_ns))))
 			changed = 1;

@@ -101,6 +101,11 @@ static inline int gg_join(char *out, const char *a, const char *b)
 {
 	return path_join(out, CORDON_PATH_MAX, a, b);
 }
+/* st made or changed at or after since_ns (its change time). */
+static inline int gg_since(const struct stat *st, long long since_ns)
+{
+	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= since_ns;
+}
 /* Move path aside (recorded in c->tampered). */
 int gitguard_put_aside(cordon *c, const char *path);
 /* 1 when the guard watches path (a submodule's or worktree's ".git"

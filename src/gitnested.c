@@ -90,17 +90,8 @@ int gitnested_begin(const cordon *c, struct nested_start *s)
 	s->since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - 50000000LL;
 	s->repo = 0;
 	/* The lists' copies go beside the runs' dirs: STATE/runs/XXXXXX. */
-	s->state[0] = '\0';
-	const char *r = c->rundir != NULL ? strrchr(c->rundir, '/') : NULL;
-	if (r != NULL && (size_t)(r - c->rundir) < sizeof(s->state)) {
-		memcpy(s->state, c->rundir, (size_t)(r - c->rundir));
-		s->state[r - c->rundir] = '\0';
-		char *up = strrchr(s->state, '/');
-		if (up != NULL && up != s->state)
-			*up = '\0';
-		else
-			s->state[0] = '\0';
-	}
+	if (runtmp_state_of_run(c, s->state, sizeof(s->state)) != 0)
+		s->state[0] = '\0';
 	char top[CORDON_PATH_MAX];
 	if (snprintf(top, sizeof(top), "%s", c->pol.workspace) >= (int)sizeof(top))
 		return 0;
@@ -252,7 +243,7 @@ struct nested {
 /* st was made or changed during the run. */
 static int recent(const struct nested *n, const struct stat *st)
 {
-	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= n->s->since_ns;
+	return gg_since(st, n->s->since_ns);
 }
 
 /* dir/name exists and was made or changed during the run. */

@@ -298,6 +298,9 @@ int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
  * caches are moved: 0, or -1 when it cannot be made or is not a
  * directory of the caller's own closed to group and others. */
 int runtmp_caches_dir(const cordon *c, char *out, size_t outlen);
+/* The run's state dir, from its run dir (STATE/runs/XXXXXX): 0, or -1
+ * when there is none or it does not fit. */
+int runtmp_state_of_run(const cordon *c, char *out, size_t outlen);
 /* Make and lock the run's dir; when runs/ holds a dir nobody locks, start
  * the sweep of dead runs' dirs in a thread of the run. */
 int runtmp_create(cordon *c);

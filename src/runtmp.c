@@ -21,6 +21,7 @@
  * and removed costs a journal transaction on ext4).
  */
 #include "internal.h"
+#include "path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -224,18 +225,28 @@ static int owned_dir(cordon *c, const char *path, int fd)
 	return 0;
 }
 
-int runtmp_caches_dir(const cordon *c, char *out, size_t outlen)
+int runtmp_state_of_run(const cordon *c, char *out, size_t outlen)
 {
-	struct stat st;
 	/* The run's dir is STATE/runs/XXXXXX, STATE canonical. */
 	const char *runs = c->rundir != NULL ? strrchr(c->rundir, '/') : NULL;
 	size_t n = runs != NULL ? (size_t)(runs - c->rundir) : 0;
 	while (n > 0 && c->rundir[n - 1] != '/')
 		n--;
-	if (n == 0 || n + sizeof("caches") > outlen)
+	/* n: the length of "STATE/"; STATE "/" is none. */
+	if (n < 2 || n > outlen)
 		return -1;
-	memcpy(out, c->rundir, n);
-	memcpy(out + n, "caches", sizeof("caches"));
+	memcpy(out, c->rundir, n - 1);
+	out[n - 1] = '\0';
+	return 0;
+}
+
+int runtmp_caches_dir(const cordon *c, char *out, size_t outlen)
+{
+	struct stat st;
+	char state[CORDON_PATH_MAX];
+	if (runtmp_state_of_run(c, state, sizeof(state)) != 0 ||
+	    path_join(out, outlen, state, "caches") != 0)
+		return -1;
 	if (mkdir(out, 0700) != 0 && errno != EEXIST)
 		return -1;
 	if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
