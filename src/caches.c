@@ -620,6 +620,17 @@ static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
 	return 0;
 }
 
+/* e's path becomes a copy of path: 0 or CORDON_ENOMEM (e unchanged). */
+static int entry_path(struct cache_entry *e, const char *path)
+{
+	char *dup = strdup(path);
+	if (dup == NULL)
+		return CORDON_ENOMEM;
+	free(e->path);
+	e->path = dup;
+	return 0;
+}
+
 /* e's path is real (canonical, there): granted, unless it is not of its
  * kind (a file for a directory) or is broad. */
 static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
@@ -627,11 +638,8 @@ static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
 	struct stat st;
 	if (stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
 		return 0;
-	char *dup = strdup(real);
-	if (dup == NULL)
+	if (entry_path(e, real) != 0)
 		return CORDON_ENOMEM;
-	free(e->path);
-	e->path = dup;
 	if (policy_is_broad(c, real)) {
 		e->state = CACHE_REFUSED;
 		return 0;
@@ -670,11 +678,8 @@ static int resolve_moved(cordon *c, struct cache_entry *e, const struct cache_lo
 	    path_join(dir, sizeof(dir), real, loc->move_name) != 0 ||
 	    path_join(path, sizeof(path), dir, loc->tail != NULL ? loc->tail : "") != 0)
 		return 0;
-	char *dup = strdup(path);
-	if (dup == NULL)
+	if (entry_path(e, path) != 0)
 		return CORDON_ENOMEM;
-	free(e->path);
-	e->path = dup;
 	int rr = policy_resolve_untampered(&c->pol, path, real, sizeof(real));
 	if (rr == POLICY_REDIRECTED)
 		e->state = CACHE_REDIRECTED;
@@ -736,11 +741,8 @@ static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missi
 	else if (rr == POLICY_REDIRECTED)
 		e->state = CACHE_REDIRECTED;
 	if (rr != 0 || e->state == CACHE_INSIDE) {
-		char *dup = rr == 0 || rr == POLICY_REDIRECTED ? strdup(real) : NULL;
-		if (dup != NULL) {
-			free(e->path);
-			e->path = dup;
-		}
+		if (rr == 0 || rr == POLICY_REDIRECTED)
+			(void)entry_path(e, real); /* out of memory: the name stays */
 		return 0;
 	}
 	if (lstat(real, &st) != 0) {
