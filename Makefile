@@ -34,15 +34,24 @@ CFLAGS    ?= $(OPT) -g
 # Everything is built with hidden visibility; CORDON_BUILDING makes the
 # header's CORDON_EXPORT functions visible (include/cordon.h).
 ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -DCORDON_BUILDING -fvisibility=hidden -fPIC \
-             -Iinclude -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
+             -Iinclude $(SRC_INC) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
-LIB_SRC := src/error.c src/ids.c src/strv.c src/path.c src/json.c src/compat.c src/fsutil.c \
-           src/env.c src/config.c src/policy.c src/caches.c src/gitfmt.c src/gitdirs.c src/gitfind.c src/gitwatch.c src/gitguard.c src/gitnested.c src/netallow.c src/proxyproto.c src/secrets.c src/runtmp.c src/workdir.c src/stdfds.c src/status.c \
-           src/spawn.c src/cordon.c src/backends.c src/backend-none.c src/backend-seatbelt.c \
-           src/backend-linux.c src/linux-probe.c src/landlock-sys.c src/landlock.c src/landlock-reads.c src/layer-mountns.c src/layer-devpts.c src/layer-tmp.c src/layer-scratchhome.c src/layer-netns.c src/limits.c \
-           src/layer-pidns.c src/layer-seccomp.c src/unix-supervisor.c src/caps.c \
-           src/linux-runner.c
+# The library by area (each folder's README says what it owns and what
+# it may include): the order is the link order, lowest layer first.
+UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
+GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitguard.c gitnested.c)
+NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c)
+CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets.c runtmp.c workdir.c \
+                 stdfds.c status.c spawn.c cordon.c backends.c backend-none.c)
+MACOS_SRC   := src/macos/backend-seatbelt.c
+LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
+                 landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
+                 layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
+                 linux-runner.c)
+LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
+SRC_DIRS    := util core gitguard net linux macos
+SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
 CLI_SRC := cli/main.c cli/args.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -74,7 +83,7 @@ $(B)/%.o: %.c
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-# cordon-init, process 1 of a run's PID namespace (src/layer-pidns.c):
+# cordon-init, process 1 of a run's PID namespace (src/linux/layer-pidns.c):
 # a static program without libc, embedded in the library as a byte array.
 # Built for the machines it has system calls for; elsewhere the array is
 # empty and the PID namespace layer reports itself unavailable at run
@@ -84,13 +93,13 @@ INIT_CFLAGS := -static -nostdlib -ffreestanding -fno-stack-protector -fno-builti
                -Wall -Wextra -Werror -Wl,-z,noseparate-code -Wl,--build-id=none -s
 INIT_ARCH   := $(shell $(CC) -dumpmachine | sed -n 's/^\(x86_64\|aarch64\)-.*/\1/p')
 
-$(B)/init/cordon-init: src/init/cordon-init.c
+$(B)/init/cordon-init: src/linux/init/cordon-init.c
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  INIT    $@")
 	$(Q)$(if $(INIT_ARCH),$(CC) $(INIT_CFLAGS) -o $@ $<,: >$@)
 
 $(B)/init/init-blob.c: $(B)/init/cordon-init
-	@{ echo '/* Generated from src/init/cordon-init.c by the Makefile. */'; \
+	@{ echo '/* Generated from src/linux/init/cordon-init.c by the Makefile. */'; \
 	   echo '#include <stddef.h>'; \
 	   echo 'const unsigned char cordon_init_blob[] = {'; \
 	   od -An -v -tx1 $< | tr -s ' ' '\n' | grep . | sed 's/^/0x/; s/$$/,/'; \
@@ -109,7 +118,7 @@ $(B)/libcordon.o: $(LIB_OBJ)
 	$(Q)objcopy --localize-hidden $@
 
 # cordon(1)'s copy of that object: the same, with the test hooks
-# (src/testhooks.h) left global for its undocumented --test-max-abi. Only
+# (src/core/testhooks.h) left global for its undocumented --test-max-abi. Only
 # programs of this tree link it; it is never installed.
 $(B)/libcordon-cli.o: $(B)/libcordon.o
 	$(Q)objcopy --wildcard --globalize-symbol='cordon_test_*' $< $@
@@ -133,7 +142,7 @@ $(B)/libcordon.so: $(LIB_OBJ) src/cordon.map
 # Only the header's functions leave the library: the shared library's
 # dynamic symbols and the archive's global ones are exactly cordon.h's
 # CORDON_EXPORT functions, and so is the export list. No test hook
-# (cordon_test_*, src/testhooks.h) leaves it, and nothing in it reads a
+# (cordon_test_*, src/core/testhooks.h) leaves it, and nothing in it reads a
 # CORDON_TEST_* variable: no such name in its sources nor in its bytes.
 API_FUNCS = grep -o 'CORDON_EXPORT[^;]*' include/cordon.h | grep -o 'cordon_[a-z_0-9]*(' | tr -d '(' | sort
 symbols-check: $(B)/libcordon.so $(B)/libcordon.a
@@ -172,7 +181,7 @@ $(B)/tests/test-errors: tests/unit/test-errors.c $(B)/libcordon-internal.a
 # The probe test points the backend at fake sandbox-exec programs through a
 # hook only its own build of backend-seatbelt.c has; the library's object
 # is built without it (see release-check).
-$(B)/hooks/backend-seatbelt.o: src/backend-seatbelt.c
+$(B)/hooks/backend-seatbelt.o: src/macos/backend-seatbelt.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -DCORDON_SEATBELT_TEST_HOOKS -c $< -o $@
 
@@ -294,7 +303,7 @@ release-check: $(B)/libcordon.a $(B)/hooks/backend-seatbelt.o
 # Every header is a dependency of what includes it: after a (pretended)
 # change of any header, make must find something to rebuild. Needs the
 # build, the unit tests and the replay programs built first.
-DEP_HEADERS := $(wildcard include/*.h src/*.h cli/*.h tests/unit/*.h)
+DEP_HEADERS := $(wildcard include/*.h src/*/*.h cli/*.h tests/unit/*.h)
 dep-check: all $(UNIT_BIN) $(HELPER_BIN) $(REPLAY_BIN)
 	@for h in $(DEP_HEADERS); do \
 	  if $(MAKE) -f $(firstword $(MAKEFILE_LIST)) -s -q -W $$h all $(UNIT_BIN) $(HELPER_BIN) $(REPLAY_BIN); then \
@@ -348,13 +357,13 @@ size-check:
 	tests/lint/function-size
 
 CPPCHECK_FLAGS := --enable=warning,performance,portability --error-exitcode=1 \
-  --inline-suppr --quiet -D__linux__ -D__x86_64__ -D_GNU_SOURCE -Iinclude -Isrc -Icli \
+  --inline-suppr --quiet -D__linux__ -D__x86_64__ -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli \
   --suppress=missingIncludeSystem
 cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz bench
 
 tidy:
-	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Icli
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
@@ -362,7 +371,7 @@ SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user t
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
-FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h src/*.h \
+FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h $(wildcard src/*/*.h) \
                 $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
                 $(wildcard bench/*.c)
 format:
@@ -375,7 +384,7 @@ fuzz: $(B)/init/init-blob.c
 	@mkdir -p $(B)/fuzz
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	    -Iinclude -Isrc -Icli -Itests/unit -o $(B)/fuzz/$$n $$f $(LIB_SRC) $(B)/init/init-blob.c \
+	    -Iinclude $(SRC_INC) -Icli -Itests/unit -o $(B)/fuzz/$$n $$f $(LIB_SRC) $(B)/init/init-blob.c \
 	    cli/args.c -lpthread || exit 1; \
 	done
 	@echo "run e.g.: $(B)/fuzz/fuzz-json -max_total_time=60 fuzz/corpus/fuzz-json"
@@ -400,8 +409,8 @@ $(B)/bench/waitwrap: bench/waitwrap.c bench/nsfloor.h
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 # cordon's own Landlock table and seccomp program, and only them: the
 # rest of those files (the run's preparation) is dropped at link time.
-CONFWRAP_SRC := bench/confwrap.c src/landlock-sys.c src/landlock.c src/layer-seccomp.c
-$(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux-layers.h src/landlock-abi.h
+CONFWRAP_SRC := bench/confwrap.c src/linux/landlock-sys.c src/linux/landlock.c src/linux/layer-seccomp.c
+$(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux/linux-layers.h src/linux/landlock-abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(LDFLAGS) \
 	    -Wl,--gc-sections -o $@ $(CONFWRAP_SRC) $(LDLIBS)

@@ -2,10 +2,10 @@
  * confwrap [--ns|--ns-net] [--write PATH]... -- COMMAND [ARG...]: as
  * waitwrap, but the child takes, before its exec, the kernel's part of
  * cordon's confinement and nothing else: no_new_privs, a Landlock domain
- * of the ABI's write rights (cordon's own table, src/landlock.c) with one
+ * of the ABI's write rights (cordon's own table, src/linux/landlock.c) with one
  * rule per --write path (all rights beneath a directory, the file rights
  * on a file), and cordon's seccomp program for the run's groups
- * (src/layer-seccomp.c; without the socket supervisor's notifying rules,
+ * (src/linux/layer-seccomp.c; without the socket supervisor's notifying rules,
  * which need a thread answering them). With --ns (--ns-net) the child is
  * also process 1 of new namespaces with a /proc of its own, as
  * waitwrap --ns starts it (nsfloor.h).

@@ -1,5 +1,5 @@
 /*
- * Fuzz target for the git guard's readers (src/gitfmt.c). Any input, as a
+ * Fuzz target for the git guard's readers (src/gitguard/gitfmt.c). Any input, as a
  * config text and as an index file (both hash lengths), must be read
  * without a fault. A config judged safe must stay safe when a comment
  * line is added, and never be safe once a key that runs a program is

@@ -1,6 +1,6 @@
 /*
  * Fuzz target for the network allow-list and the proxy's protocol
- * readers (src/netallow.c, src/proxyproto.c). Any input, as a pattern
+ * readers (src/net/netallow.c, src/net/proxyproto.c). Any input, as a pattern
  * list, a destination, an HTTP request head (fed whole and in two
  * pieces) and SOCKS5 messages, must be read without a fault; a head
  * read as complete must say where it ends within the input, and a

@@ -85,7 +85,7 @@ fi
 # ---- cordon inside cordon, and cordon without CAP_SETPCAP ----
 DENY=$HELPERS/seccomp-deny
 # The capabilities cordon keeps: CHOWN, DAC_OVERRIDE, FOWNER, SETGID,
-# SETUID, NET_BIND_SERVICE, IPC_LOCK, SYS_CHROOT, LEASE (src/caps.c).
+# SETUID, NET_BIND_SERVICE, IPC_LOCK, SYS_CHROOT, LEASE (src/linux/caps.c).
 KEPT=$((0x100444cb))
 kept_only() { [ $((0x$1 & ~KEPT)) -eq 0 ]; }
 field() { grep "^$1:" "$2" | awk '{print $2}'; }

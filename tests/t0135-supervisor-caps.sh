@@ -2,7 +2,7 @@
 # The socket supervisor (Landlock ABI < 9) makes the command's connects and
 # sends itself, in a thread of cordon: it must do so with no more
 # privilege than the command. As root the command keeps a few
-# capabilities only (src/caps.c); cordon's thread must not lend it the
+# capabilities only (src/linux/caps.c); cordon's thread must not lend it the
 # others: control messages the kernel takes only with CAP_NET_RAW or
 # CAP_NET_ADMIN (SO_MARK, SO_PRIORITY above 6, an IPv6 hop-by-hop header,
 # an IPv4 security option), or an rtnetlink change (CAP_NET_ADMIN). Not

@@ -1,4 +1,4 @@
-/* Unit tests for where the tool caches are (src/caches.c, the pure part). */
+/* Unit tests for where the tool caches are (src/core/caches.c, the pure part). */
 #include "caches.h"
 #include "tap.h"
 

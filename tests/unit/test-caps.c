@@ -1,6 +1,6 @@
 /*
  * What the socket supervisor's workers hold while they make a call for a
- * command (src/caps.c, src/unix-supervisor.c): the kept set, the lowered
+ * command (src/linux/caps.c, src/linux/unix-supervisor.c): the kept set, the lowered
  * effective set, that lowering one thread leaves the others as they are
  * (and, as root, that the kernel then refuses a SO_MARK the thread could
  * send before), and the control messages refused in a network namespace

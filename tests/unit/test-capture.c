@@ -1,5 +1,5 @@
 /* Which names directly under /dev are capture devices
- * (secrets_capture_name, src/secrets.c): the virtual consoles and their
+ * (secrets_capture_name, src/core/secrets.c): the virtual consoles and their
  * screens, framebuffers, cameras, raw HID, OSS sound and the consoles
  * systemd starts a login on (hvc, hvsi, xvc, sclp); not the
  * terminals a command is given, nor the devices every command uses. */

@@ -1,5 +1,5 @@
 /*
- * The caller's terminal's number (src/layer-devpts.c, the pure part):
+ * The caller's terminal's number (src/linux/layer-devpts.c, the pure part):
  * only a name "/dev/pts/N" whose device is that pty's slave is taken,
  * so the child binds nothing but the caller's own node at its own number.
  */

@@ -1,4 +1,4 @@
-/* Unit tests for the command's environment (src/env.c). */
+/* Unit tests for the command's environment (src/core/env.c). */
 #include "internal.h"
 #include "tap.h"
 

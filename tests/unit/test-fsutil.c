@@ -1,5 +1,5 @@
 /*
- * Unit tests for removing a tree (remove_tree_at, src/fsutil.c): any
+ * Unit tests for removing a tree (remove_tree_at, src/util/fsutil.c): any
  * depth with a few fds, never a symlink followed out, dirs made
  * unreadable or unwritable, the work linear in the entries, the budget
  * and the stop flag (a removal resumed later finishes), entries that

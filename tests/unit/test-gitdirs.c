@@ -1,8 +1,8 @@
 /*
- * The git guard's lists of tracked directories (src/gitdirs.c): sorting
+ * The git guard's lists of tracked directories (src/gitguard/gitdirs.c): sorting
  * and merging, the copy kept in the state dir (its bytes, and that any
  * damage or another index's stamp is refused), and reading an index in
- * pieces (src/gitfmt.c's gitfmt_index_feed) the same as whole.
+ * pieces (src/gitguard/gitfmt.c's gitfmt_index_feed) the same as whole.
  */
 #include "gitdirs.h"
 #include "gitfmt.h"

@@ -1,6 +1,6 @@
 /*
  * The git guard's search for the repositories of a workspace in none
- * (src/gitfind.c): its bound, what it leaves unread, the directories it
+ * (src/gitguard/gitfind.c): its bound, what it leaves unread, the directories it
  * is told to pass by (the start's unread ones, at the end), and the
  * workspace's own ".git".
  */

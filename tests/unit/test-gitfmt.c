@@ -1,4 +1,4 @@
-/* Unit tests for git's formats as the git guard reads them (src/gitfmt.c). */
+/* Unit tests for git's formats as the git guard reads them (src/gitguard/gitfmt.c). */
 #include "gitfmt.h"
 #include "tap.h"
 

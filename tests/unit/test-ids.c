@@ -1,4 +1,4 @@
-/* Every fixed identifier (src/ids.c): each enum value has an identifier
+/* Every fixed identifier (src/util/ids.c): each enum value has an identifier
  * and a text, identifiers are unique and well-formed, and the public list
  * holds exactly them. */
 #include "ids.h"

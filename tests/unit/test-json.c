@@ -1,4 +1,4 @@
-/* Unit tests for the JSON writer (src/json.c). */
+/* Unit tests for the JSON writer (src/util/json.c). */
 #include "json.h"
 #include "json-check.h"
 #include "tap.h"

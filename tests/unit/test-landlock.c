@@ -1,5 +1,5 @@
 /*
- * The Landlock tables (src/landlock.c): the rights and scopes cordon
+ * The Landlock tables (src/linux/landlock.c): the rights and scopes cordon
  * handles at each ABI, what each ABI covers, and the kernel's view of
  * them: every ABI up to the running kernel's is accepted, a newer one is
  * refused (so the ABI must be detected, never assumed). ABI 9's

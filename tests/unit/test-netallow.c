@@ -1,6 +1,6 @@
 /*
- * The network allow-list's patterns (src/netallow.c) and the proxy's
- * protocol readers (src/proxyproto.c).
+ * The network allow-list's patterns (src/net/netallow.c) and the proxy's
+ * protocol readers (src/net/proxyproto.c).
  */
 #include "netallow.h"
 #include "proxyproto.h"

@@ -1,4 +1,4 @@
-/* Unit tests for the pure path helpers (src/path.c). */
+/* Unit tests for the pure path helpers (src/util/path.c). */
 #include "path.h"
 #include "tap.h"
 

@@ -1,5 +1,5 @@
 /* Unit tests for resolving a path without following a symlink that lies
- * in a writable tree (policy_resolve_untampered, src/policy.c). */
+ * in a writable tree (policy_resolve_untampered, src/core/policy.c). */
 #include "internal.h"
 #include "tap.h"
 

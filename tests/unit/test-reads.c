@@ -1,5 +1,5 @@
 /*
- * The Landlock read layer (src/landlock-reads.c): which entries the walk
+ * The Landlock read layer (src/linux/landlock-reads.c): which entries the walk
  * grants, in a scratch tree, and what a child restricted with the built
  * ruleset can read. The walk's grants are checked by name (the way and
  * the denied paths are never granted, everything beside them is); the

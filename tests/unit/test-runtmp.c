@@ -1,5 +1,5 @@
 /*
- * The sweep of dead runs' dirs through the library (src/runtmp.c): several
+ * The sweep of dead runs' dirs through the library (src/core/runtmp.c): several
  * handles on several threads begin and end runs again and again while
  * dead runs' dirs keep appearing in the state dir. A live run's dir is
  * never swept (a file put in it at begin is still there at end), every

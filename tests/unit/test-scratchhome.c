@@ -1,5 +1,5 @@
 /*
- * The scratch home's overlay options (src/layer-scratchhome.c, the pure
+ * The scratch home's overlay options (src/linux/layer-scratchhome.c, the pure
  * part): the home is escaped so that no path can add an option or a
  * lower layer, userxattr in a user namespace, and options that would not
  * fit are refused, never cut.

@@ -1,5 +1,5 @@
 /*
- * The seccomp layer's filter (src/layer-seccomp.c): its decisions, found
+ * The seccomp layer's filter (src/linux/layer-seccomp.c): its decisions, found
  * by running the built program in a small classic-BPF interpreter on made
  * up system calls, for every rule and its boundary, in every ABI of this
  * build; its syscall numbers, against the installed UAPI headers; and the

@@ -4,7 +4,8 @@
  * directory fds, O_NOFOLLOW), whatever the command left in it, however
  * deep.
  */
-#include "internal.h"
+#include "fsutil.h"
+#include "base.h"
 
 #include <dirent.h>
 #include <errno.h>

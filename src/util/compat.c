@@ -4,7 +4,7 @@
  * fallback), starting a child cheaply, and waiting for one with a
  * deadline.
  */
-#include "internal.h"
+#include "compat.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,7 @@
 /* A growable, NULL-terminated vector of owned strings. */
-#include "internal.h"
+#include "strv.h"
+
+#include "cordon.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,8 +8,13 @@
 #ifndef CORDON_INTERNAL_H
 #define CORDON_INTERNAL_H
 
+#include "base.h"
+#include "compat.h"
 #include "cordon.h"
+#include "error.h"
+#include "fsutil.h"
 #include "ids.h"
+#include "strv.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -17,98 +22,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-
-/* AddressSanitizer builds start children with fork() instead of
- * clone(CLONE_VM) (see child_start in compat.c). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CORDON_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define CORDON_ASAN 1
-#endif
-
-/* The longest path cordon handles, in bytes with the NUL: the kernel's
- * PATH_MAX, beyond which no system call accepts a path. Every path buffer
- * has this size; a longer path (argument, environment value or computed)
- * is a clear error, never truncated. */
-#define CORDON_PATH_MAX 4096
-
-/* ---- error.c ---- */
-/* Set the calling thread's last error for c (at most 511 bytes) and
- * return code. */
-int cordon_fail(cordon *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int cordon_fail_errno(cordon *c, int code, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* A new handle's id, never reused: it tags the handle's errors. */
-unsigned long error_new_id(void);
-
-/* ---- strv.c: a growable, NULL-terminated vector of owned strings ---- */
-struct strv {
-	char **v; /* NULL-terminated when n > 0 */
-	size_t n, cap;
-};
-int strv_push(struct strv *s, const char *str); /* copies str */
-int strv_take(struct strv *s, char *str); /* takes ownership */
-void strv_free(struct strv *s);
-
-/* ---- compat.c: portability and process helpers ---- */
-int pipe_cloexec(int fds[2]);
-/* n random bytes from the kernel (getrandom, arc4random_buf); 0 or -1. */
-int random_bytes(void *buf, size_t n);
-/* The stack a child started by child_start() runs on: below malloc's
- * mmap threshold, so no mmap/munmap per start. The child's deepest frame
- * holds a CORDON_PATH_MAX buffer. */
-#define CHILD_STACK_SIZE ((size_t)64 * 1024)
-pid_t child_start(int (*fn)(void *), void *arg, void *stack, size_t size, int wait_exec);
-/* Reap pid within timeout_ms (then SIGKILL it): 0, or -1 on timeout. */
-int reap_with_timeout(pid_t pid, int *status, int timeout_ms);
-/* Close every fd above 2 that is not in keep (sorted ascending). 0 or -1.
- * Async-signal-safe. */
-int close_fds_except(const int *keep, size_t nkeep);
-/* Close every fd from first to last (close_range, or one by one): 0 or -1. */
-int close_fd_range(unsigned first, unsigned last);
-/* Make this process a child subreaper (Linux): 0, or -1 where it cannot
- * be one. */
-int become_subreaper(void);
-/* The children of this process (of any of its threads), at most max,
- * into pids: their number, or -1 when they cannot be listed. */
-long children_of_self(pid_t *pids, size_t max);
-/* A pidfd for pid (close-on-exec), or -1 where there are none. */
-int pidfd_of(pid_t pid);
-long long monotonic_ms(void);
-/* The text right after key (e.g. "\nTgid:") in a small file read in one
- * read() into buf (a /proc status file), or NULL. Async-signal-safe. */
-const char *proc_field(const char *path, const char *key, char *buf, size_t size);
-/* Sleep until the child of pidfd (when >= 0) may have changed state, at
- * most ms milliseconds (10 without a pidfd). */
-void child_nap(int pidfd, long long ms);
-
-/* ---- fsutil.c: file system helpers ---- */
-/* mkdir -p; directories it makes are owner-only (0700). 0 or -1/errno. */
-int mkdir_p(const char *path);
-/* A stream over the dir open on fd, from its first entry (close-on-exec;
- * fd stays open), or NULL. */
-DIR *dir_stream(int fd);
-/* What a removal may do, and what came of it. Each entry met takes one
- * unit of left (so does each name of its queue found taken); once *stop
- * (when stop is not NULL) is set by another thread and unstoppable units
- * are done, the removal stops at the next entry. */
-struct rm_budget {
-	unsigned long left;
-	unsigned long unstoppable;
-	const int *stop;
-	unsigned long done; /* units taken */
-	int out; /* it stopped: left ran out, or *stop */
-	int failed; /* an entry could not be removed (immutable, a mount, ...) */
-};
-/* Remove name below parent_fd and everything in it, never following a
- * symlink out of it, with a bounded number of fds whatever its depth, in
- * O(entries). top_fd: the dir already open (or -1); queue_fd: where the
- * dirs met are moved to be emptied (a dir outside the tree, or -1: the
- * tree's top). 0 when it is gone, else -1 (see b->out and b->failed). */
-int remove_tree_at(int parent_fd, const char *name, int top_fd, int queue_fd, struct rm_budget *b);
 
 /* ---- policy.c: what is writable, what is protected ---- */
 /* Where a writable entry came from (for the status event). */

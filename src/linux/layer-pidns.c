@@ -5,7 +5,7 @@
  * mount layer's user namespace when cordon is not root): it is process 1
  * there. It mounts a /proc of that namespace, applies the other layers,
  * starts the command as its child, and then execs cordon-init
- * (src/init/cordon-init.c, embedded here and exec'd from a memfd), which
+ * (src/linux/init/cordon-init.c, embedded here and exec'd from a memfd), which
  * reaps, reports the command's stops and end, and, when the command
  * ends, kills whatever the command left (setsid, nohup, double fork)
  * and exits, which ends the namespace. Its parent death signal ends it
