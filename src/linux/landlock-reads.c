@@ -239,35 +239,18 @@ struct grant_ctx {
 struct share {
 	const struct grant_ctx *g;
 	size_t from, to;
-	int *fds; /* the fds it opened, closed by the caller */
-	size_t nfds;
 	int dfd;
 	int err; /* 0, or the errno of a rule the kernel refused */
 };
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-/* Close fds, this process's own, all opened here: each run of
- * consecutive numbers in one close_range. */
-static void close_all(int *fds, size_t n)
-{
-	qsort(fds, n, sizeof(fds[0]), cmp_int);
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j + 1 < n && fds[j + 1] == fds[j] + 1)
-			j++;
-		(void)close_fd_range((unsigned)fds[i], (unsigned)fds[j]);
-		i = j + 1;
-	}
-}
-
 /* Grant reads on each entry of the share: a directory with all beneath
  * it, a file alone; a symlink is not followed (its target is checked
- * where it leads); an entry gone since the listing: nothing to grant. */
+ * where it leads); an entry gone since the listing: nothing to grant.
+ * Each fd is closed as soon as its rule is in (the rule holds the inode
+ * itself): kept open, a home of 10,000 entries grew the process's fd
+ * table a dozen times, and each growth of a table that threads share
+ * waits for an RCU grace period (expand_fdtable's synchronize_rcu), about
+ * 15 ms here, which made most of the layer's time. */
 static void *grant_share(void *arg)
 {
 	struct share *sh = arg;
@@ -278,12 +261,13 @@ static void *grant_share(void *arg)
 		int fd = openat(sh->dfd, e->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		sh->fds[sh->nfds++] = fd;
 		int is_dir = e->type == DT_DIR;
 		if (e->type == DT_UNKNOWN) {
 			struct stat st;
-			if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode))
+			if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode)) {
+				close(fd);
 				continue;
+			}
 			is_dir = S_ISDIR(st.st_mode);
 		}
 		struct ll_path_beneath_attr pb = { .allowed_access = is_dir ? READ_DIR_RIGHTS
@@ -291,6 +275,7 @@ static void *grant_share(void *arg)
 						   .parent_fd = fd };
 		if (ll_add_rule((int)sh->g->ruleset, &pb) != 0)
 			sh->err = errno;
+		close(fd);
 	}
 	return NULL;
 }
@@ -302,15 +287,11 @@ static int grant(void *arg, int dfd, const char *name, unsigned char type, int i
 	struct grant_ctx *g = arg;
 	if (inside) {
 		struct pending one = { (char *)name, type };
-		int fd = -1;
 		struct share sh = { .g = &(struct grant_ctx){ g->ruleset, &one, 1, 1, NULL },
 				    .from = 0,
 				    .to = 1,
-				    .fds = &fd,
 				    .dfd = dfd };
 		(void)grant_share(&sh);
-		if (sh.nfds > 0)
-			close(fd);
 		return -sh.err;
 	}
 	size_t k = strlen(name) + 1;
@@ -366,18 +347,13 @@ static int grant_all(void *arg, int dfd)
 	struct share sh[GRANT_THREADS];
 	pthread_t th[GRANT_THREADS];
 	int started[GRANT_THREADS] = { 0 };
-	int *fds = malloc((g->n > 0 ? g->n : 1) * sizeof(int));
-	if (fds == NULL)
-		return -ENOMEM;
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (size_t t = 0; t < nt; t++) {
-		sh[t] = (struct share){ .g = g,
-					.from = g->n * t / nt,
-					.to = g->n * (t + 1) / nt,
-					.fds = fds + g->n * t / nt,
-					.dfd = dfd };
+		sh[t] = (struct share){
+			.g = g, .from = g->n * t / nt, .to = g->n * (t + 1) / nt, .dfd = dfd
+		};
 		/* The first share is this thread's; a thread that cannot be
 		 * had leaves its share to this one too. */
 		started[t] = t > 0 && pthread_create(&th[t], NULL, grant_share, &sh[t]) == 0;
@@ -387,17 +363,12 @@ static int grant_all(void *arg, int dfd)
 		if (!started[t])
 			(void)grant_share(&sh[t]);
 	int err = 0;
-	size_t nfds = 0;
 	for (size_t t = 0; t < nt; t++) {
 		if (started[t])
 			(void)pthread_join(th[t], NULL);
 		if (err == 0)
 			err = sh[t].err;
-		memmove(fds + nfds, sh[t].fds, sh[t].nfds * sizeof(int));
-		nfds += sh[t].nfds;
 	}
-	close_all(fds, nfds);
-	free(fds);
 	g->n = 0;
 	arena_free(g);
 	return -err;
