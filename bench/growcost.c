@@ -15,6 +15,15 @@
  *                                secret), then landlock_restrict_self with
  *                                that ruleset in a child (the kernel copies
  *                                the rules into each child's domain)
+ *   growcost notif [-r R] N      N sendmsg() calls on a datagram socketpair,
+ *                                plainly, then under a seccomp filter that
+ *                                hands each sendmsg to another thread of
+ *                                this process (a user notification), which
+ *                                lets it go on (SECCOMP_USER_NOTIF_FLAG_
+ *                                CONTINUE): the least any supervisor of a
+ *                                call costs, a notification and its answer.
+ *                                cordon's supervisor does more (it makes the
+ *                                call itself on what it checked), never less
  *   growcost rss COMMAND [ARG...]
  *                                run COMMAND (its output to /dev/null) and
  *                                report the peak resident size wait4 gives
@@ -36,7 +45,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -269,9 +286,113 @@ static int rss_mode(char **argv)
 	return code == 0 ? 0 : 1;
 }
 
+/* notif: the calls' thread, and the thread that answers them. */
+struct notif {
+	int n, reps;
+	int listener; /* set by the calls' thread once filtered, else -1 */
+	int failed;
+	double plain[REPS_MAX], notified[REPS_MAX];
+};
+
+static void send_loop(int fd, int n)
+{
+	char b = 0;
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	for (int i = 0; i < n; i++)
+		(void)sendmsg(fd, &mh, MSG_DONTWAIT);
+}
+
+static void *notif_calls(void *arg)
+{
+	struct notif *nt = arg;
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp) != 0) {
+		nt->failed = 1;
+		__atomic_store_n(&nt->listener, -2, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	/* A full queue makes sendmsg fail with EAGAIN: the call is made
+	 * all the same, plainly and notified alike. */
+	for (int r = 0; r < nt->reps; r++) {
+		double t0 = now_us();
+		send_loop(sp[0], nt->n);
+		nt->plain[r] = now_us() - t0;
+	}
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sendmsg, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+	int lfd = -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    (lfd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0) {
+		nt->failed = 1;
+		__atomic_store_n(&nt->listener, -2, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	__atomic_store_n(&nt->listener, lfd, __ATOMIC_RELEASE);
+	for (int r = 0; r < nt->reps; r++) {
+		double t0 = now_us();
+		send_loop(sp[0], nt->n);
+		nt->notified[r] = now_us() - t0;
+	}
+	close(sp[0]);
+	close(sp[1]);
+	return NULL;
+}
+
+static int notif_mode(const char *count, int reps)
+{
+	char *end;
+	long n = strtol(count, &end, 10);
+	if (*end != '\0' || n < 1 || n > 10000000)
+		die("notif: N");
+	static struct notif nt;
+	nt.n = (int)n;
+	nt.reps = reps;
+	nt.listener = -1;
+	pthread_t th;
+	if (pthread_create(&th, NULL, notif_calls, &nt) != 0)
+		die("pthread_create");
+	int lfd;
+	while ((lfd = __atomic_load_n(&nt.listener, __ATOMIC_ACQUIRE)) == -1)
+		usleep(100);
+	long answered = 0;
+	while (lfd >= 0) {
+		struct pollfd pf = { lfd, POLLIN, 0 };
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			break;
+		if (pf.revents & (POLLHUP | POLLERR | POLLNVAL))
+			break;
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+			continue;
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0)
+			answered++;
+	}
+	pthread_join(th, NULL);
+	if (nt.failed)
+		die("notif: the filter");
+	double p = median(nt.plain, reps), q = median(nt.notified, reps);
+	printf("{\"n\": %ld, \"reps\": %d, \"answered\": %ld, \"plain_per_call_us\": %.3f, "
+	       "\"notified_per_call_us\": %.3f, \"extra_per_call_us\": %.3f}\n",
+	       n, reps, answered, p / (double)n, q / (double)n, (q - p) / (double)n);
+	return answered == n * reps ? 0 : 1;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: growcost lstat [-r R] LIST | rules [-r R] DIR | rss COMMAND...\n");
+	fprintf(stderr, "usage: growcost lstat [-r R] LIST | rules [-r R] DIR | notif [-r R] N | "
+			"rss COMMAND...\n");
 	exit(2);
 }
 
@@ -294,6 +415,8 @@ int main(int argc, char **argv)
 		return lstat_mode(argv[i], reps);
 	if (strcmp(argv[1], "rules") == 0)
 		return rules_mode(argv[i], reps);
+	if (strcmp(argv[1], "notif") == 0)
+		return notif_mode(argv[i], reps);
 	usage();
 	return 2;
 }

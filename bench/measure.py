@@ -930,7 +930,11 @@ def sockets_part(ctx, pr, args):
     if plain_try != "connected" or check["outside_confined"] not in ("EACCES", "EPERM") \
             or not check["socket_layers"]:
         raise SystemExit(f"sockets: the control failed: {check} {r.stderr[-400:]}")
-    res = {"check": check, "runs": args.sock_runs, "loads": []}
+    # The floor of any supervisor: a sendmsg handed to another thread by
+    # a seccomp user notification and let go on, against the same call
+    # plain (bench/growcost notif).
+    floor = growcost(ctx, ["notif", "-r", "9", str(max(1000, int(20000 * args.sock_scale)))])
+    res = {"check": check, "runs": args.sock_runs, "loads": [], "floor": floor}
     sock = os.path.join(ctx["ws"], "bench.sock")
     for lid, mode, n0, what in SOCK_LOADS:
         n = max(100, int(n0 * args.sock_scale))
