@@ -26,7 +26,7 @@
 
 #define READ_BUF ((size_t)64 * 1024)
 #define CACHE_MAX ((size_t)256 << 20) /* a larger copy is not read */
-static const char magic[16] = "cordon-gitdirs1\n";
+static const char magic[16] = "cordon-gitdirs2\n";
 
 void gitdirs_free(struct gitdirs *d)
 {
@@ -257,6 +257,22 @@ static uint64_t fnv(const void *p, size_t n, uint64_t h)
 }
 #define FNV_START 0xcbf29ce484222325ULL
 
+/* The copy's checksum: FNV-1a's steps over 8 bytes at a time (the byte
+ * form took a millisecond for the 767 KB of 50,000 directories). */
+static uint64_t sum64(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = FNV_START;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return fnv(s + i, n - i, h);
+}
+
 int gitdirs_cache_path(const char *state, const char *index, char *out, size_t outlen)
 {
 	int n = snprintf(out, outlen, "%s/git/%016llx", state,
@@ -311,26 +327,30 @@ int gitdirs_encode(const struct gitdirs_key *k, const struct gitdirs *d, char **
 		memcpy(b + off, d->buf + d->at[i], k2);
 		off += k2;
 	}
-	put64(b + off, fnv(b, off, FNV_START));
+	put64(b + off, sum64(b, off));
 	*out = b;
 	*outlen = off + 8;
 	return 0;
 }
 
-/* A relative path without an empty, "." or ".." component. */
-static int relative_clean(const char *p)
+/* The length of the record's path at p (before end): a clean relative
+ * path (no empty, "." or ".." component) ending in a NUL before end, in
+ * one pass; or 0. */
+static size_t record_path(const char *p, const char *end)
 {
-	if (p[0] == '\0' || p[0] == '/')
-		return 0;
-	for (const char *s = p;;) {
-		const char *e = strchr(s, '/');
-		size_t k = e != NULL ? (size_t)(e - s) : strlen(s);
-		if (k == 0 || (k == 1 && s[0] == '.') || (k == 2 && s[0] == '.' && s[1] == '.'))
+	const char *comp = p;
+	for (const char *q = p; q < end; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		size_t k = (size_t)(q - comp);
+		if (k == 0 || (k == 1 && comp[0] == '.') ||
+		    (k == 2 && comp[0] == '.' && comp[1] == '.'))
 			return 0;
-		if (e == NULL)
-			return 1;
-		s = e + 1;
+		if (*q == '\0')
+			return (size_t)(q - p);
+		comp = q + 1;
 	}
+	return 0;
 }
 
 int gitdirs_decode(const char *buf, size_t len, const struct gitdirs_key *k, struct gitdirs *d)
@@ -343,33 +363,38 @@ int gitdirs_decode(const char *buf, size_t len, const struct gitdirs_key *k, str
 		return -1;
 	uint64_t n = get64(buf + sizeof(magic) + KEY_BYTES);
 	uint64_t bytes = get64(buf + sizeof(magic) + KEY_BYTES + 8);
-	if (bytes != len - HEAD_BYTES - 8 || get64(buf + len - 8) != fnv(buf, len - 8, FNV_START))
+	if (bytes != len - HEAD_BYTES - 8 || get64(buf + len - 8) != sum64(buf, len - 8))
 		return -1;
 	const char *p = buf + HEAD_BYTES, *end = buf + len - 8;
-	const char *prev = NULL;
-	size_t before = d->n, blen = d->len;
-	/* Each record takes at least 3 bytes: room for all, once. */
+	/* Each record takes at least 3 bytes: room for all, once; the
+	 * records are copied whole, then checked and indexed in one pass. */
 	if (n > bytes / 3 || reserve((void **)&d->buf, &d->cap, d->len + (size_t)bytes, 1) != 0 ||
 	    reserve((void **)&d->at, &d->capn, d->n + (size_t)n, sizeof(size_t)) != 0)
 		return -1;
+	size_t before = d->n, blen = d->len;
+	memcpy(d->buf + d->len, p, (size_t)bytes);
+	const char *prev = NULL;
+	size_t off = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		const char *nul = end - p >= 2 ? memchr(p + 1, '\0', (size_t)(end - p - 1)) : NULL;
+		const char *r = p + off;
+		size_t plen = end - r >= 3 ? record_path(r + 1, end) : 0;
 		/* Each path as the index reader gives it, in order, once. */
-		if (nul == NULL || p[0] == 0 || (p[0] & ~0xf) != 0 || !relative_clean(p + 1) ||
-		    (prev != NULL && strcmp(prev, p + 1) >= 0) ||
-		    gitdirs_add(d, p + 1, (unsigned char)p[0]) != 0) {
+		if (plen == 0 || r[0] == 0 || (r[0] & ~0xf) != 0 ||
+		    (prev != NULL && strcmp(prev, r + 1) >= 0)) {
 			d->n = before;
 			d->len = blen;
 			return -1;
 		}
-		prev = p + 1;
-		p = nul + 1;
+		d->at[d->n++] = blen + off;
+		prev = r + 1;
+		off += plen + 2;
 	}
-	if (p != end) {
+	if (p + off != end) {
 		d->n = before;
 		d->len = blen;
 		return -1;
 	}
+	d->len = blen + (size_t)bytes;
 	return 0;
 }
 
