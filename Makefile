@@ -456,4 +456,4 @@ clean:
 # standalone.o is an input of every replay program, not an intermediate.
 .SECONDARY: $(B)/fuzz/standalone.o
 
--include $(wildcard $(B)/*/*.d)
+-include $(wildcard $(B)/*/*.d $(B)/*/*/*.d)
