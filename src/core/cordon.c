@@ -5,6 +5,7 @@
  * thread sees the same decision. The setters are in config.c.
  */
 #include "backend.h"
+#include "caches.h"
 #include "path.h"
 
 #include <errno.h>
@@ -48,47 +49,21 @@ cordon *cordon_new(void)
 	return c;
 }
 
-static void tampered_free(cordon *c)
-{
-	for (size_t i = 0; i < c->ntampered; i++) {
-		free(c->tampered[i].path);
-		free(c->tampered[i].moved);
-	}
-	free(c->tampered);
-	c->tampered = NULL;
-	c->ntampered = 0;
-}
-
-int tampered_add(cordon *c, const char *path, const char *moved)
-{
-	struct tamper *t = realloc(c->tampered, (c->ntampered + 1) * sizeof(*t));
-	if (t == NULL)
-		return CORDON_ENOMEM;
-	c->tampered = t;
-	t[c->ntampered].path = strdup(path);
-	t[c->ntampered].moved = strdup(moved);
-	if (t[c->ntampered].path == NULL || t[c->ntampered].moved == NULL) {
-		free(t[c->ntampered].path);
-		free(t[c->ntampered].moved);
-		return CORDON_ENOMEM;
-	}
-	c->ntampered++;
-	return 0;
-}
-
 size_t cordon_tampered_count(const cordon *c)
 {
-	return c != NULL ? c->ntampered : 0;
+	return c != NULL ? gitguard_ntampered(c) : 0;
 }
 
 const char *cordon_tampered_path(const cordon *c, size_t i)
 {
-	return c != NULL && i < c->ntampered ? c->tampered[i].path : NULL;
+	const struct tamper *t = c != NULL ? gitguard_tamper(c, i) : NULL;
+	return t != NULL ? t->path : NULL;
 }
 
 const char *cordon_tampered_moved(const cordon *c, size_t i)
 {
-	return c != NULL && i < c->ntampered ? c->tampered[i].moved : NULL;
+	const struct tamper *t = c != NULL ? gitguard_tamper(c, i) : NULL;
+	return t != NULL ? t->moved : NULL;
 }
 
 /* The backend's prestart, unless the run has what it made already. */
@@ -110,7 +85,7 @@ static void early_free(cordon *c)
 static void release_run(cordon *c)
 {
 	early_free(c);
-	gitguard_free(c);
+	gitguard_release(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
 	env_free(c->envp);
@@ -137,7 +112,7 @@ void cordon_free(cordon *c)
 			close(e->pidfd);
 		free(e);
 	}
-	tampered_free(c);
+	gitguard_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->cwd_opt);
@@ -614,6 +589,16 @@ static int run_failed(cordon *c, int e)
 	return e;
 }
 
+/* The writable set, the caches' locations cordon must not follow links
+ * in, then every path checked again against both (policy.c, caches.c). */
+static int resolve_policy(cordon *c)
+{
+	int r;
+	if ((r = policy_resolve_writable(c)) == 0 && (r = caches_untrusted(c)) == 0)
+		r = policy_resolve(c);
+	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
+}
+
 static int begin(cordon *c)
 {
 	int r;
@@ -639,9 +624,9 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF)
 		early_start(c);
 	if (c->mode != CORDON_MODE_OFF) {
-		tampered_free(c);
+		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = policy_resolve(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
+		    (r = resolve_policy(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
 		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
@@ -830,8 +815,8 @@ int cordon_end(cordon *c)
 						      : CORDON_TAMPER_NEUTRALISE;
 	/* What could not be moved aside is still there: never a success. */
 	int unmoved = 0;
-	for (size_t i = 0; i < c->ntampered; i++)
-		unmoved |= c->tampered[i].moved[0] == '\0';
+	for (size_t i = 0; i < gitguard_ntampered(c); i++)
+		unmoved |= gitguard_tamper(c, i)->moved[0] == '\0';
 	int failed = tampered > 0 && (how == CORDON_TAMPER_FAIL || unmoved);
 	pthread_mutex_lock(&c->lock);
 	int have = c->have_last;
@@ -850,7 +835,7 @@ int cordon_end(cordon *c)
 		return cordon_fail(c, CORDON_ETAMPERED,
 				   "the run left %d git file%s that a later git command would run "
 				   "or read (first: %s); %s",
-				   tampered, tampered == 1 ? "" : "s", c->tampered[0].path,
+				   tampered, tampered == 1 ? "" : "s", gitguard_tamper(c, 0)->path,
 				   unmoved ? "NOT all could be moved aside: see the exit event"
 					   : "moved aside");
 	return 0;

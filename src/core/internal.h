@@ -159,8 +159,12 @@ int deny_grant_holds(const struct policy *p, const struct deny_entry *d);
 /* Fill c->homes (call at the start of a run): 0, or an error (a home
  * longer than CORDON_PATH_MAX). */
 int homes_load(cordon *c);
-/* Canonicalise and check the workspace, --allow-write and --protect
- * paths and the default protections. */
+/* Canonicalise and check the workspace and the --allow-write paths: the
+ * writable set. 0, or an error (CORDON_ENOMEM without a message). */
+int policy_resolve_writable(cordon *c);
+/* Once the writable set and the caches' locations are known: each path
+ * checked again against them all, then the --protect paths and the
+ * allowed sockets. 0, or an error (CORDON_ENOMEM without a message). */
 int policy_resolve(cordon *c);
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
 void policy_add_devices(struct policy *p);
@@ -190,7 +194,7 @@ int policy_resolve_untampered(const struct policy *p, const char *in, char *out,
 /* The run's working directory into c->pol.cwd (call before homes_load:
  * a relative HOME is taken from there): --cwd, else the caller's current
  * directory when it lies in the workspace, else the workspace. 0 with no
- * choice made when the workspace cannot be resolved (policy_resolve()
+ * choice made when the workspace cannot be resolved (policy_resolve_writable()
  * then says why), or an error. */
 int workdir_choose(cordon *c);
 /* After policy_resolve(): the choice agrees with the canonical workspace
@@ -396,9 +400,9 @@ struct cordon {
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;
+	/* The git guard; after the run, it keeps what the run left until the
+	 * next run or cordon_free. */
 	struct gitguard *gitguard;
-	struct tamper *tampered;
-	size_t ntampered;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
@@ -426,10 +430,16 @@ struct tamper {
 	char *moved; /* where it is now, "" when removed */
 };
 int gitguard_begin(cordon *c);
-/* After the run: the number of files neutralised (c->tampered). */
+/* After the run: the number of files neutralised (gitguard_tamper). */
 int gitguard_end(cordon *c);
+/* The run is over: what the guard held for it, but not the list of what
+ * it left. */
+void gitguard_release(cordon *c);
+/* All of it, the list too (c->gitguard NULL). */
 void gitguard_free(cordon *c);
-int tampered_add(cordon *c, const char *path, const char *moved);
+/* What the guard found the run left, i < gitguard_ntampered(c). */
+size_t gitguard_ntampered(const cordon *c);
+const struct tamper *gitguard_tamper(const cordon *c, size_t i);
 /* The directories the search for a workspace's repositories left
  * unread (gap git_search_incomplete), or NULL. */
 const struct strv *gitguard_unsearched(const cordon *c);

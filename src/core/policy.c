@@ -4,7 +4,6 @@
  * Everything is canonicalised (realpath) and validated here, in the
  * parent, before anything runs. The tool caches are in caches.c.
  */
-#include "caches.h"
 #include "internal.h"
 #include "path.h"
 
@@ -413,21 +412,30 @@ static int add_socket(cordon *c, struct policy *p, const char *in)
 	return 0;
 }
 
-/* Workspace, --allow-write paths, protected paths. The helpers here
- * report CORDON_ENOMEM without a message; policy_resolve() adds it. */
-static int resolve(cordon *c)
+/* The workspace option, else the current directory into buf. */
+static const char *workspace_named(cordon *c, char *buf)
+{
+	if (c->workspace_opt != NULL)
+		return c->workspace_opt;
+	if (getcwd(buf, CORDON_PATH_MAX) == NULL) {
+		(void)cordon_fail_errno(c, CORDON_EINVAL, errno,
+					"cannot get the current directory");
+		return NULL;
+	}
+	return buf;
+}
+
+/* The helpers here report CORDON_ENOMEM without a message; the caller
+ * adds it (cordon.c). */
+int policy_resolve_writable(cordon *c)
 {
 	struct policy *p = &c->pol;
 	char buf[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
-	const char *ws = c->workspace_opt;
+	const char *ws = workspace_named(c, buf);
 	int is_dir = 0, r;
 
-	if (ws == NULL) {
-		if (getcwd(buf, sizeof(buf)) == NULL)
-			return cordon_fail_errno(c, CORDON_EINVAL, errno,
-						 "cannot get the current directory");
-		ws = buf;
-	}
+	if (ws == NULL)
+		return CORDON_EINVAL;
 	if ((r = canonical(c, "workspace", ws, real, &is_dir)) != 0)
 		return r;
 	if (!is_dir)
@@ -448,12 +456,21 @@ static int resolve(cordon *c)
 		if ((r = policy_add_writable(p, real, is_dir, W_EXTRA)) != 0)
 			return r;
 	}
+	return 0;
+}
 
+int policy_resolve(cordon *c)
+{
+	struct policy *p = &c->pol;
+	char buf[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
+	const char *ws = workspace_named(c, buf);
+	int is_dir = 0, r;
+
+	if (ws == NULL)
+		return CORDON_EINVAL;
 	/* Each path was checked against the trees before it: check them all
 	 * again against the whole set (a tree named later may hold a
 	 * symlink an earlier path goes through), caches' locations too. */
-	if ((r = caches_untrusted(c)) != 0)
-		return r;
 	if ((r = canonical(c, "workspace", ws, real, &is_dir)) != 0 ||
 	    strcmp(real, p->workspace) != 0)
 		return r != 0 ? r
@@ -524,12 +541,6 @@ int policy_add_protect(struct policy *p, const char *path)
 	if (realpath(path, real) == NULL || !policy_inside_writable(p, real))
 		return 0;
 	return add_protect(p, real, 0);
-}
-
-int policy_resolve(cordon *c)
-{
-	int r = resolve(c);
-	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 
 /* The devices of design section 4, where this system has them. On macOS

@@ -364,15 +364,16 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_c
 	jb_time(&b, &end_real);
 	jb_key(&b, "tampered");
 	jb_raw(&b, "[");
-	for (size_t i = 0; i < c->ntampered; i++) {
+	for (size_t i = 0; i < gitguard_ntampered(c); i++) {
+		const struct tamper *t = gitguard_tamper(c, i);
 		if (i > 0)
 			jb_raw(&b, ",");
 		jb_raw(&b, "{");
 		jb_key(&b, "path");
-		jb_str(&b, c->tampered[i].path);
+		jb_str(&b, t->path);
 		jb_key(&b, "moved_to");
-		if (c->tampered[i].moved[0] != '\0')
-			jb_str(&b, c->tampered[i].moved);
+		if (t->moved[0] != '\0')
+			jb_str(&b, t->moved);
 		else
 			jb_raw(&b, "null");
 		jb_raw(&b, "}");

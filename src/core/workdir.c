@@ -83,7 +83,7 @@ int workdir_choose(cordon *c)
 	}
 	if (realpath(c->workspace_opt, ws) == NULL) {
 		if (c->mode != CORDON_MODE_OFF)
-			return 0; /* policy_resolve() says why */
+			return 0; /* policy_resolve_writable() says why */
 		return cordon_fail_errno(c, CORDON_EINVAL, errno, "workspace %s", c->workspace_opt);
 	}
 	if (have_cur && path_within(ws, cur))

@@ -13,7 +13,9 @@
  * what is below them was not seen), and the repositories below them are
  * not guarded.
  */
-#include "gitguard.h"
+#include "gitfind.h"
+#include "base.h"
+#include "path.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -68,7 +70,7 @@ static int read_dir(const char *dir, int workspace, struct strv *q)
 		     !S_ISDIR(st.st_mode)))
 			continue;
 		char sub[CORDON_PATH_MAX];
-		if (gg_join(sub, dir, e->d_name) == 0 && strv_push(q, sub) != 0) {
+		if (path_join(sub, sizeof(sub), dir, e->d_name) == 0 && strv_push(q, sub) != 0) {
 			err = READ_ERR;
 			break;
 		}

@@ -78,6 +78,11 @@ struct gitguard {
 	struct strv found, tops, unsearched;
 	int searched; /* the start searched the workspace */
 	size_t reads; /* directories the start's search read */
+	/* The run's guard is released (gitguard_release): only the list of
+	 * what the run left stays, until the next run or the handle's end. */
+	int released;
+	struct tamper *tampered;
+	size_t ntampered;
 };
 
 /* ---- small helpers ---- */
@@ -562,7 +567,36 @@ static int is_repo(const char *dir)
 
 const struct strv *gitguard_unsearched(const cordon *c)
 {
-	return c->gitguard != NULL ? &c->gitguard->unsearched : NULL;
+	const struct gitguard *g = c->gitguard;
+	return g != NULL && !g->released ? &g->unsearched : NULL;
+}
+
+int tampered_add(cordon *c, const char *path, const char *moved)
+{
+	struct gitguard *g = c->gitguard;
+	struct tamper *t = realloc(g->tampered, (g->ntampered + 1) * sizeof(*t));
+	if (t == NULL)
+		return CORDON_ENOMEM;
+	g->tampered = t;
+	t[g->ntampered].path = strdup(path);
+	t[g->ntampered].moved = strdup(moved);
+	if (t[g->ntampered].path == NULL || t[g->ntampered].moved == NULL) {
+		free(t[g->ntampered].path);
+		free(t[g->ntampered].moved);
+		return CORDON_ENOMEM;
+	}
+	g->ntampered++;
+	return 0;
+}
+
+size_t gitguard_ntampered(const cordon *c)
+{
+	return c->gitguard != NULL ? c->gitguard->ntampered : 0;
+}
+
+const struct tamper *gitguard_tamper(const cordon *c, size_t i)
+{
+	return i < gitguard_ntampered(c) ? &c->gitguard->tampered[i] : NULL;
 }
 
 static int protect_cb(void *ctx, const char *path)
@@ -929,7 +963,7 @@ int gitguard_end(cordon *c)
 	struct walk *w = calloc(1, sizeof(*w));
 	if (w == NULL) {
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
-		return (int)c->ntampered;
+		return (int)g->ntampered;
 	}
 	*w = (struct walk){ .g = g, .pol = &c->pol, .steps = STEPS_MAX };
 	repository_at(w, c->pol.workspace, 0);
@@ -952,12 +986,32 @@ int gitguard_end(cordon *c)
 	if (g->unread != NULL)
 		(void)tampered_add(c, g->unread, "");
 	gitnested_end(c, &g->nested);
-	return (int)c->ntampered;
+	return (int)g->ntampered;
 }
 
 int gitguard_watches(const cordon *c, const char *path)
 {
-	return c->gitguard != NULL && find(c->gitguard, path) != NULL;
+	return c->gitguard != NULL && !c->gitguard->released && find(c->gitguard, path) != NULL;
+}
+
+void gitguard_release(cordon *c)
+{
+	struct gitguard *g = c->gitguard;
+	if (g == NULL || g->released)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		item_free(&g->v[i]);
+	free(g->v);
+	g->v = NULL;
+	g->n = g->cap = 0;
+	free(g->unread);
+	g->unread = NULL;
+	strv_free(&g->found);
+	strv_free(&g->tops);
+	strv_free(&g->unsearched);
+	gitnested_free(&g->nested);
+	g->begun = 0;
+	g->released = 1;
 }
 
 void gitguard_free(cordon *c)
@@ -965,14 +1019,12 @@ void gitguard_free(cordon *c)
 	struct gitguard *g = c->gitguard;
 	if (g == NULL)
 		return;
-	for (size_t i = 0; i < g->n; i++)
-		item_free(&g->v[i]);
-	free(g->v);
-	free(g->unread);
-	strv_free(&g->found);
-	strv_free(&g->tops);
-	strv_free(&g->unsearched);
-	gitnested_free(&g->nested);
+	gitguard_release(c);
+	for (size_t i = 0; i < g->ntampered; i++) {
+		free(g->tampered[i].path);
+		free(g->tampered[i].moved);
+	}
+	free(g->tampered);
 	free(g);
 	c->gitguard = NULL;
 }

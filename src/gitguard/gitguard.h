@@ -6,6 +6,7 @@
 #define CORDON_GITGUARD_H
 
 #include "gitdirs.h"
+#include "gitfind.h"
 #include "gitwatch.h"
 #include "internal.h"
 #include "path.h"
@@ -70,22 +71,6 @@ void gitnested_load(const cordon *c, struct nested_start *s);
 void gitnested_end(cordon *c, struct nested_start *s);
 void gitnested_free(struct nested_start *s);
 
-/* One search for the repositories below a workspace in none
- * (gitfind.c). */
-#define GITFIND_MAX 4096 /* directories the start's search reads */
-struct gitfind {
-	size_t max; /* directories read at most */
-	const char *const *skip; /* sorted (gitfind_sort): neither read nor pushed */
-	size_t nskip;
-	size_t reads; /* out: the directories read */
-};
-/* Their tops into tops, the directories left unread (past f->max, or
- * not readable) into unread. 0, or -1 out of memory. */
-int gitfind_repos(const char *workspace, struct gitfind *f, struct strv *tops, struct strv *unread);
-/* Sorts v for gitfind_has; 1 when path is one of sorted's n. */
-void gitfind_sort(const char **v, size_t n);
-int gitfind_has(const char *const *sorted, size_t n, const char *path);
-
 /* Shared helpers of gitguard.c. */
 /* 1 when path is normalised, lies in a writable tree, and no directory
  * on the way down to it inside a writable tree is a symlink. */
@@ -106,7 +91,9 @@ static inline int gg_since(const struct stat *st, long long since_ns)
 {
 	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= since_ns;
 }
-/* Move path aside (recorded in c->tampered). */
+/* Records that the run left path (moved to moved, "" when not). */
+int tampered_add(cordon *c, const char *path, const char *moved);
+/* Move path aside (recorded with tampered_add). */
 int gitguard_put_aside(cordon *c, const char *path);
 /* 1 when the guard watches path (a submodule's or worktree's ".git"
  * file, judged by what it names). */
