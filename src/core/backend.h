@@ -6,8 +6,9 @@
  * everywhere. Adding a platform is one backend-*.c file and one line in
  * backends.c.
  *
- * A backend keeps its own state private: prepare() reads the policy and
- * the decision and answers with a struct launch, the backend-neutral
+ * A backend keeps its own state private and never sees the handle:
+ * prepare() reads the run's description (struct run_spec) and answers
+ * with a struct run_result, whose struct launch is the backend-neutral
  * description of what the spawner must do for each command: a launcher
  * argv to prepend, fds the child needs until its hook has run, and the
  * hook itself. Nothing else of the backend is visible to spawn.c.
@@ -17,6 +18,25 @@
 
 #include "internal.h"
 
+#include <stdint.h>
+
+/* How probe() is called: what it should do before it answers. */
+struct probe_opts {
+	int max_abi; /* tests only, 0 = none: caps the version used */
+	/* At the top of a run: start what the probe may need early, so that
+	 * it overlaps the caller's own preparation (Linux: the trial child,
+	 * when a refusal is likely). Nothing is answered (out may be NULL). */
+	int early;
+	/* Make every layer sure first, by trying them all in a throw-away
+	 * child (at most once per process; every trial has a timeout).
+	 * cordon probe does, and so does a run whose first child met a
+	 * refusal: what it finds is the decision from then on. */
+	int settle;
+	/* A child of a run applied these layers (a bit set of enum
+	 * layer_id) and went on to exec: they work here. */
+	unsigned confirmed;
+};
+
 /* What the platform's probe found. */
 struct backend_probe {
 	int available;
@@ -25,44 +45,67 @@ struct backend_probe {
 	int kernel_abi; /* what the platform reported */
 	const char *detail; /* what the probe saw when unavailable, or NULL;
 			       static, lives as long as the process */
+	/* When available: the layers applied and gaps left at this version,
+	 * whether protected paths are enforced, the network layers, and
+	 * which layers are still unsure. */
+	struct coverage cov;
 };
+
+/* One run, as the core resolved it before the backend's prepare: read
+ * only, and it outlives what prepare made. */
+struct run_spec {
+	const struct policy *pol; /* paths, deny list, caches, sockets, network */
+	const struct decision *dec; /* the backend's layers for this run, its ABI */
+	const char *rundir; /* STATE/runs/XXXXXX (the command's TMPDIR), or NULL */
+	const char (*homes)[CORDON_PATH_MAX]; /* canonical $HOME, passwd home */
+	int nhomes;
+	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
+	const char *run_id; /* 32 hex digits */
+	void *started; /* what start() made for this run, or NULL */
+};
+
+/* What a backend's prepare learnt: the core copies it into the handle
+ * (and the status event), after a failure too. */
+struct run_result {
+	struct launch launch; /* what to do for each command (below) */
+	int started_taken; /* prepare took run_spec.started (used or freed) */
+	int started_adopted; /* ... and used it (a test sees that it did) */
+	int tmp_planned; /* the private /tmp layer ran: ptmp and tmp_shared say */
+	/* The run's own /tmp and /var/tmp (views: see struct policy). */
+	struct private_tmp ptmp[2];
+	size_t nptmp;
+	int tmp_shared;
+	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
+	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
+	char error[512]; /* the message of a failure, or "" */
+};
+
+/* A failure of prepare: its message into res->error, code returned
+ * (backends.c). _errno adds strerror(err), as cordon_fail_errno does. */
+int backend_fail(struct run_result *res, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int backend_fail_errno(struct run_result *res, int code, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 struct backend {
 	enum backend_id id; /* its name is cordon_backend_ids[id] */
-	/* Optional, at the top of a run: start what the probe may need
-	 * early, so that it overlaps the caller's own preparation. */
-	void (*probe_start)(void);
-	/* Decide availability from what is known in this process; max_abi
-	 * (tests only, 0 = none) caps the version used. Never walks the file
-	 * system. A layer nobody has tried yet is assumed to work: the run's
-	 * first child applies every layer before it execs, so it is the trial
-	 * (coverage() marks such layers "unsure"). */
-	void (*probe)(int max_abi, struct backend_probe *out);
-	/* Layers applied and gaps left at this version, whether protected
-	 * paths are enforced, and which of the layers are still unsure. */
-	void (*coverage)(int abi, struct coverage *out);
-	/* Optional: make every layer sure by trying them all in a throw-away
-	 * child (at most once per process; every trial has a timeout).
-	 * cordon probe does, and so does a run whose first child met a
-	 * refusal: what it finds is the decision from then on. */
-	void (*settle)(void);
-	/* Optional: a child of a run applied these layers (a bit set of enum
-	 * layer_id) and went on to exec: they work here. */
-	void (*confirm)(unsigned layers);
-	/* Parent, before any child: everything that can fail. Reads the
-	 * policy and the decision and should never change them (known
-	 * debt: the Linux read layer records in c->pol.reads_unbuilt that
-	 * it could not be built). 0, or a CORDON_E* code with the message
-	 * set. */
-	int (*prepare)(cordon *c, const struct policy *pol, const struct decision *dec,
-		       struct launch *out);
+	/* Do what o asks, then, when out is not NULL, decide availability
+	 * from what is known in this process. Never walks the file system.
+	 * A layer nobody has tried yet is assumed to work: the run's first
+	 * child applies every layer before it execs, so it is the trial
+	 * (cov.unsure lists such layers). */
+	void (*probe)(const struct probe_opts *o, struct backend_probe *out);
+	/* Parent, before any child: everything that can fail, from run
+	 * (never changed). 0, or a CORDON_E* code with res->error set; what
+	 * it made is in res->launch either way (the core releases it). */
+	int (*prepare)(const struct run_spec *run, struct run_result *res);
 	/* Optional, at the top of a run, when the decision needs no trial
 	 * to wait for: start what prepare will need and can make without
 	 * the run's policy, so that it overlaps the run's own preparation.
-	 * Returns it (prepare takes it from c->early when it fits, and frees
-	 * it when not), or NULL. */
-	void *(*prestart)(int max_abi, int network_off);
-	void (*prestart_free)(void *early);
+	 * Returns it for run_spec.started, or NULL. */
+	void *(*start)(int max_abi, int network_off);
+	/* Frees what start() made, when prepare did not take it. */
+	void (*release)(void *started);
 };
 
 extern const struct backend cordon_backend_landlock;

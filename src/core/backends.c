@@ -1,10 +1,14 @@
 /*
- * Which backend this platform uses (one line per platform), and the
- * release of what any backend's prepare() made.
+ * Which backend this platform uses (one line per platform), the
+ * release of what any backend's prepare() made, and the message of a
+ * failed prepare.
  */
 #include "backend.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 const struct backend *backend_for_platform(void)
@@ -27,4 +31,23 @@ void launch_release(struct launch *l)
 	free(l->argv_prefix);
 	free(l->keep_fds);
 	*l = (struct launch){ 0 };
+}
+
+int backend_fail(struct run_result *res, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(res->error, sizeof(res->error), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int backend_fail_errno(struct run_result *res, int code, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[400];
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return backend_fail(res, code, "%s: %s", msg, strerror(err));
 }

@@ -70,15 +70,15 @@ const char *cordon_tampered_moved(const cordon *c, size_t i)
 static void early_start(cordon *c)
 {
 	const struct backend *be = backend_for_platform();
-	if (c->early == NULL && be->prestart != NULL)
-		c->early = be->prestart(c->max_abi, c->network == CORDON_NETWORK_OFF);
+	if (c->early == NULL && be->start != NULL)
+		c->early = be->start(c->max_abi, c->network == CORDON_NETWORK_OFF);
 }
 
 static void early_free(cordon *c)
 {
 	const struct backend *be = backend_for_platform();
-	if (c->early != NULL && be->prestart_free != NULL)
-		be->prestart_free(c->early);
+	if (c->early != NULL && be->release != NULL)
+		be->release(c->early);
 	c->early = NULL;
 }
 
@@ -132,18 +132,13 @@ void cordon_free(cordon *c)
 
 /* ---- the decision ---- */
 
-/* The backend's network mechanisms: listed and used only for --network
- * off (network_coverage). */
-#define NET_LAYERS                                                                \
-	(1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_LANDLOCK | \
-	 1u << LAYER_NET_SEATBELT)
-
 /* The identifier lists of the bit sets. */
 static void decision_finish(struct decision *d)
 {
 	size_t k = 0;
 	for (int i = 0; i < LAYER_COUNT; i++)
-		if ((d->cov.layers & (1u << i)) && (d->network_listed || !(NET_LAYERS & (1u << i))))
+		if ((d->cov.layers & (1u << i)) &&
+		    (d->network_listed || !(d->cov.net_layers & (1u << i))))
 			d->layer_list[k++] = cordon_layer_ids[i].id;
 	d->layer_list[k] = NULL;
 	k = 0;
@@ -167,12 +162,12 @@ static void decide_into(const cordon *c, struct decision *d)
 	}
 	d->backend = backend_for_platform();
 	memset(&pr, 0, sizeof(pr));
-	d->backend->probe(c->max_abi, &pr);
+	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi }, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
 		d->applied = 1;
-		d->backend->coverage(pr.abi, &d->cov);
+		d->cov = pr.cov;
 		d->cov.layers |= 1u << LAYER_FDS_CLOSED; /* spawn.c closes them */
 		d->offered = d->cov.layers;
 		/* Used, and listed, only by a run with a scratch home. */
@@ -216,8 +211,8 @@ int cordon_probe(cordon *c)
 	/* The probe tries every layer (a throw-away child), so its answer
 	 * is known, not assumed. */
 	const struct backend *be = backend_for_platform();
-	if (c->mode != CORDON_MODE_OFF && be->settle != NULL)
-		be->settle();
+	if (c->mode != CORDON_MODE_OFF)
+		be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
 	decide(c);
 	c->stage = ST_PROBED;
 	return 0;
@@ -289,28 +284,21 @@ static int open_status_file(cordon *c)
 	return cordon_fail_errno(c, CORDON_EINVAL, e, "cannot open status file %s", name);
 }
 
-/* The network: the backend offers its mechanisms (the layers network_*);
- * they are reported only for --network off, strongest first. 1 when off
+/* The network: the backend offers its mechanisms (the layers network_*,
+ * coverage.net_layers); they are reported only for --network off. 1 when off
  * cannot be enforced at all, 2 when the command is given a network socket. */
 static int network_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
-	const unsigned holds =
-		1u << LAYER_NETNS | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_SEATBELT;
-	unsigned have = d->cov.layers & NET_LAYERS;
-	d->cov.layers &= ~NET_LAYERS;
+	d->cov.layers &= ~d->cov.net_layers;
 	d->network_listed = 0;
 	if (c->network != CORDON_NETWORK_OFF || !d->applied)
 		return 0;
 	d->network_listed = 1;
-	/* With a namespace of its own, Landlock's TCP rights are not used:
-	 * they would refuse loopback inside too. */
-	if (have & (1u << LAYER_NETNS))
-		have &= ~(1u << LAYER_NET_LANDLOCK);
-	d->cov.layers |= have;
-	if (have & holds)
+	d->cov.layers |= d->cov.net_off;
+	if (d->cov.net_whole)
 		d->cov.gaps &= ~(1u << GAP_NETWORK);
-	if ((have & holds) && !(have & (1u << LAYER_NETNS)))
+	if (d->cov.net_whole && !d->cov.net_own_loopback)
 		d->cov.gaps |= 1u << GAP_LOOPBACK;
 	/* A network socket the command is given (stdio, --keep-fd) was made
 	 * outside the run's namespace and filters: it reaches the network. */
@@ -320,7 +308,7 @@ static int network_coverage(cordon *c)
 	}
 	/* Landlock's TCP rights alone leave UDP and raw sockets: still a
 	 * gap, and not what --network off promises. */
-	return !(have & holds);
+	return !d->cov.net_whole;
 }
 
 /* The resource bounds asked for: a gap for each the backend could not
@@ -497,6 +485,63 @@ static void emit_refusal(cordon *c, enum reason_id cause)
 	end_unrun(c);
 }
 
+/* The run as the backend sees it: built once per plan, from the handle,
+ * and never changed while the backend prepares. */
+static void run_spec_make(const cordon *c, struct run_spec *run)
+{
+	*run = (struct run_spec){
+		.pol = &c->pol,
+		.dec = &c->dec,
+		.rundir = c->rundir,
+		.homes = (const char(*)[CORDON_PATH_MAX])c->homes,
+		.nhomes = c->nhomes,
+		.max_procs = c->max_procs,
+		.max_memory = c->max_memory,
+		.max_tmp = c->max_tmp,
+		.run_id = c->run_id,
+		.started = c->early,
+	};
+}
+
+/* What the backend's prepare learnt, into the handle (the status event
+ * reads it there). */
+static void run_result_take(cordon *c, struct run_result *res)
+{
+	c->launch = res->launch;
+	if (res->started_taken)
+		c->early = NULL;
+	if (res->started_adopted)
+		c->early_adopted = 1;
+	if (res->tmp_planned) {
+		policy_clear_private_tmp(&c->pol);
+		memcpy(c->pol.ptmp, res->ptmp, sizeof(c->pol.ptmp));
+		c->pol.nptmp = res->nptmp;
+		c->pol.tmp_shared = res->tmp_shared;
+	}
+	if (res->reads_unbuilt >= 0)
+		c->pol.reads_unbuilt = res->reads_unbuilt;
+	c->procs_by = res->procs_by;
+	c->memory_by = res->memory_by;
+	c->tmp_by = res->tmp_by;
+}
+
+/* The backend's prepare, for the run as it is now. 0, or its error with
+ * its message. */
+int run_prepare(cordon *c)
+{
+	struct run_spec run;
+	struct run_result res = { .reads_unbuilt = -1 };
+	run_spec_make(c, &run);
+	int r = c->dec.backend->prepare(&run, &res);
+	run_result_take(c, &res);
+	if (r != 0) {
+		launch_release(&c->launch); /* nothing half-prepared is ever used */
+		if (res.error[0] != '\0')
+			(void)cordon_fail(c, r, "%s", res.error);
+	}
+	return r;
+}
+
 /* The decision, and the plan the backend prepares from it. 0, or a
  * CORDON_E* code; CORDON_EUNAVAILABLE when required mode refused (its
  * events are written; the run has ended). */
@@ -543,12 +588,8 @@ static int plan(cordon *c)
 	}
 	c->pol.network_off = c->network == CORDON_NETWORK_OFF;
 	c->procs_by = c->memory_by = c->tmp_by = LIMIT_BY_NONE; /* the backend's prepare says */
-	if (c->dec.applied) {
-		if ((r = c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch)) != 0) {
-			launch_release(&c->launch); /* nothing half-prepared is ever used */
-			return r;
-		}
-	}
+	if (c->dec.applied && (r = run_prepare(c)) != 0)
+		return r;
 	early_free(c); /* not taken: not made for this decision */
 	enum reason_id refuse = policy_coverage(c);
 	if (refuse != REASON_NONE) {
@@ -572,9 +613,7 @@ static int replan(cordon *c)
  * that was only assumed to work. */
 static int plan_settled(cordon *c)
 {
-	const struct backend *be = c->dec.backend;
-	if (be->settle != NULL)
-		be->settle();
+	c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
 	return replan(c);
 }
 
@@ -619,8 +658,8 @@ static int begin(cordon *c)
 	 * at the end ("off" leaves it alone, as a plain exec would). */
 	c->subreaper = c->reap_all && c->mode != CORDON_MODE_OFF && become_subreaper() == 0;
 	const struct backend *be = backend_for_platform();
-	if (c->mode != CORDON_MODE_OFF && be->probe_start != NULL)
-		be->probe_start();
+	if (c->mode != CORDON_MODE_OFF)
+		be->probe(&(struct probe_opts){ .early = 1 }, NULL);
 	if (c->mode != CORDON_MODE_OFF)
 		early_start(c);
 	if (c->mode != CORDON_MODE_OFF) {
@@ -630,7 +669,7 @@ static int begin(cordon *c)
 		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
-			be->probe(0, &reap);
+			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
 		}
 	} else if ((r = workdir_choose(c)) != 0) {
@@ -708,15 +747,15 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
 		/* Every layer was applied: the command (or its exec, or the
 		 * working directory: CORDON_EINVAL) ran. */
-		if (be->confirm != NULL)
-			be->confirm(c->dec.cov.layers);
+		be->probe(&(struct probe_opts){ .confirmed = c->dec.cov.layers }, NULL);
 		c->dec.cov.unsure = 0;
 		emit_start(c);
 		return r;
 	}
-	if (r == CORDON_ENOMEM || be->settle == NULL)
+	/* (Only a backend whose probe can settle has unsure layers.) */
+	if (r == CORDON_ENOMEM)
 		return r; /* the next spawn tries again */
-	be->settle();
+	be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
 	if (!decision_changed(c)) {
 		emit_start(c); /* every layer works: the failure stands */
 		return r;
@@ -779,8 +818,7 @@ int cordon_end(cordon *c)
 		/* No child settled the decision: the trial does, so the start
 		 * event says what holds here. Nothing ran under it; what
 		 * "required" cannot have is a refusal, as at begin. */
-		if (c->dec.backend->settle != NULL)
-			c->dec.backend->settle();
+		c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
 		enum reason_id refuse = REASON_NONE;
 		if (decision_changed(c)) {
 			decide(c);

@@ -259,6 +259,13 @@ struct coverage {
 	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
 	unsigned unsure; /* layers assumed to work: no child has applied
 			    them yet in this process (bit set of enum layer_id) */
+	/* The backend's network layers: of layers, those listed and used
+	 * only for --network off (net_layers), and of those, what --network
+	 * off uses (net_off); whether they refuse every network socket, not
+	 * only TCP (net_whole), and give the run a loopback of its own
+	 * (net_own_loopback). */
+	unsigned net_layers, net_off;
+	int net_whole, net_own_loopback;
 };
 
 struct backend;
@@ -352,6 +359,10 @@ struct launch {
 
 /* Frees what a backend's prepare() made, leaving l empty. */
 void launch_release(struct launch *l);
+/* The backend's prepare for the run as the handle has it now
+ * (cordon.c): what it learnt copied into the handle. 0, or its error
+ * with its message. */
+int run_prepare(cordon *c);
 
 /* ---- the handle (cordon.c) ---- */
 enum stage { ST_NEW, ST_PROBED, ST_BEGUN, ST_ENDED };

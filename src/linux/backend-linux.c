@@ -41,12 +41,10 @@ static int nnp_trial(const struct linux_trial *t)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno;
 }
 
-static int nnp_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		       struct linux_plan *plan)
+static int nnp_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)c;
-	(void)p;
-	(void)d;
+	(void)run;
+	(void)res;
 	plan->no_new_privs = 1;
 	return 0;
 }
@@ -77,8 +75,7 @@ struct linux_layer {
 	 * it was applied. */
 	int (*trial)(const struct linux_trial *t);
 	/* Parent, once per run: its part of the plan. 0 or CORDON_E*. */
-	int (*prepare)(cordon *c, const struct policy *p, const struct decision *d,
-		       struct linux_plan *plan);
+	int (*prepare)(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 	/* Child: async-signal-safe; 0 or errno. */
 	int (*apply)(const struct linux_plan *plan);
 };
@@ -396,6 +393,33 @@ static void ll_coverage(int abi, struct coverage *out)
 	 * not grant. */
 	out->protects = mount_layer;
 	out->denies_reads = mount_layer ? DENY_BY_MOUNT : DENY_BY_LANDLOCK;
+	/* The network layers, used for --network off only. With a namespace
+	 * of its own, Landlock's TCP rights are not used: they would refuse
+	 * loopback inside too. The namespace and the seccomp rules refuse
+	 * every network socket; Landlock's only TCP. */
+	const unsigned netns = 1u << LAYER_NETNS;
+	out->net_layers =
+		out->layers & (netns | 1u << LAYER_NET_SECCOMP | 1u << LAYER_NET_LANDLOCK);
+	out->net_off = out->net_layers;
+	if (out->net_off & netns)
+		out->net_off &= ~(1u << LAYER_NET_LANDLOCK);
+	out->net_whole = (out->net_off & (netns | 1u << LAYER_NET_SECCOMP)) != 0;
+	out->net_own_loopback = (out->net_off & netns) != 0;
+}
+
+static void ll_probe_with(const struct probe_opts *o, struct backend_probe *out)
+{
+	if (o->early)
+		ll_probe_start();
+	if (o->confirmed != 0)
+		ll_confirm(o->confirmed);
+	if (o->settle)
+		ll_settle();
+	if (out == NULL || o->early)
+		return;
+	ll_probe(o->max_abi, out);
+	if (out->available)
+		ll_coverage(out->abi, &out->cov);
 }
 
 /* ---- the run ---- */
@@ -526,12 +550,14 @@ static int apply_all(const void *state)
 	return 0;
 }
 
-static int ll_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		      struct launch *out)
+static int ll_prepare(const struct run_spec *run, struct run_result *res)
 {
+	const struct policy *p = run->pol;
+	const struct decision *d = run->dec;
+	struct launch *out = &res->launch;
 	struct linux_plan *plan = calloc(1, sizeof(*plan));
 	if (plan == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	plan->init_fd = -1;
 	plan->landlock.read_fd = -1;
 	out->state = plan;
@@ -540,14 +566,14 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 	/* The run's thread started early, if it was made for these layers
 	 * (the same groups: the same filter, and a supervisor, which is the
 	 * plan's, when the groups notify): supervisor_prepare fills it in. */
-	struct early_run *early = c->early;
+	struct early_run *early = run->started;
 	int need = 0;
 	unsigned groups = run_groups(d->cov.layers, p->network_off, &need);
-	c->early = NULL;
+	res->started_taken = 1;
 	if (early != NULL && need && early->groups == groups) {
 		plan->supervisor = early->sup;
 		plan->runner = early->runner;
-		c->early_adopted = 1;
+		res->started_adopted = 1;
 		free(early);
 	} else {
 		ll_prestart_free(early);
@@ -557,19 +583,19 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 		 * no_new_privs always (the decision needs them). */
 		if (!layers[i].essential && !(d->cov.layers & (1u << layers[i].id)))
 			continue;
-		int r = layers[i].prepare(c, p, d, plan);
+		int r = layers[i].prepare(run, res, plan);
 		if (r != 0)
 			return r;
 		plan->prepared |= 1u << layers[i].id;
 	}
-	int r = limits_prepare(c, d, plan);
+	int r = limits_prepare(run, res, plan);
 	if (r != 0)
 		return r;
 	/* The child needs the writable entries' fds until its hook ran, the
 	 * run's cgroups' and process 1 the init program's. */
 	out->keep_fds = calloc(plan->landlock.n + 2 + LIMITS_MAX_CGROUPS, sizeof(int));
 	if (out->keep_fds == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
 	out->nkeep = plan->landlock.n;
 	for (size_t i = 0; i < plan->limits.ndirs; i++)
@@ -585,8 +611,8 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 		    (plan->runner = runner_new(plan, plan->supervisor, groups)) == NULL)
 			e = errno;
 		if (e != 0)
-			return cordon_fail_errno(c, CORDON_ESYS, e,
-						 "cannot start the run's thread");
+			return backend_fail_errno(res, CORDON_ESYS, e,
+						  "cannot start the run's thread");
 		out->start = runner_start;
 		out->after_exec = runner_after_exec;
 	}
@@ -600,14 +626,10 @@ static int ll_prepare(cordon *c, const struct policy *p, const struct decision *
 
 const struct backend cordon_backend_landlock = {
 	.id = BACKEND_LANDLOCK,
-	.probe_start = ll_probe_start,
-	.probe = ll_probe,
-	.coverage = ll_coverage,
-	.settle = ll_settle,
-	.confirm = ll_confirm,
+	.probe = ll_probe_with,
 	.prepare = ll_prepare,
-	.prestart = ll_prestart,
-	.prestart_free = ll_prestart_free,
+	.start = ll_prestart,
+	.release = ll_prestart_free,
 };
 
 #else

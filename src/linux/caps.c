@@ -104,12 +104,10 @@ int caps_would_reduce(void)
 	return (perm & ~kept_mask()) != 0;
 }
 
-int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		 struct linux_plan *plan)
+int caps_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)c;
-	(void)p;
-	(void)d;
+	(void)run;
+	(void)res;
 	plan->reduce_caps = caps_would_reduce();
 	return 0;
 }

@@ -374,10 +374,10 @@ static int grant_all(void *arg, int dfd)
 	return -err;
 }
 
-int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
+int reads_prepare(const struct policy *p, struct landlock_plan *l, struct run_result *res)
 {
 	l->read_fd = -1;
-	c->pol.reads_unbuilt = 0;
+	res->reads_unbuilt = 0;
 	int any = 0;
 	for (size_t i = 0; i < p->ndeny; i++)
 		any |= deny_grant_holds(p, &p->deny[i]);
@@ -389,7 +389,8 @@ int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
 	struct ll_ruleset_attr attr = { .handled_access_fs = READ_DIR_RIGHTS | LL_FS_REFER };
 	long rs = ll_create_ruleset(&attr, sizeof(attr), 0);
 	if (rs < 0)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset (reads)");
+		return backend_fail_errno(res, CORDON_ESYS, errno,
+					  "landlock_create_ruleset (reads)");
 	int r = -landlock_grant_path("/", (int)rs, LL_FS_REFER);
 	/* The writable set is read whole, whatever lies on its way (a
 	 * device the machine lacks: nothing to grant). */
@@ -399,7 +400,7 @@ int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
 	struct grant_ctx *g = calloc(1, sizeof(*g));
 	if (g == NULL) {
 		close((int)rs);
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	}
 	g->ruleset = rs;
 	if (r == 0)
@@ -412,10 +413,10 @@ int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l)
 		/* A directory on the way the caller cannot list: not built,
 		 * and the paths are reported readable. */
 		if (r == -EACCES || r == -EPERM) {
-			c->pol.reads_unbuilt = 1;
+			res->reads_unbuilt = 1;
 			return 0;
 		}
-		return cordon_fail_errno(c, CORDON_ESYS, -r, "cannot build the read layer");
+		return backend_fail_errno(res, CORDON_ESYS, -r, "cannot build the read layer");
 	}
 	l->read_fd = (int)rs;
 	return 0;

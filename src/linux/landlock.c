@@ -98,9 +98,10 @@ int landlock_trial(const struct linux_trial *t)
 	return 0;
 }
 
-int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		     struct linux_plan *plan)
+int landlock_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
+	const struct policy *p = run->pol;
+	const struct decision *d = run->dec;
 	struct landlock_plan *l = &plan->landlock;
 	landlock_attr_for_abi(d->abi, &l->attr);
 	/* Everything handled is granted on the writable set except device
@@ -120,7 +121,7 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 		l->attr.handled_access_net = landlock_net_rights(d->abi);
 	l->read_fd = -1;
 	if (d->cov.denies_reads == DENY_BY_LANDLOCK) {
-		int r = reads_prepare(c, p, l);
+		int r = reads_prepare(p, l, res);
 		if (r != 0)
 			return r;
 	}
@@ -130,20 +131,20 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	l->fds = calloc(p->nw + nsock + 1, sizeof(*l->fds));
 	l->rights = calloc(p->nw + nsock + 1, sizeof(*l->rights));
 	if (l->fds == NULL || l->rights == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->nw + nsock; i++) {
 		int is_sock = i >= p->nw;
 		const char *path = is_sock ? p->sockets[i - p->nw] : p->w[i].path;
 		struct stat st;
 		int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
-			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot open %s path %s",
-						 is_sock ? "--allow-socket" : "writable", path);
+			return backend_fail_errno(res, CORDON_ESYS, errno, "cannot open %s path %s",
+						  is_sock ? "--allow-socket" : "writable", path);
 		l->fds[l->n] = fd;
 		if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) ||
 		    (!is_sock && (S_ISDIR(st.st_mode) ? 1 : 0) != (p->w[i].is_dir ? 1 : 0)))
-			return cordon_fail(c, CORDON_ESYS, "path changed while preparing: %s",
-					   path);
+			return backend_fail(res, CORDON_ESYS, "path changed while preparing: %s",
+					    path);
 		l->rights[l->n++] = is_sock	     ? LL_FS_RESOLVE_UNIX
 				    : p->w[i].is_dir ? dir_rights
 						     : file_rights;
@@ -152,15 +153,15 @@ int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d
 	 * the parent, not a confinement failure in every child. */
 	long rs = ll_create_ruleset(&l->attr, sizeof(l->attr), 0);
 	if (rs < 0)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "landlock_create_ruleset");
+		return backend_fail_errno(res, CORDON_ESYS, errno, "landlock_create_ruleset");
 	for (size_t i = 0; i < l->n; i++) {
 		struct ll_path_beneath_attr pb = { .allowed_access = l->rights[i],
 						   .parent_fd = l->fds[i] };
 		if (ll_add_rule((int)rs, &pb) != 0) {
 			int e = errno;
 			close((int)rs);
-			return cordon_fail_errno(c, CORDON_ESYS, e, "landlock_add_rule %s",
-						 i < p->nw ? p->w[i].path : p->sockets[i - p->nw]);
+			return backend_fail_errno(res, CORDON_ESYS, e, "landlock_add_rule %s",
+						  i < p->nw ? p->w[i].path : p->sockets[i - p->nw]);
 		}
 	}
 	close((int)rs);

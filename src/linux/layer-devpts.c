@@ -194,12 +194,10 @@ int devpts_trial(const struct linux_trial *t)
 	return private_devpts(NULL);
 }
 
-int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		   struct linux_plan *plan)
+int devpts_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)c;
-	(void)p;
-	(void)d;
+	(void)run;
+	(void)res;
 	plan->devpts = 1;
 	/* No memory for it: the terminal has no name inside, nothing worse. */
 	plan->tty = callers_tty();

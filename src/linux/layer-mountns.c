@@ -394,13 +394,12 @@ static int push_ancestors(struct mount_plan *m, const char *root, const char *p)
 	return 0;
 }
 
-int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *d,
-		    struct linux_plan *plan)
+int mountns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)d;
+	const struct policy *pol = run->pol;
 	struct mount_plan *m = calloc(1, sizeof(*m));
 	if (m == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	plan->mount = m;
 	mountns_identity(&m->userns, m->uid_map, m->gid_map, sizeof(m->uid_map));
 	char shm[CORDON_PATH_MAX];
@@ -410,7 +409,7 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 		if (pol->w[i].kind == W_DEVICE)
 			continue;
 		if (push(&m->rw, &m->nrw, pol->w[i].path) != 0)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+			return backend_fail(res, CORDON_ENOMEM, "out of memory");
 		if (have_shm && path_within(shm, pol->w[i].path))
 			m->shm_kept = 1;
 	}
@@ -421,10 +420,10 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 			/* Paths come from realpath: shorter than a path buffer. */
 			if (w->is_dir && w->kind != W_DEVICE && path_within(w->path, p) &&
 			    push_ancestors(m, w->path, p) != 0)
-				return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+				return backend_fail(res, CORDON_ENOMEM, "out of memory");
 		}
 		if (push(&m->ro, &m->nro, p) != 0)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+			return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	}
 	/* A denied path inside a writable tree: the directories above it
 	 * there become mount points too, so a run cannot move its directory
@@ -435,10 +434,10 @@ int mountns_prepare(cordon *c, const struct policy *pol, const struct decision *
 			if (w->is_dir && w->kind != W_DEVICE &&
 			    path_within(w->path, pol->deny[i].path) &&
 			    push_ancestors(m, w->path, pol->deny[i].path) != 0)
-				return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+				return backend_fail(res, CORDON_ENOMEM, "out of memory");
 		}
 	if (plan_covers(m, pol) != 0)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	/* The run's working directory (workdir.c), entered again after the
 	 * mounts; getcwd(NULL, 0) allocates what the path needs. */
 	m->cwd = pol->cwd != NULL ? strdup(pol->cwd) : getcwd(NULL, 0);

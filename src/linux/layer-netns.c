@@ -58,11 +58,10 @@ int netns_trial(const struct linux_trial *t)
 	return netns_loopback_up();
 }
 
-int netns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan)
+int netns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)c;
-	(void)d;
+	const struct policy *p = run->pol;
+	(void)res;
 	plan->net_namespace = p->network_off;
 	return 0;
 }

@@ -185,15 +185,13 @@ int ipcns_trial(const struct linux_trial *t)
 
 /* ---- the run ---- */
 
-int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan)
+int pidns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)p;
-	(void)d;
+	(void)run;
 	int fd = init_memfd_shared();
 	if (fd < 0)
-		return cordon_fail_errno(c, CORDON_ESYS, -fd,
-					 "cannot make the init program's memfd");
+		return backend_fail_errno(res, CORDON_ESYS, -fd,
+					  "cannot make the init program's memfd");
 	plan->init_fd = fd; /* the process's: not closed with the plan */
 	plan->pid_namespace = 1;
 	return 0;
@@ -270,14 +268,12 @@ static int find_mqueue_mounts(struct linux_plan *plan)
 	return r;
 }
 
-int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan)
+int ipcns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)p;
-	(void)d;
+	(void)run;
 	plan->ipc_namespace = 1;
 	if (find_mqueue_mounts(plan) != 0)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	return 0;
 }
 

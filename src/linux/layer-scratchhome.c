@@ -219,31 +219,30 @@ static int prepare(const struct policy *p, struct mount_plan *m, struct scratch_
 	return 0;
 }
 
-int scratchhome_prepare(cordon *c, const struct policy *p, const struct decision *d,
-			struct linux_plan *plan)
+int scratchhome_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)d;
+	const struct policy *p = run->pol;
 	/* Not asked for, or nothing to cover: the layer does nothing (and
 	 * the run does not list it). */
 	if (p->scratch_home == NULL || plan->mount == NULL)
 		return 0;
 	struct scratch_home *h = calloc(1, sizeof(*h));
 	if (h == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	plan->mount->home = h;
 	switch (prepare(p, plan->mount, h)) {
 	case 0:
 		return 0;
 	case CORDON_ENOMEM:
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	case CORDON_EINVAL:
-		return cordon_fail(c, CORDON_EINVAL,
-				   "--scratch-home: the home's path is too long for an overlay's "
-				   "options: %s",
-				   p->scratch_home);
+		return backend_fail(res, CORDON_EINVAL,
+				    "--scratch-home: the home's path is too long for an overlay's "
+				    "options: %s",
+				    p->scratch_home);
 	default:
-		return cordon_fail(c, CORDON_ESYS, "--scratch-home: the home %s changed",
-				   p->scratch_home);
+		return backend_fail(res, CORDON_ESYS, "--scratch-home: the home %s changed",
+				    p->scratch_home);
 	}
 }
 

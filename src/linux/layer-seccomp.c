@@ -558,19 +558,18 @@ unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespac
 	return g;
 }
 
-int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		    struct linux_plan *plan)
+int seccomp_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)d;
+	const struct policy *p = run->pol;
 	plan->seccomp_groups = seccomp_groups_for(plan->pid_namespace, p != NULL && p->network_off,
 						  plan->net_namespace);
 	int n = seccomp_build(plan->seccomp_groups, plan->seccomp_insns, SECCOMP_MAX_INSNS);
 	if (n == 0)
-		return cordon_fail(c, CORDON_ECONFINE,
-				   "seccomp filter: no syscall table for this architecture");
+		return backend_fail(res, CORDON_ECONFINE,
+				    "seccomp filter: no syscall table for this architecture");
 	if (n < 0)
-		return cordon_fail(c, CORDON_ECONFINE, "seccomp filter: more than %d instructions",
-				   SECCOMP_MAX_INSNS);
+		return backend_fail(res, CORDON_ECONFINE,
+				    "seccomp filter: more than %d instructions", SECCOMP_MAX_INSNS);
 	plan->seccomp.len = (unsigned short)n;
 	plan->seccomp.filter = plan->seccomp_insns;
 	return 0;

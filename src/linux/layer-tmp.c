@@ -68,9 +68,10 @@ static const char *const tmp_dirs[] = { "/tmp", "/var/tmp" };
 enum tmp_choice { TMP_PRIVATE, TMP_WRITABLE, TMP_SHARED };
 
 /* What becomes of the machine's temp dir real (canonical). */
-static enum tmp_choice choose(const cordon *c, const struct mount_plan *m, const char *real)
+static enum tmp_choice choose(const struct run_spec *run, const struct mount_plan *m,
+			      const char *real)
 {
-	const struct policy *p = &c->pol;
+	const struct policy *p = run->pol;
 	for (size_t i = 0; i < p->nw; i++)
 		if (p->w[i].kind != W_DEVICE && path_within(p->w[i].path, real))
 			return TMP_WRITABLE;
@@ -80,8 +81,8 @@ static enum tmp_choice choose(const cordon *c, const struct mount_plan *m, const
 			return TMP_SHARED;
 	/* What the run reads there must stay visible; it is not carried
 	 * (see above). */
-	for (int i = 0; i < c->nhomes; i++)
-		if (path_within(real, c->homes[i]) && !policy_inside_writable(p, c->homes[i]))
+	for (int i = 0; i < run->nhomes; i++)
+		if (path_within(real, run->homes[i]) && !policy_inside_writable(p, run->homes[i]))
 			return TMP_SHARED;
 	if (m->cwd != NULL && path_within(real, m->cwd) && !policy_inside_writable(p, m->cwd))
 		return TMP_SHARED;
@@ -166,19 +167,18 @@ static int add_carries(const struct policy *p, struct tmp_view *v)
 	return 0;
 }
 
-int tmp_layer_prepare(cordon *c, const struct policy *pol, const struct decision *d,
-		      struct linux_plan *plan)
+int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)pol; /* c->pol: the views are recorded there for the status event */
-	(void)d;
-	struct policy *p = &c->pol;
+	const struct policy *p = run->pol;
 	struct mount_plan *m = plan->mount;
-	policy_clear_private_tmp(p);
-	if (m == NULL || c->rundir == NULL)
+	/* The views are recorded in res for the status event (the core
+	 * copies them into its policy). */
+	res->tmp_planned = 1;
+	if (m == NULL || run->rundir == NULL)
 		return 0; /* no mount layer (its prepare runs first): no views */
-	if ((m->rundir = strdup(c->rundir)) == NULL ||
+	if ((m->rundir = strdup(run->rundir)) == NULL ||
 	    (m->views = calloc(NTMP, sizeof(*m->views))) == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	for (size_t i = 0; i < NTMP; i++) {
 		char real[CORDON_PATH_MAX];
 		struct stat st;
@@ -188,15 +188,15 @@ int tmp_layer_prepare(cordon *c, const struct policy *pol, const struct decision
 			continue; /* none here: nothing to hide or replace */
 		for (size_t k = 0; k < m->nviews; k++)
 			dup |= m->views[k].view != NULL && strcmp(m->views[k].view, real) == 0;
-		enum tmp_choice ch = dup ? TMP_WRITABLE : choose(c, m, real);
-		p->tmp_shared |= ch == TMP_SHARED;
+		enum tmp_choice ch = dup ? TMP_WRITABLE : choose(run, m, real);
+		res->tmp_shared |= ch == TMP_SHARED;
 		if (ch != TMP_PRIVATE)
 			continue;
 		struct tmp_view *v = &m->views[m->nviews++];
-		struct private_tmp *pt = &p->ptmp[p->nptmp++];
+		struct private_tmp *pt = &res->ptmp[res->nptmp++];
 		if ((v->view = strdup(real)) == NULL || (pt->view = strdup(real)) == NULL ||
-		    (pt->src = strdup(c->rundir)) == NULL || add_carries(p, v) != 0)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		    (pt->src = strdup(run->rundir)) == NULL || add_carries(p, v) != 0)
+			return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	}
 	return 0;
 }

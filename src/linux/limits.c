@@ -190,10 +190,10 @@ static void sweep(const char *parent)
 
 /* The run's cgroup under parent (made, or the one made already for
  * another controller of the same hierarchy): its index in l, or -1. */
-static int run_cgroup(const cordon *c, struct limits_plan *l, const char *parent)
+static int run_cgroup(const char *run_id, struct limits_plan *l, const char *parent)
 {
 	char dir[CORDON_PATH_MAX], name[64];
-	snprintf(name, sizeof(name), "cordon.%ld.%s", (long)getpid(), c->run_id);
+	snprintf(name, sizeof(name), "cordon.%ld.%s", (long)getpid(), run_id);
 	if (path_join(dir, sizeof(dir), parent, name) != 0)
 		return -1;
 	for (size_t i = 0; i < l->ndirs; i++)
@@ -222,7 +222,7 @@ static int run_cgroup(const cordon *c, struct limits_plan *l, const char *parent
 
 /* Bound controller ctl ("pids", "memory") at value in the run's cgroup:
  * 1 when done, 0 when no cgroup can hold it here. */
-static int cg_bound(const cordon *c, struct limits_plan *l, const char *ctl, uint64_t value)
+static int cg_bound(const char *run_id, struct limits_plan *l, const char *ctl, uint64_t value)
 {
 	char parent[CORDON_PATH_MAX], num[32];
 	int v2 = 0;
@@ -231,7 +231,7 @@ static int cg_bound(const cordon *c, struct limits_plan *l, const char *ctl, uin
 			return 0;
 		v2 = 1;
 	}
-	int i = run_cgroup(c, l, parent);
+	int i = run_cgroup(run_id, l, parent);
 	if (i < 0)
 		return 0;
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
@@ -255,36 +255,35 @@ static uint64_t clamp_rlimit(int resource, uint64_t want)
 	return want;
 }
 
-int limits_prepare(cordon *c, const struct decision *d, struct linux_plan *plan)
+int limits_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
-	(void)d;
 	struct limits_plan *l = &plan->limits;
 	struct mount_plan *m = plan->mount;
-	if (c->max_procs > 0) {
-		if (cg_bound(c, l, "pids", c->max_procs)) {
-			c->procs_by = LIMIT_BY_CGROUP;
+	if (run->max_procs > 0) {
+		if (cg_bound(run->run_id, l, "pids", run->max_procs)) {
+			res->procs_by = LIMIT_BY_CGROUP;
 		} else if (m != NULL && m->userns && getuid() != 0) {
-			l->nproc = clamp_rlimit(RLIMIT_NPROC, c->max_procs);
-			c->procs_by = LIMIT_BY_RLIMIT;
+			l->nproc = clamp_rlimit(RLIMIT_NPROC, run->max_procs);
+			res->procs_by = LIMIT_BY_RLIMIT;
 		}
 	}
-	if (c->max_memory > 0) {
-		if (cg_bound(c, l, "memory", c->max_memory)) {
-			c->memory_by = LIMIT_BY_CGROUP;
+	if (run->max_memory > 0) {
+		if (cg_bound(run->run_id, l, "memory", run->max_memory)) {
+			res->memory_by = LIMIT_BY_CGROUP;
 		} else {
-			l->data = clamp_rlimit(RLIMIT_DATA, c->max_memory);
-			c->memory_by = LIMIT_BY_RLIMIT_DATA;
+			l->data = clamp_rlimit(RLIMIT_DATA, run->max_memory);
+			res->memory_by = LIMIT_BY_RLIMIT_DATA;
 		}
 	}
-	if (c->max_tmp > 0 && m != NULL && c->rundir != NULL) {
+	if (run->max_tmp > 0 && m != NULL && run->rundir != NULL) {
 		/* One inode per KiB: its inodes cost kernel memory its size
 		 * does not count. */
-		uint64_t inodes = c->max_tmp / 1024 > 1024 ? c->max_tmp / 1024 : 1024;
+		uint64_t inodes = run->max_tmp / 1024 > 1024 ? run->max_tmp / 1024 : 1024;
 		snprintf(m->tmpfs_opts, sizeof(m->tmpfs_opts), "size=%llu,nr_inodes=%llu,mode=0700",
-			 (unsigned long long)c->max_tmp, (unsigned long long)inodes);
-		if ((m->tmpfs_on = strdup(c->rundir)) == NULL)
-			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-		c->tmp_by = LIMIT_BY_TMPFS;
+			 (unsigned long long)run->max_tmp, (unsigned long long)inodes);
+		if ((m->tmpfs_on = strdup(run->rundir)) == NULL)
+			return backend_fail(res, CORDON_ENOMEM, "out of memory");
+		res->tmp_by = LIMIT_BY_TMPFS;
 	}
 	return 0;
 }

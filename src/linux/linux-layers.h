@@ -16,7 +16,7 @@
 #ifndef CORDON_LINUX_LAYERS_H
 #define CORDON_LINUX_LAYERS_H
 
-#include "internal.h"
+#include "backend.h"
 
 #if defined(__linux__)
 
@@ -180,8 +180,7 @@ struct linux_trial {
 /* layer-mountns.c: the command's own mount namespace. */
 void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n);
 int mountns_trial(const struct linux_trial *t);
-int mountns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		    struct linux_plan *plan);
+int mountns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int mountns_apply(const struct linux_plan *plan);
 /* In a child that joined the run's namespaces: a copy of the run's mount
  * namespace with its own /proc (pidns_apply), stdio reopened in it, the
@@ -191,10 +190,9 @@ void mountns_free(struct mount_plan *m);
 /* layer-tmp.c: the run's own /tmp and /var/tmp (after the mount layer,
  * in its namespace). */
 int tmp_trial(const struct linux_trial *t);
-/* Parent: the views of this run (c->pol.ptmp, plan->mount->views).
+/* Parent: the views of this run (res->ptmp, plan->mount->views).
  * 0 or CORDON_E*. */
-int tmp_layer_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		      struct linux_plan *plan);
+int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 /* Child, after the mount layer: each view bound, the trees carried into
  * it, the cwd entered again. 0 or errno. */
 int tmp_apply(const struct linux_plan *plan);
@@ -202,8 +200,7 @@ void tmp_free(struct mount_plan *m);
 /* layer-devpts.c: the command's own devpts (after the mount layer, in
  * its namespace). */
 int devpts_trial(const struct linux_trial *t);
-int devpts_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		   struct linux_plan *plan);
+int devpts_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int devpts_apply(const struct linux_plan *plan);
 void devpts_free(struct linux_plan *plan);
 /* N when name is "/dev/pts/N" (N in decimal, no leading zero) and
@@ -218,7 +215,7 @@ struct scratch_home;
  * they do not fit. Pure. */
 int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
-int scratchhome_prepare(cordon *c, const struct policy *p, const struct decision *d,
+int scratchhome_prepare(const struct run_spec *run, struct run_result *res,
 			struct linux_plan *plan);
 /* Child, in mountns_apply: 0 or errno. */
 int scratchhome_mount(const struct mount_plan *m);
@@ -233,8 +230,7 @@ int init_memfd(void);
 /* The process's one such memfd (made once, never closed), or -errno. */
 int init_memfd_shared(void);
 int pidns_trial(const struct linux_trial *t);
-int pidns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan);
+int pidns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int pidns_apply(const struct linux_plan *plan);
 /* In process 1, after every layer: start cmd(cmd_arg) as its child on
  * cmd_stack, exec the init program with statusfd, and only then let the
@@ -243,12 +239,10 @@ int pidns_apply(const struct linux_plan *plan);
 int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
 		      size_t cmd_stack_size, int statusfd, int errfd);
 int ipcns_trial(const struct linux_trial *t);
-int ipcns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan);
+int ipcns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int ipcns_apply(const struct linux_plan *plan);
 int netns_trial(const struct linux_trial *t);
-int netns_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		  struct linux_plan *plan);
+int netns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int netns_apply(const struct linux_plan *plan);
 /* Bring the loopback interface of the current network namespace up: 0
  * or errno. */
@@ -256,9 +250,9 @@ int netns_loopback_up(void);
 
 /* limits.c: --max-procs, --max-memory, --max-tmp. */
 /* Parent, after the layers' prepare: how each bound is applied here
- * (c->procs_by, memory_by, tmp_by), the run's cgroups made. 0 or
+ * (res->procs_by, memory_by, tmp_by), the run's cgroups made. 0 or
  * CORDON_E*. */
-int limits_prepare(cordon *c, const struct decision *d, struct linux_plan *plan);
+int limits_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 /* Child, its first step: into the run's cgroups. 0 or errno. */
 int limits_enter(const struct linux_plan *plan);
 /* Child, once its user namespace exists: the rlimits. 0 or errno. */
@@ -270,8 +264,7 @@ void limits_free(struct limits_plan *l);
 /* caps.c: root's capabilities. */
 int caps_would_reduce(void);
 int caps_trial(const struct linux_trial *t);
-int caps_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		 struct linux_plan *plan);
+int caps_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int caps_apply(const struct linux_plan *plan);
 /* The capabilities a reduced command keeps (bit n: capability n). */
 uint64_t caps_kept(void);
@@ -317,8 +310,7 @@ uint64_t landlock_net_rights(int abi);
  * layers it adds (signal scoping). */
 void landlock_coverage(int abi, int mount_layer, struct coverage *cov);
 int landlock_trial(const struct linux_trial *t);
-int landlock_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		     struct linux_plan *plan);
+int landlock_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int landlock_apply(const struct linux_plan *plan);
 void landlock_free(struct landlock_plan *l);
 /* The command under process 1: a Landlock domain nested in the run's,
@@ -342,8 +334,8 @@ typedef int (*reads_done_fn)(void *arg, int dfd);
 int reads_walk(const struct policy *p, size_t max, reads_grant_fn fn, reads_done_fn done,
 	       void *arg);
 /* Parent: l->read_fd, the read ruleset, or -1 when nothing needs it or
- * it could not be built (c->pol.reads_unbuilt). 0 or CORDON_E*. */
-int reads_prepare(cordon *c, const struct policy *p, struct landlock_plan *l);
+ * it could not be built (res->reads_unbuilt). 0 or CORDON_E*. */
+int reads_prepare(const struct policy *p, struct landlock_plan *l, struct run_result *res);
 
 /* unix-supervisor.c: pathname Unix sockets checked by cordon (ABI < 9). */
 struct supervisor;
@@ -356,8 +348,7 @@ int supervisor_trial(const struct linux_trial *t);
  * bytes of data) only from a sender with CAP_NET_RAW or CAP_NET_ADMIN in
  * the socket's network namespace. Pure. */
 int supervisor_cmsg_privileged(int level, int type, const void *data, size_t len);
-int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		       struct linux_plan *plan);
+int supervisor_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 /* The supervisor before the run's policy is known (its threads may
  * start); supervisor_prepare fills it in. NULL (errno) on failure. */
 struct supervisor *supervisor_new(void);
@@ -418,8 +409,7 @@ const struct sock_fprog *seccomp_program(void);
  * ENOSYS once it is closed. Returns the fd, or -errno. */
 int seccomp_install_listener(const struct sock_fprog *prog);
 int seccomp_trial(const struct linux_trial *t);
-int seccomp_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		    struct linux_plan *plan);
+int seccomp_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int seccomp_apply(const struct linux_plan *plan);
 /* The seccomp layer's groups for a run (seccomp_prepare's). */
 unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace);

@@ -1427,12 +1427,13 @@ struct supervisor *supervisor_new(void)
 /* The run's policy, into a supervisor made before it was known (whose
  * threads may run already: under its lock, which they take before they
  * serve any call). */
-int supervisor_prepare(cordon *c, const struct policy *p, const struct decision *d,
-		       struct linux_plan *plan)
+int supervisor_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
+	const struct policy *p = run->pol;
+	const struct decision *d = run->dec;
 	struct supervisor *s = plan->supervisor;
 	if (s == NULL && (s = plan->supervisor = supervisor_new()) == NULL)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot make the supervisor");
+		return backend_fail_errno(res, CORDON_ESYS, errno, "cannot make the supervisor");
 	int bad = 0;
 	/* cordon's own network namespace, by the cookie of a socket made
 	 * here. */
@@ -1456,7 +1457,7 @@ int supervisor_prepare(cordon *c, const struct policy *p, const struct decision 
 	for (size_t i = 0; !bad && i < p->nsockets; i++)
 		bad = add_id(s, p->sockets[i]) != 0;
 	pthread_mutex_unlock(&s->lock);
-	return bad ? cordon_fail(c, CORDON_ENOMEM, "out of memory") : 0;
+	return bad ? backend_fail(res, CORDON_ENOMEM, "out of memory") : 0;
 }
 
 static void hand_over(struct supervisor *s, int listener)

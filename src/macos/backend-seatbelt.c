@@ -492,19 +492,23 @@ void seatbelt_test_reset(const char *path, int timeout_ms)
 }
 #endif
 
-static void sb_probe(int max_abi, struct backend_probe *out)
+static void sb_probe(const struct probe_opts *o, struct backend_probe *out)
 {
-	(void)max_abi; /* Seatbelt has no versions to cap */
+	/* Seatbelt has no versions to cap, nothing to start early, no layer
+	 * it is unsure of. */
+	if (out == NULL || o->early)
+		return;
 	pthread_once(&probe_once, probe_run);
 	memset(out, 0, sizeof(*out));
 	out->available = probed.reason == REASON_NONE;
 	out->reason = probed.reason;
 	out->detail = probed.detail[0] != '\0' ? probed.detail : NULL;
+	if (out->available)
+		seatbelt_coverage(&out->cov);
 }
 
-static void sb_coverage(int abi, struct coverage *out)
+void seatbelt_coverage(struct coverage *out)
 {
-	(void)abi;
 	/* The profile denies file writes (and with them metadata changes
 	 * outside and the protected paths), setuid/setgid bits, signals and
 	 * process information outside the sandbox, and Unix sockets outside
@@ -522,38 +526,44 @@ static void sb_coverage(int abi, struct coverage *out)
 		    1u << GAP_TMP_SHARED;
 	out->protects = 1;
 	out->denies_reads = DENY_BY_SEATBELT;
+	/* The profile's network rule refuses every IP socket, loopback
+	 * included: the run has no loopback of its own. */
+	out->net_layers = out->net_off = 1u << LAYER_NET_SEATBELT;
+	out->net_whole = 1;
+	out->net_own_loopback = 0;
 }
 
 /* Seatbelt matches resolved paths: resolve each entry once more, now,
  * into the copy the profile's parameters are made from. */
-static int canonical(cordon *c, const char *path, char **out)
+static int canonical(struct run_result *res, const char *path, char **out)
 {
 	char real[CORDON_PATH_MAX];
 	if (realpath(path, real) == NULL)
-		return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", path);
+		return backend_fail_errno(res, CORDON_ESYS, errno, "cannot resolve %s", path);
 	if ((*out = strdup(real)) == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	return 0;
 }
 
 /* A path that may not exist: its nearest existing ancestor canonical,
  * the rest as it is (macOS: /tmp is /private/tmp). */
-static int canonical_absent(cordon *c, const char *path, char **out)
+static int canonical_absent(struct run_result *res, const char *path, char **out)
 {
 	char head[CORDON_PATH_MAX], real[CORDON_PATH_MAX], full[CORDON_PATH_MAX];
 	if (snprintf(head, sizeof(head), "%s", path) >= (int)sizeof(head))
-		return cordon_fail(c, CORDON_EINVAL, "path too long: %s", path);
+		return backend_fail(res, CORDON_EINVAL, "path too long: %s", path);
 	while (realpath(head, real) == NULL) {
 		char *slash = strrchr(head, '/');
 		if (slash == NULL || slash == head)
-			return cordon_fail_errno(c, CORDON_ESYS, errno, "cannot resolve %s", path);
+			return backend_fail_errno(res, CORDON_ESYS, errno, "cannot resolve %s",
+						  path);
 		*slash = '\0';
 	}
 	const char *rest = path + strlen(head);
 	if (snprintf(full, sizeof(full), "%s%s", real, rest) >= (int)sizeof(full))
-		return cordon_fail(c, CORDON_EINVAL, "path too long: %s", path);
+		return backend_fail(res, CORDON_EINVAL, "path too long: %s", path);
 	if ((*out = strdup(full)) == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -573,13 +583,13 @@ static void free_copy(struct policy *q)
 	free(q->absent);
 }
 
-static int sb_prepare(cordon *c, const struct policy *p, const struct decision *dec,
-		      struct launch *out)
+static int sb_prepare(const struct run_spec *run, struct run_result *res)
 {
+	const struct policy *p = run->pol;
+	struct launch *out = &res->launch;
 	struct policy q = { 0 };
 	struct strv argv = { 0 };
 	int r = 0;
-	(void)dec;
 
 	/* A copy of the policy with every path canonical again; the policy
 	 * itself is the caller's and stays as it is. */
@@ -589,30 +599,30 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 	q.absent = calloc(p->nabsent + 1, sizeof(*q.absent));
 	if (q.w == NULL || q.prot == NULL || q.sockets == NULL || q.absent == NULL) {
 		free_copy(&q);
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; r == 0 && i < p->nw; i++) {
 		q.w[i] = p->w[i];
 		q.w[i].path = NULL;
 		q.nw++;
-		r = canonical(c, p->w[i].path, &q.w[i].path);
+		r = canonical(res, p->w[i].path, &q.w[i].path);
 	}
 	for (size_t i = 0; r == 0 && i < p->nprot; i++) {
 		q.prot[i] = p->prot[i];
 		q.prot[i].path = NULL;
 		q.nprot++;
-		r = canonical(c, p->prot[i].path, &q.prot[i].path);
+		r = canonical(res, p->prot[i].path, &q.prot[i].path);
 	}
 	for (size_t i = 0; r == 0 && i < p->nsockets; i++) {
 		q.nsockets++;
-		r = canonical(c, p->sockets[i], &q.sockets[i]);
+		r = canonical(res, p->sockets[i], &q.sockets[i]);
 	}
 	for (size_t i = 0; r == 0 && i < p->nabsent; i++) {
 		q.nabsent++;
-		r = canonical_absent(c, p->absent[i], &q.absent[i]);
+		r = canonical_absent(res, p->absent[i], &q.absent[i]);
 	}
 	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, NULL) != 0)
-		r = cordon_fail(c, CORDON_ENOMEM, "out of memory");
+		r = backend_fail(res, CORDON_ENOMEM, "out of memory");
 	free_copy(&q);
 	if (r != 0) {
 		strv_free(&argv);
@@ -626,6 +636,5 @@ static int sb_prepare(cordon *c, const struct policy *p, const struct decision *
 const struct backend cordon_backend_seatbelt = {
 	.id = BACKEND_SEATBELT,
 	.probe = sb_probe,
-	.coverage = sb_coverage,
 	.prepare = sb_prepare,
 };

@@ -1,12 +1,13 @@
 /*
  * The Seatbelt backend's pure parts (backend-seatbelt.c), declared for
  * its unit test: the profile and argv builders and the classification of
- * the probe's outcome. None of them touches the file system.
+ * the probe's outcome, and its coverage. None of them touches the file
+ * system.
  */
 #ifndef CORDON_SEATBELT_H
 #define CORDON_SEATBELT_H
 
-#include "internal.h"
+#include "backend.h"
 
 /* The only sandbox-exec cordon runs: never looked up in PATH. */
 #define SEATBELT_EXEC "/usr/bin/sandbox-exec"
@@ -46,6 +47,9 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
  * killed, status is waitpid's. */
 enum reason_id seatbelt_classify(int exec_err, int timed_out, int status, char *detail,
 				 size_t detail_len);
+
+/* What the profile covers (the probe's answer when Seatbelt is usable). */
+void seatbelt_coverage(struct coverage *out);
 
 #if defined(CORDON_SEATBELT_TEST_HOOKS)
 /* TEST BUILDS ONLY: probe this program instead of SEATBELT_EXEC, with

@@ -439,7 +439,7 @@ static void coverage(void)
 {
 	struct coverage cov;
 	memset(&cov, 0xa5, sizeof(cov));
-	cordon_backend_seatbelt.coverage(0, &cov);
+	seatbelt_coverage(&cov);
 	is_int(cov.layers, 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT,
 	       "layers: seatbelt, setid_files_refused, network_seatbelt (used by --network off)");
 	ok(!(cov.gaps & (1u << GAP_SIGNALS)) && !(cov.gaps & (1u << GAP_UNIX_SOCKETS)) &&

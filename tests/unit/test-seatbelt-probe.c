@@ -44,7 +44,7 @@ static void probe_with(const char *path, int timeout_ms, struct backend_probe *p
 {
 	seatbelt_test_reset(path, timeout_ms);
 	memset(pr, 0xa5, sizeof(*pr));
-	cordon_backend_seatbelt.probe(0, pr);
+	cordon_backend_seatbelt.probe(&(struct probe_opts){ 0 }, pr);
 }
 
 static int file_has(const char *path, const char *text)
@@ -73,7 +73,7 @@ static void probe_outcomes(void)
 	/* Once per process: the same fake now fails, unseen. */
 	unlink(args);
 	fake("sb-ok", "#!/bin/sh\n: >\"$0.args\"\nexit 71\n", 0755);
-	cordon_backend_seatbelt.probe(0, &pr);
+	cordon_backend_seatbelt.probe(&(struct probe_opts){ 0 }, &pr);
 	ok(pr.available && access(args, F_OK) != 0, "the answer is kept: not probed twice");
 
 	probe_with(fake("sb-nested", "#!/bin/sh\nexit 71\n", 0755), 2000, &pr);
@@ -161,9 +161,9 @@ static int as_seatbelt(cordon *c, const char *launcher)
 	launch_release(&c->launch);
 	c->dec.backend = &cordon_backend_seatbelt;
 	c->dec.applied = 1;
-	c->dec.backend->coverage(0, &c->dec.cov);
+	seatbelt_coverage(&c->dec.cov);
 	seatbelt_test_reset(launcher, 2000);
-	return c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch);
+	return run_prepare(c);
 }
 
 /* A Unix socket bound at path (the file stays after the fd is closed). */
@@ -278,7 +278,7 @@ static void run_through_launcher(void)
 	launch_release(&c->launch);
 	snprintf(out, sizeof(out), "%s/gone/sandbox-exec", root);
 	seatbelt_test_reset(out, 2000);
-	c->dec.backend->prepare(c, &c->pol, &c->dec, &c->launch);
+	(void)run_prepare(c);
 	unlink(log);
 	is_int(cordon_spawn(c, argv, &p), CORDON_EEXEC, "a missing launcher: CORDON_EEXEC");
 	ok(strstr(cordon_last_error(c), out) != NULL, "the message names it: %s",
