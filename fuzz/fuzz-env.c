@@ -11,7 +11,8 @@
  * fits CORDON_PATH_MAX.
  */
 #include "caches.h"
-#include "internal.h"
+#include "cordon.h"
+#include "env.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -16,9 +16,94 @@
 #ifndef CORDON_BACKEND_H
 #define CORDON_BACKEND_H
 
-#include "internal.h"
+#include "base.h"
+#include "cordon.h"
+#include "ids.h"
+#include "policy.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+/* The decision (cordon.c): what the backend covers, and what a run
+ * uses of it. */
+struct coverage {
+	unsigned layers; /* bit set of enum layer_id */
+	unsigned gaps; /* bit set of enum gap_id */
+	int protects; /* protected paths are enforced */
+	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
+	unsigned unsure; /* layers assumed to work: no child has applied
+			    them yet in this process (bit set of enum layer_id) */
+	/* The backend's network layers: of layers, those listed and used
+	 * only for --network off (net_layers), and of those, what --network
+	 * off uses (net_off); whether they refuse every network socket, not
+	 * only TCP (net_whole), and give the run a loopback of its own
+	 * (net_own_loopback). */
+	unsigned net_layers, net_off;
+	int net_whole, net_own_loopback;
+};
+
+struct backend;
+
+struct decision {
+	const struct backend *backend;
+	int applied;
+	enum reason_id reason; /* REASON_NONE when applied */
+	enum reason_id cause; /* the platform reason behind REASON_UNAVAILABLE */
+	const char *detail; /* what the platform's probe saw, or NULL */
+	int abi, kernel_abi;
+	struct coverage cov;
+	/* The backend's layers as the probe gave them, before this run's
+	 * policy added or took any (policy_coverage): what decision_changed
+	 * compares. */
+	unsigned offered;
+	/* --network off is enforced in this run: the network_* layers of
+	 * cov are listed (the backend offers them; a run uses them only
+	 * then, so the probe and runs with the network on do not list them) */
+	int network_listed;
+	const char *layer_list[LAYER_COUNT + 1];
+	const char *gap_list[GAP_COUNT + 1];
+};
+
+/* What a backend prepared (released in backends.c). */
+/* What a prepared run does for each command it starts. */
+struct launch {
+	/* A launcher to run the command under (Seatbelt: sandbox-exec -p
+	 * PROFILE ... --), or NULL. Its first word is an absolute path. */
+	char **argv_prefix;
+	size_t nprefix;
+	/* fds the child must keep open until hook() has run (all
+	 * close-on-exec, so the command never sees them). */
+	int *keep_fds;
+	size_t nkeep;
+	/* The child's last step before exec, or NULL: async-signal-safe,
+	 * returns 0 or an errno value; on failure the command is not run.
+	 * It may use only state, which the parent built and does not change
+	 * while a child runs. */
+	int (*hook)(const void *state);
+	const void *state;
+	/* Starts the child in place of child_start(), or NULL: e.g. from a
+	 * thread that lives as long as the run, into new namespaces. */
+	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+	/* In the child, after hook(), or NULL (the child becomes the command):
+	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
+	 * process, which stays behind as the run's reaper and reports the
+	 * command's stops and end on statusfd (records of 8 bytes: 'S' and
+	 * the stop signal, or 'X' and the wait status, as ints at offset 4).
+	 * Returns only on failure, with an errno value. */
+	int (*init)(const void *state, int (*cmd)(void *), void *cmd_arg, void *cmd_stack,
+		    size_t cmd_stack_size, int statusfd, int errfd);
+	/* Parent, or NULL: the child and its command have exec'd or gone
+	 * (the end of the error pipe); nothing runs on the caller's memory
+	 * any more. pid: the child (not reaped yet); reached: it said it
+	 * applied every step. */
+	void (*after_exec)(const void *state, pid_t pid, int reached);
+	/* The backend's own release of state (parent). */
+	void (*release)(void *state);
+};
+
+/* Frees what a backend's prepare() made, leaving l empty. */
+void launch_release(struct launch *l);
 
 /* How probe() is called: what it should do before it answers. */
 struct probe_opts {

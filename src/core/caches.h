@@ -9,7 +9,7 @@
 #ifndef CORDON_CACHES_H
 #define CORDON_CACHES_H
 
-#include "internal.h"
+#include "handle.h"
 
 /* At most this many locations, every tool's (caches.c says which). */
 #define CACHE_LOC_MAX 32

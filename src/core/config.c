@@ -4,7 +4,7 @@
  * Every one returns 0 or a negative CORDON_E* with a message on the
  * handle, and refuses (CORDON_ESTATE) once the run has begun.
  */
-#include "internal.h"
+#include "handle.h"
 #include "testhooks.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * stored in the handle, which every thread shares, so a spawn from any
  * thread sees the same decision. The setters are in config.c.
  */
-#include "backend.h"
+#include "handle.h"
 #include "caches.h"
 #include "path.h"
 

@@ -15,7 +15,8 @@
  *     dir) replace the caller's and pass --clean-env; --env naming one
  *     wins over it.
  */
-#include "internal.h"
+#include "cordon.h"
+#include "env.h"
 
 #include <stdlib.h>
 #include <string.h>

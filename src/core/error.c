@@ -5,7 +5,7 @@
  * torn nor replaced by another thread's failure while it is read. Ids are
  * never reused, so a new handle at a freed one's address starts clean.
  */
-#include "internal.h"
+#include "handle.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * Everything is canonicalised (realpath) and validated here, in the
  * parent, before anything runs. The tool caches are in caches.c.
  */
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <errno.h>

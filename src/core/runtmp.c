@@ -20,7 +20,7 @@
  * It is the command's TMPDIR: one directory per run (each directory made
  * and removed costs a journal transaction on ext4).
  */
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <dirent.h>

@@ -10,7 +10,7 @@
  * ~/.npmrc is denied and ~/.cargo/config.toml left readable: see
  * docs/compatibility.md for what breaks when each is covered.
  */
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <dirent.h>

@@ -11,7 +11,7 @@
  * _exits; it never execs unconfined. The parent's read of that pipe
  * returns 0 bytes exactly when exec succeeded.
  */
-#include "backend.h"
+#include "handle.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
  * event per run. Every event name, mode, backend, reason, layer, gap and
  * cache name or state is a fixed identifier from ids.c.
  */
-#include "backend.h"
+#include "handle.h"
 #include "json.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
  * Pipes, sockets, terminals and files inside the writable set stay as
  * they are.
  */
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <errno.h>

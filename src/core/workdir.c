@@ -10,7 +10,7 @@
  * directory it cannot enter or list there fails the spawn: the command
  * never starts somewhere else.
  */
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <errno.h>

@@ -14,7 +14,9 @@
  */
 #include "gitdirs.h"
 #include "gitfmt.h"
-#include "internal.h"
+#include "base.h"
+#include "compat.h"
+#include "fsutil.h"
 #include "path.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include "gitdirs.h"
 #include "gitfind.h"
 #include "gitwatch.h"
-#include "internal.h"
+#include "handle.h"
 #include "path.h"
 
 #include <pthread.h>

@@ -23,7 +23,10 @@
  * gives every change the run made.
  */
 #include "gitwatch.h"
-#include "internal.h"
+#include "base.h"
+#include "compat.h"
+#include "fsutil.h"
+#include "strv.h"
 #include "path.h"
 
 #include <stdlib.h>

@@ -17,12 +17,17 @@
 #define CORDON_LINUX_LAYERS_H
 
 #include "backend.h"
+#include "compat.h"
+#include "fsutil.h"
+#include "strv.h"
 
 #if defined(__linux__)
 
 #include "landlock-abi.h"
 
+#include <dirent.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <linux/filter.h>
 #include <stdint.h>
 #include <sys/types.h>

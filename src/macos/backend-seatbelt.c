@@ -74,6 +74,7 @@
  *    and exit status 71 (unverified; reported by others).
  */
 #include "backend.h"
+#include "compat.h"
 #include "json.h"
 #include "path.h"
 #include "seatbelt.h"
@@ -81,6 +82,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

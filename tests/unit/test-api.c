@@ -5,7 +5,7 @@
  * contains the Landlock backend.
  */
 #include "cordon.h"
-#include "internal.h"
+#include "handle.h"
 #include "testhooks.h"
 #include "tap.h"
 #include "fixture.h"

@@ -3,7 +3,7 @@
  * screens, framebuffers, cameras, raw HID, OSS sound and the consoles
  * systemd starts a login on (hvc, hvsi, xvc, sclp); not the
  * terminals a command is given, nor the devices every command uses. */
-#include "internal.h"
+#include "handle.h"
 #include "tap.h"
 
 int main(void)

@@ -1,5 +1,6 @@
 /* Unit tests for the command's environment (src/core/env.c). */
-#include "internal.h"
+#include "cordon.h"
+#include "env.h"
 #include "tap.h"
 
 #include <stdlib.h>

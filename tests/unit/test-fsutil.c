@@ -7,7 +7,7 @@
  * adding entries meanwhile (the removal still ends). Runs as root and as
  * any user; the immutable case needs root.
  */
-#include "internal.h"
+#include "handle.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Unit tests for resolving a path without following a symlink that lies
  * in a writable tree (policy_resolve_untampered, src/core/policy.c). */
-#include "internal.h"
+#include "handle.h"
 #include "tap.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  * run's dir is gone after its end, the dead ones go, and in a child forked
  * while a sweep runs, the run's end does not wait for it (it is not there).
  */
-#include "internal.h"
+#include "handle.h"
 #include "tap.h"
 #include "fixture.h"
 

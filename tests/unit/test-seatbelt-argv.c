@@ -8,7 +8,6 @@
  * gives.
  */
 #include "backend.h"
-#include "internal.h"
 #include "seatbelt.h"
 #include "tap.h"
 

@@ -4,7 +4,7 @@
  * its own object of backend-seatbelt.c: only that object can be pointed at
  * a fake; the library's path is a constant.
  */
-#include "backend.h"
+#include "handle.h"
 #include "seatbelt.h"
 #include "tap.h"
 #include "fixture.h"

@@ -1,0 +1,161 @@
+/*
+ * The run's policy (policy.c, secrets.c, caches.c fill it): what is
+ * writable, protected, denied, and the functions on it that need no
+ * handle. Seen by the core and by the backends.
+ */
+#ifndef CORDON_POLICY_H
+#define CORDON_POLICY_H
+
+#include "base.h"
+#include "ids.h"
+#include "strv.h"
+
+#include <stddef.h>
+
+/* Where a writable entry came from (for the status event). */
+enum wkind { W_WORKSPACE, W_TMPDIR, W_EXTRA, W_CACHE, W_DEVICE };
+
+struct wentry {
+	char *path; /* canonical */
+	int is_dir;
+	enum wkind kind;
+};
+
+struct cache_entry {
+	enum cache_tool tool;
+	char *path; /* canonical when the state is existing or created */
+	int is_dir;
+	int created;
+	enum cache_state state;
+	/* The variable cordon set in the command's environment to move the
+	 * tool here, under the state dir (its default place did not exist),
+	 * or NULL. A static string. */
+	const char *variable;
+};
+
+struct protect_entry {
+	char *path;
+	int explicit_; /* named by the user, not a default */
+	int enforced;
+};
+
+struct policy {
+	char *workspace;
+	/* Where every command of the run starts (workdir.c): canonical, and
+	 * where it comes from. */
+	char *cwd;
+	enum cwd_from cwd_from;
+	struct wentry *w;
+	size_t nw, capw;
+	struct cache_entry caches[32 + CACHE_TOOL_COUNT]; /* CACHE_LOC_MAX, and one per tool */
+	size_t ncaches;
+	/* NAME=VALUE for the command's environment: the variables that move
+	 * missing caches under the state dir (caches.c). */
+	struct strv cache_env;
+	struct protect_entry *prot;
+	size_t nprot;
+	char **sockets; /* --allow-socket: canonical sockets or directories */
+	size_t nsockets;
+	/* Trees some run's command may write although this run does not
+	 * grant them (the tool caches' locations): paths cordon resolves
+	 * for itself do not follow symlinks in them either. */
+	char **untrusted;
+	size_t nuntrusted;
+	/* Names that do not exist at the start and must not be made (the
+	 * git guard's; only a backend that can refuse a creation by name,
+	 * Seatbelt, uses them). */
+	char **absent;
+	size_t nabsent;
+	/* The paths the command must not read (secrets.c): the default list
+	 * of what exists in the homes, and --deny-read. */
+	struct deny_entry *deny;
+	size_t ndeny;
+	/* Block devices (disks) the caller can read (root, the disk group):
+	 * the secrets could be read from them raw. Listed when there are
+	 * paths to deny; the mount layer covers them. */
+	struct strv blockdevs;
+	/* Devices that read what the user types, sees or hears (keyboard
+	 * and mouse events, a console's screen or input, a framebuffer,
+	 * raw HID, sound) that the caller can read, the caller's own
+	 * terminal aside (Linux). Listed with the default deny-read list;
+	 * the mount layer covers them. */
+	struct strv capturedevs;
+	/* The Landlock read layer was not built (too many rules, or a
+	 * directory on the way the caller cannot list): set by its prepare. */
+	int reads_unbuilt;
+	int network_off; /* --network off */
+	/* --scratch-home: the home (canonical) its overlay covers, or NULL
+	 * (not asked, no home directory, or the home is writable already). */
+	char *scratch_home;
+	int deny_capture; /* the default deny-read list: capture devices too */
+	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
+	 * command sees src, the run's dir, at view. Set by the layer's
+	 * prepare; tmp_shared when a temp dir of the machine stays the
+	 * machine's, read-only (the gap tmp_shared_read_only). */
+	struct private_tmp {
+		char *view;
+		char *src;
+	} ptmp[2];
+	size_t nptmp;
+	int tmp_shared;
+};
+
+/* A path the command must not read. */
+struct deny_entry {
+	char *path; /* canonical */
+	int is_dir;
+	/* Names inside it that stay readable (~/.ssh: known_hosts*, config,
+	 * *.pub), regular files that exist at the start. */
+	char **keep;
+	size_t nkeep;
+	int explicit_; /* --deny-read */
+	/* Left readable: it holds a writable path (the command works there),
+	 * or it is "/", a home or an ancestor of one (a default name that
+	 * is a link to such a place). Reported, never covered. */
+	int left_open;
+	int enforced; /* enum deny_by: how it is kept unreadable in this run */
+};
+
+/* How the denied paths are kept unreadable (coverage.denies_reads, and
+ * each deny_entry.enforced). */
+enum deny_by {
+	DENY_BY_NONE,
+	DENY_BY_MOUNT, /* covered by the mount layer */
+	DENY_BY_LANDLOCK, /* not granted by the Landlock read layer */
+	DENY_BY_SEATBELT /* denied by the Seatbelt profile */
+};
+
+/* secrets.c: the default deny-read list */
+struct secret_default {
+	const char *rel; /* "~/" and the path under a home */
+	int carve_ssh; /* keep known_hosts*, config, *.pub readable */
+};
+extern const struct secret_default cordon_secret_defaults[];
+extern const size_t cordon_nsecret_defaults;
+/* A name directly under /dev of a device that reads what the user types,
+ * sees or hears (a virtual console or its screen, a framebuffer, a
+ * camera, raw HID, OSS sound): 1 or 0. */
+int secrets_capture_name(const char *name);
+/* A denied path a grant-only mechanism (the Landlock read layer) can keep
+ * out: not left open, and not inside a writable tree (granted whole). */
+int deny_grant_holds(const struct policy *p, const struct deny_entry *d);
+int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
+void policy_add_devices(struct policy *p);
+void policy_free(struct policy *p);
+/* Forget the run's private temp dirs (a new plan makes them again). */
+void policy_clear_private_tmp(struct policy *p);
+
+/* 1 when path (canonical) lies in the writable set. */
+int policy_inside_writable(const struct policy *p, const char *path);
+/* A protected path that is not the user's own (the git guard's). */
+int policy_add_protect(struct policy *p, const char *path);
+/* Writable here, or in some run (policy.untrusted). */
+int policy_inside_untrusted(const struct policy *p, const char *path);
+int policy_add_untrusted(struct policy *p, const char *path);
+/* A copy of s appended to the array *v of *n strings: 0 or CORDON_ENOMEM. */
+int strlist_push(char ***v, size_t *n, const char *s);
+int policy_add_absent(struct policy *p, const char *path);
+#define POLICY_REDIRECTED 1
+int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen);
+
+#endif
