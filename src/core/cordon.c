@@ -353,25 +353,12 @@ static int limit_refusal(cordon *c)
 			   reason_name(REASON_LIMIT_NOT_ENFORCEABLE), what[0], what[1], what[2]);
 }
 
-/* Gaps and refusals that depend on this run's policy: protections are
- * enforced when the backend's coverage says so. The reason to refuse
- * when a control the user asked for cannot be enforced in required
- * mode, else REASON_NONE. */
-static enum reason_id policy_coverage(cordon *c)
+/* The protected paths: enforced when the backend's coverage says so.
+ * 1 when one the user named is not. */
+static int protect_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
-
-	if (c->nkeep > 0)
-		d->cov.gaps |= 1u << GAP_KEPT_FDS;
-	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
-	 * one; a temp dir it left the machine's is a gap. */
-	if (c->pol.nptmp == 0)
-		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
-	if (d->applied && c->pol.tmp_shared)
-		d->cov.gaps |= 1u << GAP_TMP_SHARED;
-	if (stdio_metadata_gap(c))
-		d->cov.gaps |= 1u << GAP_STDIO;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
 		c->pol.prot[i].enforced = d->cov.protects;
 		if (c->pol.prot[i].enforced)
@@ -379,9 +366,18 @@ static enum reason_id policy_coverage(cordon *c)
 		d->cov.gaps |= 1u << GAP_PROTECT;
 		explicit_unenforced |= c->pol.prot[i].explicit_;
 	}
-	/* Denied reads: covers of the mount layer, what the Landlock read
-	 * layer does not grant (not a writable tree's inside), or Seatbelt's
-	 * denials. */
+	return explicit_unenforced;
+}
+
+/* Denied reads: covers of the mount layer, what the Landlock read layer
+ * does not grant (not a writable tree's inside), or Seatbelt's denials.
+ * Readable disks and capture devices: the mount layer covers them; any
+ * other way leaves them (the secrets can be read raw, what the user
+ * types or sees read live). 1 when a path the user named is left
+ * readable. */
+static int deny_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
 	int deny_unenforced = 0;
 	for (size_t i = 0; i < c->pol.ndeny; i++) {
 		const struct deny_entry *e = &c->pol.deny[i];
@@ -397,24 +393,18 @@ static enum reason_id policy_coverage(cordon *c)
 			deny_unenforced |= c->pol.deny[i].explicit_;
 		}
 	}
-	/* Readable disks and capture devices: the mount layer covers them;
-	 * any other way leaves them (the secrets can be read raw, what the
-	 * user types or sees read live). */
 	if (d->applied && c->pol.blockdevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
 	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_CAPTURE_DEVICES;
-	/* Without a PID namespace, what leaves the command's process group
-	 * still comes to a child subreaper, which kills it at the end. */
-	if (c->subreaper)
-		d->cov.gaps &= ~(1u << GAP_SURVIVORS);
-	/* Repositories the git guard did not search for: not guarded. */
-	const struct strv *unsearched = gitguard_unsearched(c);
-	if (unsearched != NULL && unsearched->n > 0)
-		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
-	int network_unenforced = network_coverage(c);
-	int limit_unenforced = limit_coverage(c);
-	/* The scratch home's layer is listed only for a run that has one. */
+	return deny_unenforced;
+}
+
+/* The scratch home's layer is listed only for a run that has one. 1 when
+ * the run asked for one that cannot be made. */
+static int scratch_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
 	int scratch_unmade = 0;
 	if (!d->applied || c->pol.scratch_home == NULL)
 		d->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
@@ -424,29 +414,76 @@ static enum reason_id policy_coverage(cordon *c)
 		scratch_unmade = 1;
 	if (scratch_unmade)
 		d->cov.gaps |= 1u << GAP_SCRATCH_HOME;
-	decision_finish(d);
-	/* A control the user asked for is never dropped silently. */
+	return scratch_unmade;
+}
+
+/* What the controls the user asked for left unenforced (policy_coverage). */
+struct unenforced {
+	int explicit_protect, explicit_deny, network, limit, scratch;
+};
+
+/* The reason "required" refuses a run that leaves u unenforced, else
+ * REASON_NONE: a control the user asked for is never dropped silently. */
+static enum reason_id required_refusal(const cordon *c, const struct unenforced *u)
+{
+	const struct decision *d = &c->dec;
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
 	/* Root keeping its capabilities is not confined in effect: it may
 	 * load a kernel module, which no layer refuses. */
 	if (d->cov.gaps & (1u << GAP_CAPABILITIES))
 		return REASON_CAPABILITIES_NOT_REDUCIBLE;
-	if (network_unenforced == 2)
+	if (u->network == 2)
 		return REASON_NETWORK_SOCKET_INHERITED;
-	if (limit_unenforced)
+	if (u->limit)
 		return REASON_LIMIT_NOT_ENFORCEABLE;
-	if (network_unenforced)
+	if (u->network)
 		return REASON_NETWORK_NOT_ENFORCEABLE;
-	if (explicit_unenforced)
+	if (u->explicit_protect)
 		return REASON_PROTECT_NOT_ENFORCEABLE;
-	if (deny_unenforced)
+	if (u->explicit_deny)
 		return REASON_DENY_READ_NOT_ENFORCEABLE;
-	if (scratch_unmade)
+	if (u->scratch)
 		return REASON_SCRATCH_HOME_NOT_ENFORCEABLE;
 	if (c->pol.nsockets > 0 && (d->cov.gaps & (1u << GAP_UNIX_SOCKETS)) != 0)
 		return REASON_SOCKET_NOT_ENFORCEABLE;
 	return REASON_NONE;
+}
+
+/* Gaps and refusals that depend on this run's policy: protections are
+ * enforced when the backend's coverage says so. The reason to refuse
+ * when a control the user asked for cannot be enforced in required
+ * mode, else REASON_NONE. */
+static enum reason_id policy_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
+	struct unenforced u = { 0 };
+
+	if (c->nkeep > 0)
+		d->cov.gaps |= 1u << GAP_KEPT_FDS;
+	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
+	 * one; a temp dir it left the machine's is a gap. */
+	if (c->pol.nptmp == 0)
+		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
+	if (d->applied && c->pol.tmp_shared)
+		d->cov.gaps |= 1u << GAP_TMP_SHARED;
+	if (stdio_metadata_gap(c))
+		d->cov.gaps |= 1u << GAP_STDIO;
+	u.explicit_protect = protect_coverage(c);
+	u.explicit_deny = deny_coverage(c);
+	/* Without a PID namespace, what leaves the command's process group
+	 * still comes to a child subreaper, which kills it at the end. */
+	if (c->subreaper)
+		d->cov.gaps &= ~(1u << GAP_SURVIVORS);
+	/* Repositories the git guard did not search for: not guarded. */
+	const struct strv *unsearched = gitguard_unsearched(c);
+	if (unsearched != NULL && unsearched->n > 0)
+		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
+	u.network = network_coverage(c);
+	u.limit = limit_coverage(c);
+	u.scratch = scratch_coverage(c);
+	decision_finish(d);
+	return required_refusal(c, &u);
 }
 
 static void emit_start(cordon *c)
