@@ -66,7 +66,7 @@ const char *cordon_tampered_moved(const cordon *c, size_t i)
 	return t != NULL ? t->moved : NULL;
 }
 
-/* The backend's prestart, unless the run has what it made already. */
+/* The backend's start, unless the run has what it made already. */
 static void early_start(cordon *c)
 {
 	const struct backend *be = backend_for_platform();

@@ -155,10 +155,10 @@ struct cordon {
 	unsigned plans; /* plans made in this run (a test sees no needless one) */
 	struct policy pol;
 	struct launch launch; /* what the backend prepared */
-	/* How each resource bound is applied in this run (set by the
-	 * backend's prepare; LIMIT_BY_NONE: not applied). */
+	/* How each resource bound is applied in this run (the backend's
+	 * run_result; LIMIT_BY_NONE: not applied). */
 	enum limit_by procs_by, memory_by, tmp_by;
-	void *early; /* what the backend's prestart made, until prepare takes it */
+	void *early; /* what the backend's start made, until prepare takes it */
 	int early_adopted; /* prepare used it (a test sees that it did) */
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */

@@ -81,7 +81,8 @@ struct policy {
 	 * the mount layer covers them. */
 	struct strv capturedevs;
 	/* The Landlock read layer was not built (too many rules, or a
-	 * directory on the way the caller cannot list): set by its prepare. */
+	 * directory on the way the caller cannot list): from the backend's
+	 * run_result (cordon.c copies it here). */
 	int reads_unbuilt;
 	int network_off; /* --network off */
 	/* --scratch-home: the home (canonical) its overlay covers, or NULL
@@ -89,8 +90,8 @@ struct policy {
 	char *scratch_home;
 	int deny_capture; /* the default deny-read list: capture devices too */
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
-	 * command sees src, the run's dir, at view. Set by the layer's
-	 * prepare; tmp_shared when a temp dir of the machine stays the
+	 * command sees src, the run's dir, at view. From the backend's
+	 * run_result; tmp_shared when a temp dir of the machine stays the
 	 * machine's, read-only (the gap tmp_shared_read_only). */
 	struct private_tmp {
 		char *view;
