@@ -200,4 +200,9 @@ extern const struct backend cordon_backend_none;
 /* The backend cordon uses on this platform (backends.c). */
 const struct backend *backend_for_platform(void);
 
+/* What the core offers a backend's child (spawn.c): in a child of the
+ * spawn before exec (async-signal-safe), report that confinement failed
+ * with err on the spawn's error pipe, and _exit 125. */
+void spawn_report_confine(int errfd, int err);
+
 #endif

@@ -236,9 +236,6 @@ int configurable(cordon *c);
 
 /* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
 int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
-/* In a child of the spawn before exec (async-signal-safe): report that
- * confinement failed with err on the spawn's error pipe, and _exit 125. */
-void spawn_report_confine(int errfd, int err);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 /* The end of the run: every command not waited for, and every process of
  * its PID namespace (or its process group without one), is killed, and
