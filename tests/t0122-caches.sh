@@ -120,9 +120,17 @@ $want" "--cache $name${*:+ with $*}: exactly the documented paths"
 H=$T/home
 X=$XDG_CACHE_HOME
 S=$STATE/caches
-check_tool go "go $S/go-build created GOCACHE
+# go counts as present (its caches granted) when it is on PATH or one of
+# its caches exists: on a machine without go, nothing.
+if command -v go >/dev/null 2>&1; then
+	check_tool go "go $S/go-build created GOCACHE
 go $S/go/pkg/mod created GOPATH
 go $S/go/pkg/sumdb created GOPATH"
+else
+	is "$(caches_of go)" "rc=0" "--cache go, go not on PATH and no go cache: nothing granted, nothing moved"
+	[ ! -e "$S/go-build" ] && [ ! -e "$S/go" ]
+	ok $? "... and no go cache was made under the state dir"
+fi
 check_tool go "go $T/gc created
 go $T/gm created
 go $T/gp1/pkg/sumdb created" GOCACHE="$T/gc" GOMODCACHE="$T/gm" GOPATH="$T/gp1:$T/gp2"
