@@ -348,220 +348,296 @@ static void set_last(cordon *c, const struct cordon_result *r)
 
 static int live_add(cordon *c, cordon_proc *p, int whole_ns);
 
-int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
-{
+/* What spawn_command holds until its one exit, where spawn_release frees
+ * what is still there: a resource handed on is set to NULL or -1. */
+struct spawn {
 	struct plan pl;
-	int pipefd[2] = { -1, -1 };
+	const char *const *argv; /* as run: the launcher's prefix first */
+	const char **launch; /* that prefixed argv, or NULL */
+	cordon_proc *p; /* with its entry of c->live (p->live) */
+	int pipefd[2]; /* the error pipe */
+	int statusfd[2]; /* the reaper's status pipe (launch.init) */
+	void *stack; /* the child's */
+	pid_t pid;
+	int fork_err;
+	int msg[2]; /* the child's last message */
+	ssize_t n; /* its size: 0 when the command was exec'd */
+};
+
+/* The launcher's argv, the process's record and the plan's scratch:
+ * 0, or CORDON_ENOMEM. */
+static int spawn_alloc(cordon *c, const char *const argv[], struct spawn *s)
+{
+	const struct launch *l = &c->launch;
 	size_t argc = 0;
 
-	memset(&pl, 0, sizeof(pl));
-	const struct launch *l = &c->launch;
-	const char **launch = NULL;
 	if (l->nprefix > 0) {
-		if ((launch = launcher_argv(l, argv)) == NULL)
+		if ((s->launch = launcher_argv(l, argv)) == NULL)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-		argv = launch;
+		argv = s->launch;
 	}
+	s->argv = argv;
 	while (argv[argc] != NULL)
 		argc++;
 	cordon_proc *p = calloc(1, sizeof(*p));
 	struct live_proc *live = calloc(1, sizeof(*live));
-	pl.sh_argv = calloc(argc + 2, sizeof(char *));
-	pl.keep = calloc(c->nkeep + l->nkeep + 2, sizeof(int));
-	if (p == NULL || live == NULL || pl.sh_argv == NULL || pl.keep == NULL) {
-		free(launch);
+	s->pl.sh_argv = calloc(argc + 2, sizeof(char *));
+	s->pl.keep = calloc(c->nkeep + l->nkeep + 2, sizeof(int));
+	if (p == NULL || live == NULL) {
 		free(p);
 		free(live);
-		free(pl.sh_argv);
-		free(pl.keep);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
 	p->live = live;
-	pl.sh_argv[0] = (char *)"/bin/sh";
+	s->p = p;
+	if (s->pl.sh_argv == NULL || s->pl.keep == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	s->pl.sh_argv[0] = (char *)"/bin/sh";
 	for (size_t i = 1; i < argc; i++)
-		pl.sh_argv[i + 1] = (char *)argv[i];
-	int statusfd[2] = { -1, -1 };
-	if (pipe_cloexec(pipefd) != 0 || (l->init != NULL && pipe_cloexec(statusfd) != 0)) {
-		int e = errno;
-		if (pipefd[0] >= 0) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-		}
-		free(launch);
-		free(p);
-		free(live);
-		free(pl.sh_argv);
-		free(pl.keep);
-		return cordon_fail_errno(c, CORDON_ESYS, e, "pipe");
-	}
-	pl.argv = argv;
-	pl.envp = c->envp;
-	pl.path = env_get(c->envp, "PATH");
-	if (pl.path == NULL)
-		pl.path = "/bin:/usr/bin";
-	pl.errfd = pipefd[1];
-	pl.close_fds = c->mode != CORDON_MODE_OFF;
-	if (c->nkeep > 0)
-		memcpy(pl.keep, c->keep_fds, c->nkeep * sizeof(int));
-	pl.nkeep = c->nkeep;
-	pl.keep[pl.nkeep++] = pipefd[1];
-	for (size_t i = 0; i < l->nkeep; i++)
-		pl.keep[pl.nkeep++] = l->keep_fds[i];
-	if (statusfd[1] >= 0)
-		pl.keep[pl.nkeep++] = statusfd[1];
-	qsort(pl.keep, pl.nkeep, sizeof(int), cmp_int);
-	pl.clear_cloexec = c->keep_fds;
-	pl.nclear = c->nkeep;
-	pl.tty_fd = c->foreground ? foreground_tty() : -1;
-	pl.new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
-	stdio_plan_make(c, &pl.stdio);
-	pl.cwd = c->pol.cwd;
-	pl.check_cwd = c->dec.applied;
-	pl.pdeath_parent = c->dec.applied && l->start != NULL && l->init == NULL ? getpid() : 0;
-	pl.hook = l->hook;
-	pl.state = l->state;
-	pl.init = l->init;
-	pl.statusfd = statusfd[1];
+		s->pl.sh_argv[i + 1] = (char *)argv[i];
+	return 0;
+}
 
+/* The fds the child keeps open, sorted: the caller's, the error pipe's
+ * write end, the backend's and the status pipe's write end. */
+static void plan_keep(const cordon *c, struct spawn *s)
+{
+	const struct launch *l = &c->launch;
+	struct plan *pl = &s->pl;
+
+	if (c->nkeep > 0)
+		memcpy(pl->keep, c->keep_fds, c->nkeep * sizeof(int));
+	pl->nkeep = c->nkeep;
+	pl->keep[pl->nkeep++] = s->pipefd[1];
+	for (size_t i = 0; i < l->nkeep; i++)
+		pl->keep[pl->nkeep++] = l->keep_fds[i];
+	if (s->statusfd[1] >= 0)
+		pl->keep[pl->nkeep++] = s->statusfd[1];
+	qsort(pl->keep, pl->nkeep, sizeof(int), cmp_int);
+	pl->clear_cloexec = c->keep_fds;
+	pl->nclear = c->nkeep;
+}
+
+/* Everything the child needs, made in the parent: 0 or a CORDON_E*. */
+static int spawn_prepare(cordon *c, const char *const argv[], struct spawn *s)
+{
+	const struct launch *l = &c->launch;
+	struct plan *pl = &s->pl;
+
+	memset(s, 0, sizeof(*s));
+	s->pipefd[0] = s->pipefd[1] = -1;
+	s->statusfd[0] = s->statusfd[1] = -1;
+	s->pid = -1;
+	int r = spawn_alloc(c, argv, s);
+	if (r != 0)
+		return r;
+	if (pipe_cloexec(s->pipefd) != 0 || (l->init != NULL && pipe_cloexec(s->statusfd) != 0))
+		return cordon_fail_errno(c, CORDON_ESYS, errno, "pipe");
+	pl->argv = s->argv;
+	pl->envp = c->envp;
+	pl->path = env_get(c->envp, "PATH");
+	if (pl->path == NULL)
+		pl->path = "/bin:/usr/bin";
+	pl->errfd = s->pipefd[1];
+	pl->close_fds = c->mode != CORDON_MODE_OFF;
+	plan_keep(c, s);
+	pl->tty_fd = c->foreground ? foreground_tty() : -1;
+	pl->new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
+	stdio_plan_make(c, &pl->stdio);
+	pl->cwd = c->pol.cwd;
+	pl->check_cwd = c->dec.applied;
+	pl->pdeath_parent = c->dec.applied && l->start != NULL && l->init == NULL ? getpid() : 0;
+	pl->hook = l->hook;
+	pl->state = l->state;
+	pl->init = l->init;
+	pl->statusfd = s->statusfd[1];
+	return 0;
+}
+
+/* Start the child (s->pid, or -1 and s->fork_err) with every signal
+ * blocked, and close the parent's copies of the pipes' write ends. */
+static void start_child(const struct launch *l, struct spawn *s)
+{
+	struct plan *pl = &s->pl;
 	sigset_t all;
+
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &pl.oldmask);
+	pthread_sigmask(SIG_SETMASK, &all, &pl->oldmask);
 	/* The child shares our memory until it execs (CLONE_VFORK): no copy
 	 * of the caller's page tables, and we sleep until it has exec'd. */
-	void *stack = malloc(CHILD_STACK_SIZE);
-	pl.cmd_stack = l->init != NULL ? malloc(CHILD_STACK_SIZE) : NULL;
-	pid_t pid = -1;
+	s->stack = malloc(CHILD_STACK_SIZE);
+	pl->cmd_stack = l->init != NULL ? malloc(CHILD_STACK_SIZE) : NULL;
 	errno = ENOMEM;
-	if (stack != NULL && (l->init == NULL || pl.cmd_stack != NULL))
-		pid = l->start != NULL
-			      ? l->start(l->state, child_main, &pl, stack, CHILD_STACK_SIZE)
-			      : child_start(child_main, &pl, stack, CHILD_STACK_SIZE, 1);
-	int fork_err = errno;
+	if (s->stack != NULL && (l->init == NULL || pl->cmd_stack != NULL))
+		s->pid = l->start != NULL
+				 ? l->start(l->state, child_main, pl, s->stack, CHILD_STACK_SIZE)
+				 : child_start(child_main, pl, s->stack, CHILD_STACK_SIZE, 1);
+	s->fork_err = errno;
 	/* Also here, for a child that was not waited for: no race with it (a
 	 * session leader refuses the setpgid). Not with a reaper: the
 	 * command may have made a group of its own by now (an interactive
 	 * shell does), which the terminal must stay with; the reaper took
 	 * the terminal before starting it. */
-	if (pid > 0 && l->init == NULL) {
-		if (!pl.new_session)
-			(void)setpgid(pid, pid);
-		if (pl.tty_fd >= 0)
-			(void)tcsetpgrp(pl.tty_fd, pid);
+	if (s->pid > 0 && l->init == NULL) {
+		if (!pl->new_session)
+			(void)setpgid(s->pid, s->pid);
+		if (pl->tty_fd >= 0)
+			(void)tcsetpgrp(pl->tty_fd, s->pid);
 	}
-	pthread_sigmask(SIG_SETMASK, &pl.oldmask, NULL);
-	close(pipefd[1]);
-	if (statusfd[1] >= 0)
-		close(statusfd[1]);
-	int msg[2];
-	ssize_t n = 0;
-	/* The pipe's end: every process that held its write end has exec'd
-	 * or gone. Until then the command may still run on our memory (with
-	 * a reaper it starts after the reaper's exec): its stack, the plan,
-	 * argv. */
+	pthread_sigmask(SIG_SETMASK, &pl->oldmask, NULL);
+	close(s->pipefd[1]);
+	s->pipefd[1] = -1;
+	if (s->statusfd[1] >= 0) {
+		close(s->statusfd[1]);
+		s->statusfd[1] = -1;
+	}
+}
+
+/* The pipe's end: every process that held its write end has exec'd or
+ * gone. Until then the command may still run on our memory (with a
+ * reaper it starts after the reaper's exec): its stack, the plan, argv.
+ * Returns s->n: 0 when the command was exec'd, else the child's
+ * message is in s->msg. */
+static ssize_t await_exec(const struct launch *l, struct spawn *s)
+{
 	int reached = 0; /* the child said it applied every step */
-	if (pid > 0) {
-		for (;;) {
-			do
-				n = read(pipefd[0], msg, sizeof(msg));
-			while (n < 0 && errno == EINTR);
-			if (n != (ssize_t)sizeof(msg) || msg[0] != STAGE_APPLIED)
-				break;
-			reached = 1;
-		}
-		/* The pipe's end without that word: the child was killed
-		 * before its exec. */
-		if (n == 0 && !reached) {
-			n = (ssize_t)sizeof(msg);
-			msg[0] = STAGE_SETUP;
-			msg[1] = ECHILD;
-		}
-		/* A child that reported still runs on its stack until it
-		 * exits: wait for the end of the pipe before freeing it. */
-		char rest[64];
-		ssize_t m = n;
-		while (m != 0 && ((m = read(pipefd[0], rest, sizeof(rest))) > 0 || errno == EINTR))
-			;
-		if (l->after_exec != NULL)
-			l->after_exec(l->state, pid, reached);
+	ssize_t n;
+
+	for (;;) {
+		do
+			n = read(s->pipefd[0], s->msg, sizeof(s->msg));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(s->msg) || s->msg[0] != STAGE_APPLIED)
+			break;
+		reached = 1;
 	}
-	close(pipefd[0]);
-	free(stack);
-	free(pl.cmd_stack);
-	free(pl.sh_argv);
-	free(pl.keep);
-	if (launch != NULL) {
-		/* Messages below name argv[0]: the launcher, as prepared. */
-		argv = (const char *const *)l->argv_prefix;
-		free(launch);
+	/* The pipe's end without that word: the child was killed before
+	 * its exec. */
+	if (n == 0 && !reached) {
+		n = (ssize_t)sizeof(s->msg);
+		s->msg[0] = STAGE_SETUP;
+		s->msg[1] = ECHILD;
 	}
-	if (pid < 0) {
-		if (statusfd[0] >= 0)
-			close(statusfd[0]);
-		free(p);
-		free(live);
-		return cordon_fail_errno(c, CORDON_ESYS, fork_err, "cannot start a process");
-	}
-	if (n != 0) {
-		free(live);
-		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (pl.tty_fd >= 0)
-			take_terminal(pl.tty_fd, getpgrp());
-		if (statusfd[0] >= 0)
-			close(statusfd[0]);
-		free(p);
-		struct cordon_result r = { CHILD_EXIT_SETUP, 0, 0, 0 };
-		if (n != (ssize_t)sizeof(msg))
-			msg[0] = STAGE_SETUP, msg[1] = EIO;
-		if (msg[0] == STAGE_EXEC) {
-			r.exit_code = msg[1] == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
-			r.exec_errno = msg[1];
-			set_last(c, &r);
-			if (msg[1] == ENOENT)
-				return cordon_fail(c, CORDON_EEXEC, "%s: command not found",
-						   argv[0]);
-			return cordon_fail_errno(c, CORDON_EEXEC, msg[1], "cannot execute %s",
-						 argv[0]);
-		}
+	/* A child that reported still runs on its stack until it exits:
+	 * wait for the end of the pipe before freeing it. */
+	char rest[64];
+	ssize_t m = n;
+	while (m != 0 && ((m = read(s->pipefd[0], rest, sizeof(rest))) > 0 || errno == EINTR))
+		;
+	if (l->after_exec != NULL)
+		l->after_exec(l->state, s->pid, reached);
+	close(s->pipefd[0]);
+	s->pipefd[0] = -1;
+	s->n = n;
+	return n;
+}
+
+/* The child failed before exec (its message in s->msg): reap it, take
+ * the terminal back and say why. Messages name argv[0] as run: the
+ * launcher, as prepared, when there is one. Returns a CORDON_E*. */
+static int child_failed(cordon *c, struct spawn *s)
+{
+	const char *name = s->argv[0];
+	int *msg = s->msg;
+	int status;
+
+	while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (s->pl.tty_fd >= 0)
+		take_terminal(s->pl.tty_fd, getpgrp());
+	struct cordon_result r = { CHILD_EXIT_SETUP, 0, 0, 0 };
+	if (s->n != (ssize_t)sizeof(s->msg))
+		msg[0] = STAGE_SETUP, msg[1] = EIO;
+	if (msg[0] == STAGE_EXEC) {
+		r.exit_code = msg[1] == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
+		r.exec_errno = msg[1];
 		set_last(c, &r);
-		if (msg[0] == STAGE_CWD)
-			return cordon_fail(c, CORDON_EINVAL,
-					   "the command was not run: cannot enter its working "
-					   "directory %s: %s",
-					   c->pol.cwd, strerror(msg[1]));
-		if (msg[0] == STAGE_CONFINE)
-			return cordon_fail_errno(c, CORDON_ECONFINE, msg[1],
-						 "could not apply confinement in the child; "
-						 "the command was not run");
-		if (msg[0] == STAGE_SETUP && msg[1] == ECHILD)
-			return cordon_fail(c, CORDON_ESYS,
-					   "the command's child ended before its exec (killed?); "
-					   "the command was not run");
-		return cordon_fail_errno(c, CORDON_ESYS, msg[1], "setting up the child failed");
+		if (msg[1] == ENOENT)
+			return cordon_fail(c, CORDON_EEXEC, "%s: command not found", name);
+		return cordon_fail_errno(c, CORDON_EEXEC, msg[1], "cannot execute %s", name);
 	}
+	set_last(c, &r);
+	if (msg[0] == STAGE_CWD)
+		return cordon_fail(c, CORDON_EINVAL,
+				   "the command was not run: cannot enter its working "
+				   "directory %s: %s",
+				   c->pol.cwd, strerror(msg[1]));
+	if (msg[0] == STAGE_CONFINE)
+		return cordon_fail_errno(c, CORDON_ECONFINE, msg[1],
+					 "could not apply confinement in the child; "
+					 "the command was not run");
+	if (msg[0] == STAGE_SETUP && msg[1] == ECHILD)
+		return cordon_fail(c, CORDON_ESYS,
+				   "the command's child ended before its exec (killed?); "
+				   "the command was not run");
+	return cordon_fail_errno(c, CORDON_ESYS, msg[1], "setting up the child failed");
+}
+
+/* The command was exec'd: its record goes to the caller (*out) and to
+ * c->live, unless the run is ending (then it was killed). */
+static int record_command(cordon *c, struct spawn *s, cordon_proc **out)
+{
+	cordon_proc *p = s->p;
+
 	p->c = c;
-	p->pid = pid;
-	p->tty_fd = pl.tty_fd;
-	p->statusfd = statusfd[0];
+	p->pid = s->pid;
+	p->tty_fd = s->pl.tty_fd;
+	p->statusfd = s->statusfd[0];
 	p->pidfd = -1;
 	/* A deadline sleeps on the child, and so does the wait for a reaper
 	 * to end after its record; a plain waitpid does else. */
 	if (c->timeout_ms > 0 || p->statusfd >= 0)
-		p->pidfd = pidfd_of(pid);
-	if (live_add(c, p, l->init != NULL) != 0) {
+		p->pidfd = pidfd_of(s->pid);
+	if (live_add(c, p, c->launch.init != NULL) != 0) {
+		/* live_add freed p->live; spawn_release closes the rest. */
 		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
 			;
 		if (p->pidfd >= 0)
 			close(p->pidfd);
-		if (p->statusfd >= 0)
-			close(p->statusfd);
-		free(p);
 		return cordon_fail(c, CORDON_ESTATE, "the run is ending: the command was killed");
 	}
+	s->p = NULL;
+	s->statusfd[0] = -1;
 	*out = p;
 	return 0;
+}
+
+/* What spawn_command still holds at its end. */
+static void spawn_release(struct spawn *s)
+{
+	for (int i = 0; i < 2; i++) {
+		if (s->pipefd[i] >= 0)
+			close(s->pipefd[i]);
+		if (s->statusfd[i] >= 0)
+			close(s->statusfd[i]);
+	}
+	free(s->stack);
+	free(s->pl.cmd_stack);
+	free(s->pl.sh_argv);
+	free(s->pl.keep);
+	free(s->launch);
+	if (s->p != NULL) {
+		free(s->p->live);
+		free(s->p);
+	}
+}
+
+int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct spawn s;
+	int r = spawn_prepare(c, argv, &s);
+	if (r == 0) {
+		start_child(&c->launch, &s);
+		if (s.pid < 0)
+			r = cordon_fail_errno(c, CORDON_ESYS, s.fork_err, "cannot start a process");
+		else if (await_exec(&c->launch, &s) != 0)
+			r = child_failed(c, &s);
+		else
+			r = record_command(c, &s, out);
+	}
+	spawn_release(&s);
+	return r;
 }
 
 /* ---- the run's commands not waited for yet ---- */
