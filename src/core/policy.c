@@ -203,6 +203,113 @@ void policy_clear_private_tmp(struct policy *p)
 	p->tmp_shared = 0;
 }
 
+/* Where policy_resolve_untampered is in its walk: cur[0..cl) is resolved
+ * (cur is "" for "/"), r points at what is left of rest. */
+struct walk {
+	char rest[CORDON_PATH_MAX], cur[CORDON_PATH_MAX];
+	size_t cl;
+	char *r;
+	int links; /* symlinks followed so far */
+	int missing; /* a component was missing: the rest is lexical */
+};
+
+/* The walk starts at in, made absolute against the cwd: 0 or -1. */
+static int walk_start(struct walk *w, const char *in)
+{
+	w->cl = 0;
+	w->links = 0;
+	w->missing = 0;
+	if (in[0] == '/') {
+		if (strlen(in) >= sizeof(w->rest))
+			return errno = ENAMETOOLONG, -1;
+		memcpy(w->rest, in, strlen(in) + 1);
+	} else {
+		char cwd[CORDON_PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    path_join(w->rest, sizeof(w->rest), cwd, in) != 0)
+			return errno = ENAMETOOLONG, -1;
+	}
+	w->cur[0] = '\0';
+	w->r = w->rest;
+	return 0;
+}
+
+/* The component cur names, in the directory cur[0..cl), is a symlink:
+ * POLICY_REDIRECTED (out holds it) when that directory is writable,
+ * else 0 with the walk going on through its target, or -1. */
+static int walk_link(const struct policy *p, struct walk *w, char *out, size_t outlen)
+{
+	char link[CORDON_PATH_MAX];
+
+	w->cur[w->cl] = '\0';
+	if (policy_inside_untrusted(p, w->cl ? w->cur : "/")) {
+		w->cur[w->cl] = '/';
+		if (snprintf(out, outlen, "%s", w->cur) >= (int)outlen)
+			return errno = ENAMETOOLONG, -1;
+		return POLICY_REDIRECTED;
+	}
+	w->cur[w->cl] = '/';
+	if (++w->links > 40)
+		return errno = ELOOP, -1;
+	ssize_t k = readlink(w->cur, link, sizeof(link) - 1);
+	if (k < 0)
+		return -1;
+	link[k] = '\0';
+	w->cur[w->cl] = '\0';
+	/* The target, then what was left. */
+	char next[CORDON_PATH_MAX];
+	if (snprintf(next, sizeof(next), "%s/%s", link, w->r) >= (int)sizeof(next))
+		return errno = ENAMETOOLONG, -1;
+	if (link[0] == '/') {
+		w->cl = 0;
+		w->cur[0] = '\0';
+	}
+	memcpy(w->rest, next, strlen(next) + 1);
+	w->r = w->rest;
+	return 0;
+}
+
+/* One component of what is left: 0 (the walk goes on, or is done when
+ * *w->r is '\0'), POLICY_REDIRECTED or -1, as walk_link. */
+static int walk_step(const struct policy *p, struct walk *w, char *out, size_t outlen)
+{
+	char *r = w->r;
+	while (*r == '/')
+		r++;
+	w->r = r;
+	if (*r == '\0')
+		return 0;
+	char *end = strchr(r, '/');
+	size_t n = end ? (size_t)(end - r) : strlen(r);
+	w->r = r + n;
+	if ((n == 1 && r[0] == '.') || n == 0)
+		return 0;
+	if (n == 2 && r[0] == '.' && r[1] == '.') {
+		char *slash = strrchr(w->cur, '/');
+		w->cl = slash ? (size_t)(slash - w->cur) : 0;
+		w->cur[w->cl] = '\0';
+		return 0;
+	}
+	if (w->cl + 1 + n >= sizeof(w->cur))
+		return errno = ENAMETOOLONG, -1;
+	w->cur[w->cl] = '/';
+	memcpy(w->cur + w->cl + 1, r, n);
+	w->cur[w->cl + 1 + n] = '\0';
+	struct stat st;
+	if (w->missing || lstat(w->cur, &st) != 0) {
+		if (!w->missing && errno != ENOENT)
+			return -1;
+		w->missing = 1; /* the rest, lexically */
+		w->cl += 1 + n;
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		w->cl += 1 + n;
+		return 0;
+	}
+	return walk_link(p, w, out, outlen);
+}
+
 /* realpath, except that a symlink met on the way that lies in a
  * writable tree of p is not followed: a previous run may have planted
  * it to turn this path (a cache, an --allow-write or --protect path, the
@@ -214,86 +321,16 @@ void policy_clear_private_tmp(struct policy *p)
  * -1: errno says why (ENAMETOOLONG, ELOOP, ...). */
 int policy_resolve_untampered(const struct policy *p, const char *in, char *out, size_t outlen)
 {
-	char rest[CORDON_PATH_MAX], cur[CORDON_PATH_MAX], link[CORDON_PATH_MAX];
-	size_t cl = 0; /* cur is "" for "/" */
-	int links = 0;
+	struct walk w;
 
-	if (in[0] == '/') {
-		if (strlen(in) >= sizeof(rest))
-			return errno = ENAMETOOLONG, -1;
-		memcpy(rest, in, strlen(in) + 1);
-	} else {
-		char cwd[CORDON_PATH_MAX];
-		if (getcwd(cwd, sizeof(cwd)) == NULL || path_join(rest, sizeof(rest), cwd, in) != 0)
-			return errno = ENAMETOOLONG, -1;
+	if (walk_start(&w, in) != 0)
+		return -1;
+	while (*w.r != '\0') {
+		int r = walk_step(p, &w, out, outlen);
+		if (r != 0)
+			return r;
 	}
-	cur[0] = '\0';
-	char *r = rest;
-	int missing = 0;
-	while (*r != '\0') {
-		while (*r == '/')
-			r++;
-		if (*r == '\0')
-			break;
-		char *end = strchr(r, '/');
-		size_t n = end ? (size_t)(end - r) : strlen(r);
-		if ((n == 1 && r[0] == '.') || n == 0) {
-			r += n;
-			continue;
-		}
-		if (n == 2 && r[0] == '.' && r[1] == '.') {
-			char *slash = strrchr(cur, '/');
-			cl = slash ? (size_t)(slash - cur) : 0;
-			cur[cl] = '\0';
-			r += n;
-			continue;
-		}
-		if (cl + 1 + n >= sizeof(cur))
-			return errno = ENAMETOOLONG, -1;
-		cur[cl] = '/';
-		memcpy(cur + cl + 1, r, n);
-		cur[cl + 1 + n] = '\0';
-		r += n;
-		struct stat st;
-		if (missing || lstat(cur, &st) != 0) {
-			if (!missing && errno != ENOENT)
-				return -1;
-			missing = 1; /* the rest, lexically */
-			cl += 1 + n;
-			continue;
-		}
-		if (!S_ISLNK(st.st_mode)) {
-			cl += 1 + n;
-			continue;
-		}
-		/* A symlink, in the directory cur[0..cl). */
-		cur[cl] = '\0';
-		if (policy_inside_untrusted(p, cl ? cur : "/")) {
-			cur[cl] = '/';
-			if (snprintf(out, outlen, "%s", cur) >= (int)outlen)
-				return errno = ENAMETOOLONG, -1;
-			return POLICY_REDIRECTED;
-		}
-		cur[cl] = '/';
-		if (++links > 40)
-			return errno = ELOOP, -1;
-		ssize_t k = readlink(cur, link, sizeof(link) - 1);
-		if (k < 0)
-			return -1;
-		link[k] = '\0';
-		cur[cl] = '\0';
-		/* The target, then what was left. */
-		char next[CORDON_PATH_MAX];
-		if (snprintf(next, sizeof(next), "%s/%s", link, r) >= (int)sizeof(next))
-			return errno = ENAMETOOLONG, -1;
-		if (link[0] == '/') {
-			cl = 0;
-			cur[0] = '\0';
-		}
-		memcpy(rest, next, strlen(next) + 1);
-		r = rest;
-	}
-	if (snprintf(out, outlen, "%s", cl ? cur : "/") >= (int)outlen)
+	if (snprintf(out, outlen, "%s", w.cl ? w.cur : "/") >= (int)outlen)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
 }
