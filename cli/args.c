@@ -252,14 +252,44 @@ static int apply_bound(struct cli_args *a, int o, const char *v)
 	return 0;
 }
 
-static int apply_value(struct cli_args *a, int o, const char *v)
+/* Options whose value is kept as given: once, or added to a list. */
+static int apply_string(struct cli_args *a, int o, const char *v)
 {
-	long n;
 	switch (o) {
 	case O_WORKSPACE:
 		return once_str(a, o, &a->workspace, v);
 	case O_CWD:
 		return once_str(a, o, &a->cwd, v);
+	case O_STATE_DIR:
+		return once_str(a, o, &a->state_dir, v);
+	case O_STATUS_FILE:
+		if (v[0] == '\0')
+			return fail(a, "empty --status-file");
+		return once_str(a, o, &a->status_file, v);
+	case O_ALLOW_WRITE:
+		return push(&a->allow_write, &a->nallow_write, v);
+	case O_ALLOW_SOCKET:
+		return push(&a->allow_socket, &a->nallow_socket, v);
+	case O_DENY_READ:
+		return push(&a->deny_read, &a->ndeny_read, v);
+	case O_ALLOW_READ:
+		return push(&a->allow_read, &a->nallow_read, v);
+	case O_PROTECT:
+		return push(&a->protect, &a->nprotect, v);
+	case O_ENV: /* the name itself is checked by cordon_add_env() */
+		if (v[0] == '\0' || v[0] == '=')
+			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
+		return push(&a->env, &a->nenv, v);
+	default:
+		return fail(a, "internal: option %d", o);
+	}
+}
+
+/* Options whose value is one of a few words (a list of them for
+ * --cache), parsed by the library. */
+static int apply_choice(struct cli_args *a, int o, const char *v)
+{
+	switch (o) {
 	case O_SANDBOX: {
 		enum cordon_mode m;
 		if (cordon_parse_mode(v, &m) != 0)
@@ -270,14 +300,6 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->mode = m;
 		return 0;
 	}
-	case O_ALLOW_WRITE:
-		return push(&a->allow_write, &a->nallow_write, v);
-	case O_ALLOW_SOCKET:
-		return push(&a->allow_socket, &a->nallow_socket, v);
-	case O_DENY_READ:
-		return push(&a->deny_read, &a->ndeny_read, v);
-	case O_ALLOW_READ:
-		return push(&a->allow_read, &a->nallow_read, v);
 	case O_CACHE: {
 		unsigned mask;
 		if (cordon_parse_caches(v, &mask) != 0)
@@ -292,10 +314,6 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->caches = mask;
 		return 0;
 	}
-	case O_PROTECT:
-		return push(&a->protect, &a->nprotect, v);
-	case O_STATE_DIR:
-		return once_str(a, o, &a->state_dir, v);
 	case O_ON_TAMPER: {
 		enum cordon_on_tamper t;
 		if (cordon_parse_on_tamper(v, &t) != 0)
@@ -305,7 +323,7 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->on_tamper = t;
 		return 0;
 	}
-	case O_NETWORK: {
+	default: {
 		enum cordon_network net;
 		if (cordon_parse_network(v, &net) != 0)
 			return fail(a, "bad --network '%s' (want on or off)", v);
@@ -314,6 +332,15 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->network = net;
 		return 0;
 	}
+	}
+}
+
+/* Options whose value is a number: a file descriptor, seconds or an ABI
+ * version. */
+static int apply_number(struct cli_args *a, int o, const char *v)
+{
+	long n;
+	switch (o) {
 	case O_STATUS_FD:
 		if (cli_parse_uint(v, 1 << 30, &n) != 0)
 			return fail(a, "bad --status-fd '%s' (want a file descriptor number)", v);
@@ -321,10 +348,6 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 			return -1;
 		a->status_fd = (int)n;
 		return 0;
-	case O_STATUS_FILE:
-		if (v[0] == '\0')
-			return fail(a, "empty --status-file");
-		return once_str(a, o, &a->status_file, v);
 	case O_TIMEOUT: {
 		uint64_t ms;
 		if (cli_parse_timeout(v, &ms) != 0)
@@ -337,10 +360,6 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->timeout_ms = ms;
 		return 0;
 	}
-	case O_ENV: /* the name itself is checked by cordon_add_env() */
-		if (v[0] == '\0' || v[0] == '=')
-			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
-		return push(&a->env, &a->nenv, v);
 	case O_KEEP_FD: {
 		if (cli_parse_uint(v, 1 << 30, &n) != 0)
 			return fail(a, "bad --keep-fd '%s' (want a file descriptor number)", v);
@@ -351,19 +370,36 @@ static int apply_value(struct cli_args *a, int o, const char *v)
 		a->keep_fds = k;
 		return 0;
 	}
-	case O_MAX_PROCS:
-	case O_MAX_MEMORY:
-	case O_MAX_TMP:
-		return apply_bound(a, o, v);
-	case O_TEST_MAX_ABI:
+	default: /* O_TEST_MAX_ABI */
 		if (cli_parse_uint(v, 1000, &n) != 0 || n == 0)
 			return fail(a, "bad --test-max-abi '%s' (want a version >= 1)", v);
 		if (once(a, o, v, n != a->max_abi) != 0)
 			return -1;
 		a->max_abi = (int)n;
 		return 0;
+	}
+}
+
+/* An option that takes a value, by the kind of its value. */
+static int apply_value(struct cli_args *a, int o, const char *v)
+{
+	switch (o) {
+	case O_SANDBOX:
+	case O_CACHE:
+	case O_ON_TAMPER:
+	case O_NETWORK:
+		return apply_choice(a, o, v);
+	case O_STATUS_FD:
+	case O_TIMEOUT:
+	case O_KEEP_FD:
+	case O_TEST_MAX_ABI:
+		return apply_number(a, o, v);
+	case O_MAX_PROCS:
+	case O_MAX_MEMORY:
+	case O_MAX_TMP:
+		return apply_bound(a, o, v);
 	default:
-		return fail(a, "internal: option %d", o);
+		return apply_string(a, o, v);
 	}
 }
 
