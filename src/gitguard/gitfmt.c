@@ -545,89 +545,102 @@ static int index_entry(struct gitfmt_index *ix, const unsigned char *buf, size_t
 	return 0;
 }
 
-int gitfmt_index_feed(struct gitfmt_index *ix, const unsigned char *buf, size_t len, size_t *used,
-		      gitfmt_dir_fn each, void *ctx)
+/* The header ("DIRC", version, count) at buf: 0 with *off past it, or
+ * with nothing taken when buf does not hold it yet; -1 malformed. */
+static int index_header(struct gitfmt_index *ix, const unsigned char *buf, size_t len, int last,
+			size_t *off)
 {
-	size_t off = 0;
-	*used = 0;
-	/* Every byte still to come is in buf: a unit that does not fit is
-	 * a truncated file. */
-	int last = ix->total - ix->off <= len;
-	if (ix->hashlen != 20 && ix->hashlen != 32)
+	if (len < 12)
+		return last ? -1 : 0;
+	if (memcmp(buf, "DIRC", 4) != 0)
 		return -1;
-	if (ix->stage == GITFMT_INDEX_HEADER) {
-		if (len < 12)
-			return last ? -1 : 0;
-		if (memcmp(buf, "DIRC", 4) != 0)
-			return -1;
-		ix->version = be32(buf + 4);
-		ix->count = be32(buf + 8);
-		if (ix->version < 2 || ix->version > 4)
-			return -1;
-		off = 12;
-		ix->stage = GITFMT_INDEX_ENTRIES;
-	}
+	ix->version = be32(buf + 4);
+	ix->count = be32(buf + 8);
+	if (ix->version < 2 || ix->version > 4)
+		return -1;
+	*off = 12;
+	ix->stage = GITFMT_INDEX_ENTRIES;
+	return 0;
+}
+
+/* The entries buf holds whole from *off on (*off moves past them), as
+ * index_entry; 0 also when the next one is still to come. */
+static int index_entries(struct gitfmt_index *ix, const unsigned char *buf, size_t len, int last,
+			 size_t *off, gitfmt_dir_fn each, void *ctx)
+{
 	while (ix->stage == GITFMT_INDEX_ENTRIES && ix->i < ix->count) {
 		size_t n = 0;
-		int r = index_entry(ix, buf + off, len - off, &n, each, ctx);
+		int r = index_entry(ix, buf + *off, len - *off, &n, each, ctx);
 		if (r == 1) {
 			/* An entry is at most GITFMT_ENTRY_MAX bytes. */
-			if (last || len - off >= GITFMT_ENTRY_MAX)
+			if (last || len - *off >= GITFMT_ENTRY_MAX)
 				r = -1;
 			else
 				break;
 		}
-		if (r != 0) {
-			ix->off += off;
-			*used = off;
+		if (r != 0)
 			return r;
-		}
-		off += n;
+		*off += n;
 		ix->i++;
 	}
 	if (ix->stage == GITFMT_INDEX_ENTRIES && ix->i == ix->count)
 		ix->stage = GITFMT_INDEX_EXTENSIONS;
-	/* Extensions up to the trailing hash: a split index ("link") keeps
-	 * entries in another file, which this reader does not follow. */
+	return 0;
+}
+
+/* Extensions up to the trailing hash, from *off on: a split index
+ * ("link") keeps entries in another file, which this reader does not
+ * follow (GITFMT_INDEX_PARTIAL). 0, or -1 malformed. */
+static int index_extensions(struct gitfmt_index *ix, const unsigned char *buf, size_t len,
+			    size_t *off)
+{
 	while (ix->stage == GITFMT_INDEX_EXTENSIONS) {
 		if (ix->skip > 0) {
-			size_t k = len - off < ix->skip ? len - off : (size_t)ix->skip;
-			off += k;
+			size_t k = len - *off < ix->skip ? len - *off : (size_t)ix->skip;
+			*off += k;
 			ix->skip -= k;
 			if (ix->skip > 0)
 				break;
 			continue;
 		}
-		uint64_t left = ix->total - ix->off - off;
+		uint64_t left = ix->total - ix->off - *off;
 		if (left < 8 + ix->hashlen) {
 			ix->stage = GITFMT_INDEX_DONE;
-			if (ix->unnamed) {
-				/* Unnamed entries outside a split index. */
-				ix->off += off;
-				*used = off;
-				return -1;
-			}
-			break;
+			/* Unnamed entries outside a split index. */
+			return ix->unnamed ? -1 : 0;
 		}
-		if (len - off < 8)
+		if (len - *off < 8)
 			break;
-		uint32_t size = be32(buf + off + 4);
-		if (memcmp(buf + off, "link", 4) == 0) {
-			ix->off += off;
-			*used = off;
+		uint32_t size = be32(buf + *off + 4);
+		if (memcmp(buf + *off, "link", 4) == 0)
 			return GITFMT_INDEX_PARTIAL;
-		}
-		if (size > left - 8 - ix->hashlen) {
-			ix->off += off;
-			*used = off;
+		if (size > left - 8 - ix->hashlen)
 			return -1;
-		}
-		off += 8;
+		*off += 8;
 		ix->skip = size;
 	}
+	return 0;
+}
+
+int gitfmt_index_feed(struct gitfmt_index *ix, const unsigned char *buf, size_t len, size_t *used,
+		      gitfmt_dir_fn each, void *ctx)
+{
+	size_t off = 0;
+	int r = 0;
+	/* Every byte still to come is in buf: a unit that does not fit is
+	 * a truncated file. */
+	int last = ix->total - ix->off <= len;
+	if (ix->hashlen != 20 && ix->hashlen != 32)
+		r = -1;
+	else if (ix->stage == GITFMT_INDEX_HEADER)
+		r = index_header(ix, buf, len, last, &off);
+	if (r == 0)
+		r = index_entries(ix, buf, len, last, &off, each, ctx);
+	if (r == 0)
+		r = index_extensions(ix, buf, len, &off);
 	ix->off += off;
 	*used = off;
-	return 0;
+	return r;
 }
 
 int gitfmt_index_dirs(const unsigned char *buf, size_t len, size_t hashlen, gitfmt_dir_fn each,
