@@ -204,92 +204,130 @@ static int request_line(const char *b, size_t n, struct http_req *r, const char 
 	return 0;
 }
 
-int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http, struct http_req *r)
+/* The head's end in b (the blank line's "\r\n\r\n") into *end, and its
+ * length into r->head_len: 0, PROXY_MORE, 431 (none within
+ * PROXY_HEAD_MAX) or 400 (a NUL, or a bare CR or LF, in the head). */
+static int head_end(const char *b, size_t n, struct http_req *r, const char **end)
 {
-	memset(r, 0, sizeof(*r));
 	size_t lim = n < PROXY_HEAD_MAX ? n : PROXY_HEAD_MAX;
-	const char *end = NULL;
+	const char *e = NULL;
 	for (size_t i = 0; i + 3 < lim; i++)
 		if (b[i] == '\r' && b[i + 1] == '\n' && b[i + 2] == '\r' && b[i + 3] == '\n') {
-			end = b + i;
+			e = b + i;
 			break;
 		}
-	if (end == NULL)
+	if (e == NULL)
 		return n >= PROXY_HEAD_MAX ? 431 : PROXY_MORE;
-	r->head_len = (size_t)(end - b) + 4;
-	for (const char *p = b; p < end; p++)
+	r->head_len = (size_t)(e - b) + 4;
+	for (const char *p = b; p < e; p++)
 		if (*p == '\0' || (*p == '\n' && (p == b || p[-1] != '\r')) ||
 		    (*p == '\r' && p[1] != '\n'))
 			return 400;
-	const char *eol = memmem(b, r->head_len, "\r\n", 2);
-	const char *path = "/";
-	size_t pathn = 0, mlen = 0, cap = 0;
-	int st = request_line(b, (size_t)(eol - b), r, &path, &pathn, &mlen, plain_http);
+	*end = e;
+	return 0;
+}
+
+/* What proxy_http_parse learns from the header lines. */
+struct head_state {
+	struct http_req *r;
+	const char *token;
+	size_t cap; /* of r->origin_head */
+	int hosts; /* Host headers seen */
+	int authed;
+	unsigned long long clen; /* Content-Length */
+};
+
+/* A header the proxy reads: name (nn bytes), value v (vn bytes, without
+ * the blanks around it). 0 or a status. */
+static int header_value(struct head_state *s, const char *name, size_t nn, const char *v, size_t vn)
+{
+	struct http_req *r = s->r;
+	char host[NETALLOW_HOST_MAX];
+	unsigned port = 0;
+
+	if (nn == 4 && strncasecmp(name, "host", 4) == 0) {
+		if (++s->hosts > 1 ||
+		    authority(v, vn, r->connect ? r->port : 80, host, &port) != 0 ||
+		    !same_dest(host, port, r->host, r->port))
+			return 400;
+	} else if (nn == 19 && strncasecmp(name, "proxy-authorization", 19) == 0) {
+		s->authed |= s->token != NULL && auth_ok(v, vn, s->token);
+	} else if (nn == 17 && strncasecmp(name, "transfer-encoding", 17) == 0 && !r->connect) {
+		return 501; /* a plain request's body by Content-Length only */
+	} else if (nn == 14 && strncasecmp(name, "content-length", 14) == 0 && !r->connect) {
+		s->clen = 0;
+		for (size_t i = 0; i < vn; i++) {
+			if (v[i] < '0' || v[i] > '9' || s->clen > (1ULL << 40))
+				return 400;
+			s->clen = s->clen * 10 + (unsigned)(v[i] - '0');
+		}
+		if (vn == 0)
+			return 400;
+	}
+	return 0;
+}
+
+/* One header line, l up to le (its "\r\n"): read, and for a plain
+ * request copied to the origin's head unless hop-by-hop. 0 or a
+ * status. */
+static int header_line(struct head_state *s, const char *l, const char *le)
+{
+	const char *colon = memchr(l, ':', (size_t)(le - l));
+	if (colon == NULL || colon == l)
+		return 400; /* no name, or a folded line */
+	for (const char *p = l; p < colon; p++)
+		if (!tchar(*p))
+			return 400;
+	size_t nn = (size_t)(colon - l);
+	const char *v = colon + 1;
+	while (v < le && (*v == ' ' || *v == '\t'))
+		v++;
+	size_t vn = (size_t)(le - v);
+	while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+		vn--;
+	int st = header_value(s, l, nn, v, vn);
+	if (st == 0 && !s->r->connect && !hop_by_hop(l, nn) &&
+	    append(s->r, &s->cap, l, (size_t)(le + 2 - l)) != 0)
+		st = 500;
+	return st;
+}
+
+int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http, struct http_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	const char *end = NULL;
+	int st = head_end(b, n, r, &end);
 	if (st != 0)
 		return st;
-	int hosts = 0, authed = token == NULL, st2 = 0;
-	unsigned long long clen = 0;
+	const char *eol = memmem(b, r->head_len, "\r\n", 2);
+	const char *path = "/";
+	size_t pathn = 0, mlen = 0;
+	st = request_line(b, (size_t)(eol - b), r, &path, &pathn, &mlen, plain_http);
+	if (st != 0)
+		return st;
+	struct head_state s = { r, token, 0, 0, token == NULL, 0 };
 	if (!r->connect &&
-	    (append(r, &cap, b, mlen + 1) != 0 || append(r, &cap, path, pathn) != 0 ||
-	     append(r, &cap, " HTTP/1.1\r\n", 11) != 0))
-		st2 = 500;
-	for (const char *l = eol + 2; st2 == 0 && l < end;) {
+	    (append(r, &s.cap, b, mlen + 1) != 0 || append(r, &s.cap, path, pathn) != 0 ||
+	     append(r, &s.cap, " HTTP/1.1\r\n", 11) != 0))
+		st = 500;
+	for (const char *l = eol + 2; st == 0 && l < end;) {
 		const char *le = memmem(l, (size_t)(end + 2 - l), "\r\n", 2);
-		const char *colon = memchr(l, ':', (size_t)(le - l));
-		if (colon == NULL || colon == l)
-			st2 = 400; /* no name, or a folded line */
-		for (const char *p = l; st2 == 0 && p < colon; p++)
-			if (!tchar(*p))
-				st2 = 400;
-		if (st2 != 0)
-			break;
-		size_t nn = (size_t)(colon - l);
-		const char *v = colon + 1;
-		while (v < le && (*v == ' ' || *v == '\t'))
-			v++;
-		size_t vn = (size_t)(le - v);
-		while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
-			vn--;
-		char host[NETALLOW_HOST_MAX];
-		unsigned port = 0;
-		if (nn == 4 && strncasecmp(l, "host", 4) == 0) {
-			if (++hosts > 1 ||
-			    authority(v, vn, r->connect ? r->port : 80, host, &port) != 0 ||
-			    !same_dest(host, port, r->host, r->port))
-				st2 = 400;
-		} else if (nn == 19 && strncasecmp(l, "proxy-authorization", 19) == 0) {
-			authed |= token != NULL && auth_ok(v, vn, token);
-		} else if (nn == 17 && strncasecmp(l, "transfer-encoding", 17) == 0 &&
-			   !r->connect) {
-			st2 = 501; /* a plain request's body by Content-Length only */
-		} else if (nn == 14 && strncasecmp(l, "content-length", 14) == 0 && !r->connect) {
-			clen = 0;
-			for (size_t i = 0; st2 == 0 && i < vn; i++)
-				if (v[i] < '0' || v[i] > '9' || clen > (1ULL << 40))
-					st2 = 400;
-				else
-					clen = clen * 10 + (unsigned)(v[i] - '0');
-			if (vn == 0)
-				st2 = 400;
-		}
-		if (st2 == 0 && !r->connect && !hop_by_hop(l, nn) &&
-		    append(r, &cap, l, (size_t)(le + 2 - l)) != 0)
-			st2 = 500;
+		st = header_line(&s, l, le);
 		l = le + 2;
 	}
-	if (st2 == 0 && !r->connect && hosts == 0 && memcmp(eol - 1, "1", 1) == 0)
-		st2 = 400; /* HTTP/1.1 without Host */
-	if (st2 == 0 && !authed)
-		st2 = 407;
-	if (st2 == 0 && !r->connect && append(r, &cap, "Connection: close\r\n\r\n", 21) != 0)
-		st2 = 500;
-	if (st2 != 0) {
+	if (st == 0 && !r->connect && s.hosts == 0 && memcmp(eol - 1, "1", 1) == 0)
+		st = 400; /* HTTP/1.1 without Host */
+	if (st == 0 && !s.authed)
+		st = 407;
+	if (st == 0 && !r->connect && append(r, &s.cap, "Connection: close\r\n\r\n", 21) != 0)
+		st = 500;
+	if (st != 0) {
 		free(r->origin_head);
 		r->origin_head = NULL;
 		r->origin_len = 0;
-		return st2;
+		return st;
 	}
-	r->body_len = clen;
+	r->body_len = s.clen;
 	return 0;
 }
 
