@@ -528,9 +528,13 @@ static void namespaces_per_run(void)
 	ok(strcmp(pts[0], pts[1]) != 0 && strcmp(pts[0], pts[2]) != 0 && strcmp(pts[0], "-") != 0,
 	   "later spawns have a devpts instance of their own, not the run's (devices %s %s %s)",
 	   pts[0], pts[1], pts[2]);
-	ok(atoi(nproc[1]) <= 8 && strcmp(nproc[0], nproc[1]) == 0 &&
-		   strcmp(nproc[1], nproc[2]) == 0,
-	   "a later spawn's /proc shows only its own processes, as the first's (%s %s %s)",
+	/* How many of the shell's own children (the command substitution,
+	 * ls, grep) are alive when ls reads /proc varies from run to run:
+	 * each sees a handful, the machine has many more. */
+	int few = 1;
+	for (int i = 0; i < 3; i++)
+		few &= atoi(nproc[i]) >= 2 && atoi(nproc[i]) <= 8;
+	ok(few, "a later spawn's /proc shows only its own processes, as the first's (%s %s %s)",
 	   nproc[0], nproc[1], nproc[2]);
 	ok(strcmp(shm[1], "from-0,") == 0 && strcmp(shm[2], "from-0,from-1,") == 0,
 	   "the run's /dev/shm: empty at the first spawn, shared by the later ones (%s | %s)",
