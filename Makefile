@@ -41,7 +41,7 @@ LDLIBS    += -lpthread
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitguard.c gitnested.c)
-NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c)
+NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets.c runtmp.c workdir.c \
                  stdfds.c status.c spawn.c cordon.c backends.c backend-none.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c

@@ -21,7 +21,9 @@
 /* One connection the command asked for, allowed or refused. The strings
  * live only for the call. */
 struct proxy_event {
-	const char *proto; /* "connect", "http", "socks5" */
+	/* "connect", "http", "socks5"; "unknown" before the first bytes
+	 * said which (a timeout, too_many, bytes of no protocol). */
+	const char *proto;
 	const char *host; /* as the client named it (canonical), or "" */
 	unsigned port;
 	const char *address; /* the address connected to, or NULL */
@@ -44,13 +46,16 @@ struct proxy_config {
 	 * NULL. */
 	const char *const *resolve;
 	size_t nresolve;
-	unsigned max_conns; /* connections at once; 0: a default */
-	int connect_timeout_ms; /* 0: a default */
-	int idle_timeout_ms; /* a relay with no byte either way; 0: a default */
+	unsigned max_conns; /* connections at once; 0: a default (256) */
+	int connect_timeout_ms; /* 0: a default (10 s) */
+	int idle_timeout_ms; /* a relay with no byte either way; 0: a default (5 min) */
 	/* Called from the proxy's threads, one call at a time, for each
 	 * connection decided (may be NULL). */
 	void (*on_event)(void *arg, const struct proxy_event *ev);
 	void *event_arg;
+	/* A client's time to send its request (the HTTP head, or SOCKS5's
+	 * greeting, authentication and request); 0: a default (10 s). */
+	int head_timeout_ms;
 };
 
 struct proxy;
@@ -62,5 +67,14 @@ int proxy_start(int listen_fd, const struct proxy_config *cfg, struct proxy **ou
 void proxy_counts(struct proxy *p, unsigned long *allowed, unsigned long *refused);
 /* Stop accepting, close every connection, join the threads, free. */
 void proxy_stop(struct proxy *p);
+
+struct sockaddr;
+/* An address the proxy does not reach unless allow_local: loopback,
+ * unspecified (0/8, ::), private (10/8, 172.16/12, 192.168/16,
+ * fc00::/7), link-local (169.254/16, fe80::/10), CGNAT (100.64/10),
+ * multicast, 240/4 and broadcast, site-local fec0::/10, and these as
+ * ::ffff:a.b.c.d or ::a.b.c.d; a family other than IPv4 and IPv6. 1 or 0.
+ * (The host's own addresses are refused too, checked apart.) */
+int proxy_address_local(const struct sockaddr *sa);
 
 #endif
