@@ -263,8 +263,11 @@ int proxy_address_local(const struct sockaddr *sa)
 	const unsigned char *a = s6->sin6_addr.s6_addr;
 	static const unsigned char zero[12] = { 0 };
 	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	if (memcmp(a, mapped, 12) == 0)
-		return v4_local(a + 12); /* ::ffff:a.b.c.d */
+	static const unsigned char nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	if (memcmp(a, mapped, 12) == 0 || memcmp(a, nat64, 12) == 0)
+		return v4_local(a + 12); /* ::ffff:a.b.c.d, NAT64's 64:ff9b::a.b.c.d */
+	if (memcmp(a, nat64, 5) == 0 && a[5] == 1)
+		return 1; /* 64:ff9b:1::/48, NAT64 for local use (RFC 8215) */
 	if (memcmp(a, zero, 12) == 0)
 		return 1; /* ::, ::1, and the old IPv4-compatible ::a.b.c.d */
 	return a[0] == 0xff || (a[0] & 0xfe) == 0xfc || /* multicast, fc00::/7 */
@@ -757,7 +760,8 @@ static int request(struct conn *c, size_t *used, unsigned char *reply, size_t *r
 
 /* 0 with the step's reply sent (a request's: not yet, the decision
  * makes it) and its bytes taken from c->buf, the step's own -1 or -2
- * (reply sent for -2), or -3 (told). */
+ * (reply sent for -2), -3 (told, or nothing to tell), or -4 (a greeting
+ * without the method wanted: refused, told). */
 static int socks_do(struct conn *c, socks_step step, void *out, long long deadline)
 {
 	unsigned char reply[10];
@@ -775,10 +779,10 @@ static int socks_do(struct conn *c, socks_step step, void *out, long long deadli
 	if (r == -1)
 		return -1;
 	if ((r != 0 || step != request) && send_all(c->p, c->cfd, reply, rlen, deadline) != IO_OK)
-		return -1;
+		return -3; /* the client is gone, or stop */
 	memmove(c->buf, c->buf + used, c->n - used);
 	c->n -= used;
-	return r == 0 && step == greet && reply[1] == 0xff ? -1 : r;
+	return r == 0 && step == greet && reply[1] == 0xff ? -4 : r;
 }
 
 static void serve_socks(struct conn *c, long long deadline)
@@ -793,8 +797,8 @@ static void serve_socks(struct conn *c, long long deadline)
 	}
 	if (r == 0)
 		r = socks_do(c, request, &q, deadline);
-	if (r == -1 || r == -2)
-		emit(c, "bad_request");
+	if (r == -1 || r == -2 || r == -4)
+		emit(c, r == -4 && c->p->token != NULL ? "auth" : "bad_request");
 	if (r != 0)
 		return;
 	const char *why = decide(c, q.host, q.port);

@@ -598,6 +598,7 @@ static void test_token(void)
 		      r[2];
 	fd = dial(x.port);
 	ok(socks_hello(fd, 0) == 0xff && closed(fd), "token: SOCKS5 without user/password refused");
+	ok(strcmp(last_event().reason, "auth") == 0, "token: SOCKS5 without it, reason auth");
 	close(fd);
 	fd = dial(x.port);
 	int code = socks_hello(fd, 2) == 2 && put(fd, up, sizeof(up)) == 0 && get(fd, r, 2) == 0
@@ -699,35 +700,23 @@ static void test_stop(void)
 
 static void test_vet(void)
 {
-	static const char *const local[] = { "127.0.0.1",
-					     "127.255.1.2",
-					     "0.0.0.0",
-					     "10.1.2.3",
-					     "172.16.0.1",
-					     "172.31.255.255",
-					     "192.168.1.1",
-					     "169.254.169.254",
-					     "100.64.0.1",
-					     "100.127.1.1",
-					     "224.0.0.1",
-					     "239.1.1.1",
-					     "255.255.255.255",
-					     "::1",
-					     "::",
-					     "fc00::1",
-					     "fd12::1",
-					     "fe80::1",
-					     "febf::1",
-					     "ff02::1",
-					     "::ffff:127.0.0.1",
-					     "::ffff:10.0.0.1",
-					     "::ffff:169.254.169.254",
-					     "::127.0.0.1",
-					     NULL };
-	static const char *const public[] = { "1.1.1.1",	"8.8.8.8",	  "172.15.255.255",
-					      "172.32.0.1",	"100.63.255.255", "100.128.0.1",
-					      "192.169.0.1",	"169.253.1.1",	  "2606:4700::1111",
-					      "::ffff:1.1.1.1", "2001:db8::1",	  NULL };
+	/* clang-format off */
+	static const char *const local[] = {
+		"127.0.0.1", "127.255.1.2", "0.0.0.0", "10.1.2.3", "172.16.0.1",
+		"172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+		"100.127.1.1", "224.0.0.1", "239.1.1.1", "255.255.255.255", "240.0.0.1",
+		"::1", "::", "fc00::1", "fd12::1", "fe80::1", "febf::1", "fec0::1", "ff02::1",
+		"::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:169.254.169.254",
+		"::127.0.0.1", "64:ff9b::10.0.0.1", "64:ff9b::127.0.0.1",
+		"64:ff9b:1::808:808", NULL
+	};
+	static const char *const public[] = {
+		"1.1.1.1", "8.8.8.8", "172.15.255.255", "172.32.0.1", "100.63.255.255",
+		"100.128.0.1", "192.169.0.1", "169.253.1.1", "223.255.255.255",
+		"2606:4700::1111", "::ffff:1.1.1.1", "2001:db8::1", "64:ff9b::1.1.1.1",
+		"fbff::1", "fe7f::1", NULL
+	};
+	/* clang-format on */
 	for (int pass = 0; pass < 2; pass++) {
 		const char *const *v = pass == 0 ? local : public;
 		for (size_t i = 0; v[i] != NULL; i++) {
