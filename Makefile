@@ -394,7 +394,7 @@ fuzz: $(B)/init/init-blob.c
 # prototype's (make bench-lib BENCH_LIBCORDON=/path/to/libcordon.a).
 BENCH_LIBCORDON ?= $(B)/libcordon.a
 bench-lib: $(B)/bench/lib-spawn $(B)/bench/syscost $(B)/bench/waitwrap $(B)/bench/confwrap \
-           $(B)/bench/growcost
+           $(B)/bench/growcost $(B)/bench/proxybench
 $(B)/bench/lib-spawn: bench/lib-spawn.c bench/nsfloor.h include/cordon.h $(BENCH_LIBCORDON)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BENCH_LIBCORDON) $(LDLIBS)
@@ -414,6 +414,13 @@ $(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux/linux-layers.h sr
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(LDFLAGS) \
 	    -Wl,--gc-sections -o $@ $(CONFWRAP_SRC) $(LDLIBS)
+
+# The allow-list proxy against direct connections on loopback: its
+# sources as they are (its functions are internal to the library).
+PROXYBENCH_SRC := bench/proxybench.c src/net/proxy.c src/net/proxyproto.c src/net/netallow.c
+$(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxyproto.h src/net/netallow.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(PROXYBENCH_SRC) $(LDLIBS)
 
 bench: all bench-lib $(B)/helpers/seccomp-deny
 	bench/run

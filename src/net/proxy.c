@@ -29,6 +29,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ struct proxy {
 	struct proxy_config cfg;
 	char *token;
 	int lfd, stop_rd, stop_wr;
+	atomic_int stopping; /* set with the stop pipe, for a relay that never waits */
 	pthread_t accept_tid;
 	pthread_mutex_t mu; /* conns, live */
 	struct conn *conns;
@@ -572,60 +574,85 @@ struct half {
 	unsigned char *buf;
 	size_t len, off;
 	int eof, shut;
+	unsigned long long max; /* bytes this way may still carry */
 };
 
-/* One read from fd into h (at most max bytes) or one write of h to fd. */
-static int move(int fd, struct half *h, int writing, unsigned long long *max)
+/* One write of h to fd: 1 some moved, 0 none could, -1 an error. */
+static int put_some(int fd, struct half *h)
 {
-	ssize_t r;
-	if (writing) {
-		r = send(fd, h->buf + h->off, h->len - h->off, MSG_NOSIGNAL);
-		if (r > 0 && (h->off += (size_t)r) == h->len)
-			h->off = h->len = 0;
-	} else {
-		size_t want = *max < RELAY_BUF ? (size_t)*max : RELAY_BUF;
-		r = recv(fd, h->buf, want, 0);
-		if (r == 0)
-			h->eof = 1;
-		if (r > 0) {
-			h->len = (size_t)r;
-			*max -= (unsigned long long)r;
-		}
-		if (*max == 0)
-			h->eof = 1;
+	ssize_t r = send(fd, h->buf + h->off, h->len - h->off, MSG_NOSIGNAL);
+	if (r > 0 && (h->off += (size_t)r) == h->len)
+		h->off = h->len = 0;
+	return r > 0 ? 1 : errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+}
+
+/* One read from fd into the empty h: 1 bytes or the end, 0 none yet, -1
+ * an error. */
+static int get_some(int fd, struct half *h)
+{
+	size_t want = h->max < RELAY_BUF ? (size_t)h->max : RELAY_BUF;
+	ssize_t r = recv(fd, h->buf, want, 0);
+	if (r > 0) {
+		h->len = (size_t)r;
+		h->max -= (unsigned long long)r;
 	}
-	return r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+	if (r == 0 || h->max == 0)
+		h->eof = 1;
+	return r >= 0 ? 1 : errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+}
+
+/* What can move now moves (from, h, to): 1 something did, 0 nothing
+ * could, -1 an error. */
+static int pump(int from, struct half *h, int to)
+{
+	int moved = 0, r = 0;
+	if (!h->eof && h->len == 0 && (r = get_some(from, h)) > 0)
+		moved = 1;
+	if (r >= 0 && h->len > 0 && (r = put_some(to, h)) > 0)
+		moved = 1;
+	return r < 0 ? -1 : moved;
+}
+
+/* The ends each way: 1 when the relay is over. */
+static int ends(struct conn *c, struct half *up, struct half *down, int plain)
+{
+	if (up->eof && up->len == 0 && !up->shut) {
+		if (!plain)
+			shutdown(c->ofd, SHUT_WR);
+		up->shut = 1;
+	}
+	if (down->eof && down->len == 0 && !down->shut) {
+		shutdown(c->cfd, SHUT_WR);
+		down->shut = 1;
+	}
+	return (up->shut && down->shut) || (plain && down->shut);
 }
 
 /* Relay until both sides are done, an error, the idle timeout or stop.
  * up starts with pre (npre bytes, at most RELAY_BUF); at most limit
  * bytes more go up. A plain request (plain): the origin is not told
- * the client is done, and the origin's end ends it all. */
+ * the client is done, and the origin's end ends it all. Each turn moves
+ * what it can, and polls only when nothing could move. */
 static void relay(struct conn *c, const unsigned char *pre, size_t npre, unsigned long long limit,
 		  int plain)
 {
 	struct proxy *p = c->p;
-	struct half up = { .buf = malloc(RELAY_BUF) }, down = { .buf = malloc(RELAY_BUF) };
-	unsigned long long unlimited = ULLONG_MAX;
+	struct half up = { .buf = malloc(RELAY_BUF), .max = limit },
+		    down = { .buf = malloc(RELAY_BUF), .max = ULLONG_MAX };
 	if (up.buf == NULL || down.buf == NULL)
 		goto out;
 	memcpy(up.buf, pre, npre);
 	up.len = npre;
 	up.eof = limit == 0;
-	for (;;) {
-		if (up.eof && up.len == 0 && !up.shut) {
-			if (!plain)
-				shutdown(c->ofd, SHUT_WR);
-			up.shut = 1;
+	while (!ends(c, &up, &down, plain)) {
+		int a = pump(c->cfd, &up, c->ofd), b = pump(c->ofd, &down, c->cfd);
+		if (a < 0 || b < 0)
+			goto out;
+		if (a > 0 || b > 0) {
+			if (atomic_load_explicit(&p->stopping, memory_order_relaxed))
+				goto out;
+			continue;
 		}
-		if (down.eof && down.len == 0 && !down.shut) {
-			if (plain)
-				break;
-			shutdown(c->cfd, SHUT_WR);
-			down.shut = 1;
-		}
-		if (up.shut && down.shut)
-			break;
 		short ce =
 			(short)((!up.eof && up.len == 0 ? POLLIN : 0) | (down.len ? POLLOUT : 0));
 		short oe =
@@ -638,14 +665,6 @@ static void relay(struct conn *c, const unsigned char *pre, size_t npre, unsigne
 			continue;
 		if (r <= 0 || pf[2].revents != 0)
 			goto out; /* idle, an error, or stop */
-		if ((pf[0].revents & POLLOUT && move(c->cfd, &down, 1, NULL) != 0) ||
-		    (pf[1].revents & POLLOUT && move(c->ofd, &up, 1, NULL) != 0) ||
-		    (pf[0].revents & ~POLLOUT && ce & POLLIN &&
-		     move(c->cfd, &up, 0, &limit) != 0) ||
-		    (pf[1].revents & ~POLLOUT && oe & POLLIN &&
-		     move(c->ofd, &down, 0, &unlimited) != 0) ||
-		    ((pf[0].revents | pf[1].revents) & (POLLERR | POLLNVAL)))
-			goto out;
 	}
 	if (plain)
 		drain(c);
@@ -953,6 +972,7 @@ int proxy_start(int listen_fd, const struct proxy_config *cfg, struct proxy **ou
 		p->cfg.head_timeout_ms = DEFAULT_HEAD_MS;
 	if (cfg->token != NULL && (p->token = strdup(cfg->token)) == NULL)
 		goto fail;
+	atomic_init(&p->stopping, 0);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->ev_mu, NULL);
 	int e = pthread_create(&p->accept_tid, NULL, accept_main, p);
@@ -989,6 +1009,7 @@ void proxy_stop(struct proxy *p)
 {
 	if (p == NULL)
 		return;
+	atomic_store(&p->stopping, 1);
 	while (write(p->stop_wr, "", 1) < 0 && errno == EINTR)
 		;
 	pthread_join(p->accept_tid, NULL);

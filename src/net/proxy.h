@@ -72,8 +72,9 @@ struct sockaddr;
 /* An address the proxy does not reach unless allow_local: loopback,
  * unspecified (0/8, ::), private (10/8, 172.16/12, 192.168/16,
  * fc00::/7), link-local (169.254/16, fe80::/10), CGNAT (100.64/10),
- * multicast, 240/4 and broadcast, site-local fec0::/10, and these as
- * ::ffff:a.b.c.d or ::a.b.c.d; a family other than IPv4 and IPv6. 1 or 0.
+ * multicast, 240/4 and broadcast, site-local fec0::/10; these as
+ * ::ffff:a.b.c.d, ::a.b.c.d or NAT64's 64:ff9b::a.b.c.d, and all of
+ * 64:ff9b:1::/48; a family other than IPv4 and IPv6. 1 or 0.
  * (The host's own addresses are refused too, checked apart.) */
 int proxy_address_local(const struct sockaddr *sa);
 

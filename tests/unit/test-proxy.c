@@ -653,6 +653,22 @@ static void test_limits(void)
 	px_stop(&x);
 }
 
+static void *sender(void *arg)
+{
+	static char b[65536];
+	while (send(*(int *)arg, b, sizeof(b), MSG_NOSIGNAL) > 0)
+		;
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	char b[65536];
+	while (recv(*(int *)arg, b, sizeof(b), 0) > 0)
+		;
+	return NULL;
+}
+
 /* proxy_stop returns with an idle client, a relay, and a connect that
  * hangs (the origin's accept queue is full: its SYNs are dropped). */
 static void test_stop(void)
@@ -685,8 +701,20 @@ static void test_stop(void)
 	int slow = dial(x.port);
 	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n", pfull);
 	puts_(slow, req);
+	/* and a transfer that never pauses */
+	int bc = http_connect(&x, t, NULL, reply, sizeof(reply)), bo = origin_accept(origa, 5000);
+	pthread_t ts, tr;
+	int sending = bc >= 0 && bo >= 0 && pthread_create(&ts, NULL, sender, &bo) == 0;
+	int reading = sending && pthread_create(&tr, NULL, reader, &bc) == 0;
 	size_t before = events();
 	proxy_stop(x.p);
+	if (sending)
+		pthread_join(ts, NULL);
+	if (reading)
+		pthread_join(tr, NULL);
+	ok(reading, "proxy_stop: with a transfer going on too");
+	close(bc);
+	close(bo);
 	netallow_free(&x.allow);
 	ok(1, "proxy_stop returns with an idle client, a relay and a connect in flight");
 	ok(closed(idle) && closed(fd) && closed(o) && closed(slow),
