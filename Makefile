@@ -41,7 +41,7 @@ LDLIBS    += -lpthread
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitguard.c gitnested.c)
-NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxy.c)
+NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets.c runtmp.c workdir.c \
                  stdfds.c status.c spawn.c cordon.c backends.c backend-none.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
@@ -417,8 +417,8 @@ $(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux/linux-layers.h sr
 
 # The allow-list proxy against direct connections on loopback: its
 # sources as they are (its functions are internal to the library).
-PROXYBENCH_SRC := bench/proxybench.c src/net/proxy.c src/net/proxyproto.c src/net/netallow.c
-$(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxyproto.h src/net/netallow.h
+PROXYBENCH_SRC := bench/proxybench.c src/net/proxy.c src/net/proxydial.c src/net/proxyproto.c src/net/netallow.c
+$(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxydial.h src/net/proxyproto.h src/net/netallow.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(PROXYBENCH_SRC) $(LDLIBS)
 
