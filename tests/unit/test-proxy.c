@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -347,6 +348,59 @@ static void refused_connect(struct px *x, const char *target, int status, const 
 	}
 }
 
+/* An IPv4 address of this host outside the ranges proxy_address_local
+ * names (getifaddrs), as text, with a listener of the test's own on it:
+ * the listener, or -1 when the host has none. */
+static int host_listener(char *addr, size_t size, unsigned *port)
+{
+	struct ifaddrs *ifs = NULL, *i;
+	int fd = -1;
+	if (getifaddrs(&ifs) != 0)
+		return -1;
+	for (i = ifs; i != NULL && fd < 0; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
+		    proxy_address_local(i->ifa_addr))
+			continue;
+		struct sockaddr_in s4 = *(struct sockaddr_in *)(void *)i->ifa_addr;
+		socklen_t len = sizeof(s4);
+		s4.sin_port = 0;
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && (bind(fd, (struct sockaddr *)&s4, len) != 0 || listen(fd, 4) != 0 ||
+				getsockname(fd, (struct sockaddr *)&s4, &len) != 0)) {
+			close(fd);
+			fd = -1;
+		}
+		inet_ntop(AF_INET, &s4.sin_addr, addr, (socklen_t)size);
+		*port = ntohs(s4.sin_port);
+	}
+	freeifaddrs(ifs);
+	return fd;
+}
+
+static void test_host_address(void)
+{
+	struct px x;
+	char addr[INET_ADDRSTRLEN], list[64], reply[512];
+	unsigned port;
+	int lfd = host_listener(addr, sizeof(addr), &port);
+	if (lfd < 0) {
+		skip("this host has no IPv4 address outside the local ranges");
+		return;
+	}
+	snprintf(list, sizeof(list), "%s:%u", addr, port);
+	px_cfg(&x, list);
+	x.cfg.allow_local = 0;
+	if (px_start(&x) == 0) {
+		int fd = http_connect(&x, list, NULL, reply, sizeof(reply));
+		ok(status_is(reply, 403) && strcmp(last_event().reason, "local_address") == 0,
+		   "an address of this host (%s), listed: refused, local_address", addr);
+		ok(none_came(lfd), "an address of this host: its listener saw no connection");
+		close(fd);
+		px_stop(&x);
+	}
+	close(lfd);
+}
+
 static void test_refusals(void)
 {
 	struct px x;
@@ -633,6 +687,12 @@ static void test_limits(void)
 	x.cfg.idle_timeout_ms = 200;
 	if (px_start(&x) != 0)
 		return;
+	int fd0 = dial(x.port);
+	ok(closed(fd0), "head timeout: a client that sends nothing is closed");
+	struct rec e = last_event();
+	ok(strcmp(e.reason, "timeout") == 0 && strcmp(e.proto, "unknown") == 0,
+	   "head timeout: reason timeout, proto unknown");
+	close(fd0);
 	int fd1 = dial(x.port);
 	puts_(fd1, "CONN");
 	int fd2 = dial(x.port);
@@ -788,6 +848,7 @@ int main(void)
 	test_vet();
 	test_connect();
 	test_refusals();
+	test_host_address();
 	test_socks();
 	test_plain();
 	test_heads();
