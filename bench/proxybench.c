@@ -168,11 +168,14 @@ static long long transfer_us(unsigned proxy, unsigned origin, long long want)
 
 static int arg(int argc, char **argv, int *i, int max)
 {
-	if (*i + 1 >= argc || atoi(argv[*i + 1]) <= 0 || atoi(argv[*i + 1]) > max) {
+	char *end = NULL;
+	long v = *i + 1 < argc ? strtol(argv[*i + 1], &end, 10) : 0;
+	if (end == NULL || *end != '\0' || v <= 0 || v > max) {
 		fprintf(stderr, "usage: proxybench [-n CONNECTS] [-m MEGABYTES] [-r REPS]\n");
 		exit(2);
 	}
-	return atoi(argv[++*i]);
+	++*i;
+	return (int)v;
 }
 
 int main(int argc, char **argv)

@@ -22,8 +22,10 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +46,7 @@
  * sends is read and dropped (so that closing does not reset the
  * connection before the client has read our answer), this much at most. */
 #define DRAIN_MS 1000
-#define DRAIN_MAX (1024 * 1024)
+#define DRAIN_MAX ((size_t)1024 * 1024)
 #define CONN_STACK ((size_t)256 * 1024)
 
 struct conn;
@@ -154,6 +156,29 @@ static int other_port(const struct netallow *a, const char *host, int plain)
 	return 0;
 }
 
+/* host in canon as netallow_canon makes it (when canon is not NULL), and
+ * in c->host as events tell it: the same, but an IPv6 address in its
+ * usual text, not netallow's 32 hex digits. 0, or -1 (c->host ""). */
+static int canon_host(struct conn *c, const char *host, char *canon, enum netallow_kind *kind)
+{
+	char buf[NETALLOW_HOST_MAX];
+	enum netallow_kind k;
+	struct pxd_addrs as;
+	if (canon == NULL)
+		canon = buf;
+	if (netallow_canon(host, canon, &k) != 0) {
+		c->host[0] = '\0';
+		return -1;
+	}
+	snprintf(c->host, sizeof(c->host), "%s", canon);
+	if (k == NA_IPV6 && pxd_addresses(canon, k, NULL, 0, -1, -1, &as) == IO_OK && as.n == 1)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&as.v[0])->sin6_addr, c->host,
+			  sizeof(c->host));
+	if (kind != NULL)
+		*kind = k;
+	return 0;
+}
+
 /* Decide on c->proto's request for host:port, and connect when it is
  * allowed: NULL (c->ofd connected), or the reason of the refusal ("" when
  * the proxy is stopping: no decision). */
@@ -161,16 +186,15 @@ static const char *decide(struct conn *c, const char *host, unsigned port)
 {
 	struct proxy *p = c->p;
 	enum netallow_kind kind;
+	char canon[NETALLOW_HOST_MAX];
 	c->port = port;
-	if (netallow_canon(host, c->host, &kind) != 0) {
-		c->host[0] = '\0';
+	if (canon_host(c, host, canon, &kind) != 0)
 		return "not_allowed";
-	}
 	if (!netallow_match(p->cfg.allow, host, port, p->cfg.plain_http))
 		return other_port(p->cfg.allow, host, p->cfg.plain_http) ? "port" : "not_allowed";
 	struct pxd_addrs as;
 	long long deadline = pxd_now_ms() + p->cfg.connect_timeout_ms;
-	enum io r = pxd_addresses(c->host, kind, p->cfg.resolve, p->cfg.nresolve, p->stop_rd,
+	enum io r = pxd_addresses(canon, kind, p->cfg.resolve, p->cfg.nresolve, p->stop_rd,
 				  deadline, &as);
 	if (r == IO_STOP)
 		return "";
@@ -322,8 +346,7 @@ static int http_head(struct conn *c, long long deadline, struct http_req *r)
 			return 0;
 		if (st != PROXY_MORE) {
 			c->proto = r->connect ? "connect" : "http";
-			if (netallow_canon(r->host, c->host, &(enum netallow_kind){ NA_EXACT }) !=
-			    0)
+			if (canon_host(c, r->host, NULL, NULL) != 0)
 				c->host[0] = '\0';
 			c->port = r->port;
 			emit(c, http_reason(st));
@@ -484,13 +507,15 @@ static void *conn_main(void *arg)
 			emit(c, "bad_request");
 		}
 	}
-	close(c->cfd);
-	if (c->ofd >= 0)
-		close(c->ofd);
+	/* Counted out before the client sees the end, so that it may
+	 * connect again at once; reap() joins before it frees c. */
 	pthread_mutex_lock(&p->mu);
 	c->finished = 1;
 	p->live--;
 	pthread_mutex_unlock(&p->mu);
+	close(c->cfd);
+	if (c->ofd >= 0)
+		close(c->ofd);
 	return NULL;
 }
 
@@ -599,7 +624,14 @@ int proxy_start(int listen_fd, const struct proxy_config *cfg, struct proxy **ou
 	atomic_init(&p->stopping, 0);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->ev_mu, NULL);
+	/* Every thread of the proxy (the connections' and the resolver's
+	 * are started from this one) has all signals blocked: they stay
+	 * with the caller's threads. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&p->accept_tid, NULL, accept_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e == 0) {
 		*out = p;
 		return 0;

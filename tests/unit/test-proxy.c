@@ -28,6 +28,7 @@ struct rec {
 	char proto[16], host[NETALLOW_HOST_MAX], address[64], reason[32];
 	unsigned port;
 	int allowed;
+	int sigblocked; /* SIGTERM and SIGINT blocked in the thread that told it */
 };
 
 static struct rec recs[512];
@@ -46,6 +47,9 @@ static void on_event(void *arg, const struct proxy_event *ev)
 		snprintf(r->reason, sizeof(r->reason), "%s", ev->reason ? ev->reason : "");
 		r->port = ev->port;
 		r->allowed = ev->allowed;
+		sigset_t cur;
+		pthread_sigmask(SIG_BLOCK, NULL, &cur);
+		r->sigblocked = sigismember(&cur, SIGTERM) == 1 && sigismember(&cur, SIGINT) == 1;
 	}
 	pthread_mutex_unlock(&rec_mu);
 }
@@ -73,8 +77,9 @@ static size_t events(void)
 static int listener(int family, unsigned *port)
 {
 	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss;
 	socklen_t len;
+	memset(&ss, 0, sizeof(ss));
 	if (family == AF_INET6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 		s6->sin6_family = AF_INET6;
@@ -304,6 +309,7 @@ static void test_connect(void)
 	ok(e.allowed && strcmp(e.proto, "connect") == 0 && strcmp(e.host, "a.test") == 0 &&
 		   e.port == porta && strcmp(e.address, "127.0.0.1") == 0,
 	   "CONNECT: its event (allowed, connect, a.test, port, 127.0.0.1)");
+	ok(e.sigblocked, "the proxy's threads have signals blocked");
 	ok(puts_(fd, "ping") == 0 && get(o, buf, 4) == 0 && memcmp(buf, "ping", 4) == 0,
 	   "CONNECT: client to origin");
 	ok(puts_(o, "pong") == 0 && get(fd, buf, 4) == 0 && memcmp(buf, "pong", 4) == 0,
@@ -484,7 +490,8 @@ static void socks_through(struct px *x, int atyp, const char *host, unsigned por
 		   get(fd, buf, 3) == 0 && memcmp(buf, "xyz", 3) == 0,
 	   "SOCKS5 %s: data both ways", what);
 	struct rec e = last_event();
-	ok(e.allowed && strcmp(e.proto, "socks5") == 0, "SOCKS5 %s: its event", what);
+	ok(e.allowed && strcmp(e.proto, "socks5") == 0 && strcmp(e.host, host) == 0,
+	   "SOCKS5 %s: its event (host %s)", what, e.host);
 	close(fd);
 	if (o >= 0)
 		close(o);
@@ -568,7 +575,7 @@ static void test_plain(void)
 	   "plain: Connection: close, no Proxy-Connection");
 	ok(strstr(got, "second") == NULL && n == strlen(got) && strcmp(got + n - 5, "hello") == 0,
 	   "plain: the second request on the connection is not forwarded");
-	n = get_all(fd, buf, sizeof(buf));
+	get_all(fd, buf, sizeof(buf));
 	ok(strstr(buf, "200 OK") != NULL && strstr(buf, "\r\n\r\nok") != NULL &&
 		   strstr(buf + 4, "HTTP/1.1") == NULL,
 	   "plain: the client has the one response, then the end");
@@ -735,7 +742,7 @@ static void test_stop(void)
 {
 	struct px x;
 	char list[64], t[64], reply[512], req[128];
-	unsigned pfull;
+	unsigned pfull = 0;
 	int full = listener(AF_INET, &pfull);
 	listen(full, 0);
 	int q1 = dial_nowait(pfull), q2 = dial_nowait(pfull);
