@@ -50,7 +50,9 @@ struct proxy_config {
 	int connect_timeout_ms; /* 0: a default (10 s) */
 	int idle_timeout_ms; /* a relay with no byte either way; 0: a default (5 min) */
 	/* Called from the proxy's threads, one call at a time, for each
-	 * connection decided (may be NULL). */
+	 * connection decided (may be NULL): once per connection, before
+	 * the client has the answer. Not for one that closed before its
+	 * first byte, nor one proxy_stop ended undecided. */
 	void (*on_event)(void *arg, const struct proxy_event *ev);
 	void *event_arg;
 	/* A client's time to send its request (the HTTP head, or SOCKS5's
@@ -61,11 +63,16 @@ struct proxy_config {
 struct proxy;
 
 /* Start serving listen_fd (a listening stream socket; the proxy takes
- * it). 0 with *out set, or -1 with errno. */
+ * it, and makes it non-blocking and close-on-exec). cfg is copied (and
+ * the token); allow and resolve are borrowed until proxy_stop. The
+ * proxy's threads block every signal. 0 with *out set, or -1 with
+ * errno (listen_fd then stays the caller's). */
 int proxy_start(int listen_fd, const struct proxy_config *cfg, struct proxy **out);
 /* Connections allowed and refused so far. */
 void proxy_counts(struct proxy *p, unsigned long *allowed, unsigned long *refused);
-/* Stop accepting, close every connection, join the threads, free. */
+/* Stop accepting, close every connection, join the threads, free.
+ * Prompt: no wait for a client, a connect or the resolver (a lookup in
+ * flight finishes in a detached thread that touches nothing of p). */
 void proxy_stop(struct proxy *p);
 
 struct sockaddr;
