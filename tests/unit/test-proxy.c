@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -863,6 +864,17 @@ int main(void)
 	test_limits();
 	test_stop();
 	unsigned long al = 0, rf = 0, nal = 0, nrf = 0;
+	{
+		unsigned port;
+		int lfd = listener(AF_INET, &port);
+		struct proxy_config none = { 0 };
+		struct proxy *p = NULL;
+		errno = 0;
+		ok(proxy_start(lfd, &none, &p) == -1 && errno == EINVAL && p == NULL &&
+			   fcntl(lfd, F_GETFD) >= 0,
+		   "proxy_start without a list: EINVAL, the listener still the caller's");
+		close(lfd);
+	}
 	{
 		struct px x;
 		px_cfg(&x, "a.test");
