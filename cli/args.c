@@ -123,6 +123,8 @@ enum opt {
 	O_MAX_PROCS,
 	O_MAX_MEMORY,
 	O_MAX_TMP,
+	O_NETWORK_ALLOW_FILE,
+	O_NETWORK_RESOLVE,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
@@ -131,6 +133,8 @@ enum opt {
 	O_ALLOW_BROAD,
 	O_EXPLAIN,
 	O_SCRATCH_HOME,
+	O_NETWORK_ALLOW_LOCAL,
+	O_NETWORK_ALLOW_HTTP,
 	O_HELP,
 	O_COUNT
 };
@@ -158,6 +162,8 @@ static const char *const long_names[O_COUNT] = {
 	[O_MAX_PROCS] = "max-procs",
 	[O_MAX_MEMORY] = "max-memory",
 	[O_MAX_TMP] = "max-tmp",
+	[O_NETWORK_ALLOW_FILE] = "network-allow-file",
+	[O_NETWORK_RESOLVE] = "network-resolve",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
 	[O_NO_DEFAULT_DENY_READ] = "no-default-deny-read",
@@ -165,6 +171,8 @@ static const char *const long_names[O_COUNT] = {
 	[O_ALLOW_BROAD] = "allow-broad",
 	[O_EXPLAIN] = "explain",
 	[O_SCRATCH_HOME] = "scratch-home",
+	[O_NETWORK_ALLOW_LOCAL] = "network-allow-local",
+	[O_NETWORK_ALLOW_HTTP] = "network-allow-http",
 	[O_HELP] = "help",
 };
 
@@ -252,6 +260,31 @@ static int apply_bound(struct cli_args *a, int o, const char *v)
 	return 0;
 }
 
+/* --network allow=LIST (list: the patterns, checked by
+ * cordon_set_network_allow) or --network-allow-file (list NULL): the
+ * network is "allow", which --network on or off may not undo. */
+static int network_allow(struct cli_args *a, const char *given, const char *list)
+{
+	if (list != NULL && list[0] == '\0')
+		return fail(a, "bad --network '%s' (want allow=PATTERN,...)", given);
+	if (once(a, O_NETWORK, given, a->network != CORDON_NETWORK_ALLOW) != 0)
+		return -1;
+	a->network = CORDON_NETWORK_ALLOW;
+	return list != NULL ? push(&a->network_allow, &a->nnetwork_allow, list) : 0;
+}
+
+/* The allow-list's settings mean nothing without it. */
+static int network_settings_alone(struct cli_args *a)
+{
+	const char *alone = a->network_allow_local    ? "--network-allow-local"
+			    : a->network_allow_http   ? "--network-allow-http"
+			    : a->nnetwork_resolve > 0 ? "--network-resolve"
+						      : NULL;
+	if (alone != NULL && a->network != CORDON_NETWORK_ALLOW)
+		return fail(a, "%s needs --network allow=LIST (or --network-allow-file)", alone);
+	return 0;
+}
+
 /* Options whose value is kept as given: once, or added to a list. */
 static int apply_string(struct cli_args *a, int o, const char *v)
 {
@@ -280,6 +313,16 @@ static int apply_string(struct cli_args *a, int o, const char *v)
 		if (v[0] == '\0' || v[0] == '=')
 			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
 		return push(&a->env, &a->nenv, v);
+	case O_NETWORK_ALLOW_FILE:
+		if (v[0] == '\0')
+			return fail(a, "empty --network-allow-file");
+		if (network_allow(a, "allow (--network-allow-file)", NULL) != 0)
+			return -1;
+		return push(&a->network_allow_file, &a->nnetwork_allow_file, v);
+	case O_NETWORK_RESOLVE: /* checked by cordon_add_network_resolve() */
+		if (strchr(v, '=') == NULL)
+			return fail(a, "bad --network-resolve '%s' (want NAME=ADDRESS)", v);
+		return push(&a->network_resolve, &a->nnetwork_resolve, v);
 	default:
 		return fail(a, "internal: option %d", o);
 	}
@@ -325,8 +368,10 @@ static int apply_choice(struct cli_args *a, int o, const char *v)
 	}
 	default: {
 		enum cordon_network net;
+		if (strncmp(v, "allow=", 6) == 0)
+			return network_allow(a, v, v + 6);
 		if (cordon_parse_network(v, &net) != 0)
-			return fail(a, "bad --network '%s' (want on or off)", v);
+			return fail(a, "bad --network '%s' (want on, off or allow=LIST)", v);
 		if (once(a, o, v, net != a->network) != 0)
 			return -1;
 		a->network = net;
@@ -429,6 +474,12 @@ static int apply_flag(struct cli_args *a, int o)
 	case O_SCRATCH_HOME:
 		a->scratch_home = 1;
 		break;
+	case O_NETWORK_ALLOW_LOCAL:
+		a->network_allow_local = 1;
+		break;
+	case O_NETWORK_ALLOW_HTTP:
+		a->network_allow_http = 1;
+		break;
 	default:
 		break;
 	}
@@ -443,6 +494,8 @@ static int parse_run(int argc, char *const argv[], int i, struct cli_args *a)
 		if (strcmp(arg, "--") == 0) {
 			if (i + 1 >= argc)
 				return fail(a, "empty command after '--'");
+			if (network_settings_alone(a) != 0)
+				return -1;
 			a->command = argv + i + 1;
 			return 0;
 		}
@@ -543,6 +596,10 @@ void cli_args_free(struct cli_args *a)
 	free(a->allow_read);
 	free(a->env);
 	free(a->keep_fds);
+	free(a->network_allow);
+	free(a->network_allow_file);
+	free(a->network_resolve);
+	a->network_allow = a->network_allow_file = a->network_resolve = NULL;
 	a->allow_write = a->allow_socket = a->protect = a->env = NULL;
 	a->deny_read = a->allow_read = NULL;
 	a->keep_fds = NULL;

@@ -14,7 +14,7 @@
 enum cli_cmd { CLI_RUN, CLI_PROBE, CLI_HELP, CLI_VERSION };
 
 /* At least the number of options args.c knows (it checks). */
-#define CLI_NOPTS 32
+#define CLI_NOPTS 40
 
 struct cli_args {
 	enum cli_cmd cmd;
@@ -39,6 +39,15 @@ struct cli_args {
 	const char *state_dir;
 	enum cordon_on_tamper on_tamper;
 	enum cordon_network network;
+	/* --network allow=LIST (each LIST as given), --network-allow-file,
+	 * --network-resolve, --network-allow-local, --network-allow-http */
+	const char **network_allow;
+	size_t nnetwork_allow;
+	const char **network_allow_file;
+	size_t nnetwork_allow_file;
+	const char **network_resolve;
+	size_t nnetwork_resolve;
+	int network_allow_local, network_allow_http;
 	int status_fd; /* -1: none */
 	const char *status_file;
 	uint64_t timeout_ms; /* 0: none */

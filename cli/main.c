@@ -52,6 +52,17 @@ static const char usage_run[] =
 	"  --network on|off        off: no IP traffic leaves the command's world (loopback\n"
 	"                          inside works where a network namespace can be made;\n"
 	"                          required mode refuses where off cannot be enforced)\n"
+	"  --network allow=LIST    off, but for a proxy of cordon's own that reaches only\n"
+	"                          the hosts of LIST (repeatable; name, *.name, **.name,\n"
+	"                          an address, each with :PORT; default port 443; presets\n"
+	"                          @npm @pypi @crates @go @github); the proxy variables\n"
+	"                          are set; required mode refuses where no network\n"
+	"                          namespace can be made (auto: the network is off)\n"
+	"  --network-allow-file FILE  the same, one pattern a line (# comments)\n"
+	"  --network-allow-local   the proxy may reach loopback and private addresses\n"
+	"  --network-allow-http    plain HTTP through the proxy (and port 80 by default)\n"
+	"  --network-resolve NAME=ADDRESS  the proxy takes NAME to be at ADDRESS (tests,\n"
+	"                          private registries; still vetted)\n"
 	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
 	"                          in required mode) or neutralise (moved aside, warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
@@ -258,6 +269,16 @@ static void configure(cordon *c, const struct cli_args *a)
 	check(c, cordon_set_default_deny_read(c, !a->no_default_deny_read));
 	check(c, cordon_set_on_tamper(c, a->on_tamper));
 	check(c, cordon_set_network(c, a->network));
+	for (size_t i = 0; i < a->nnetwork_allow; i++)
+		check(c, cordon_set_network_allow(c, a->network_allow[i]));
+	for (size_t i = 0; i < a->nnetwork_allow_file; i++)
+		check(c, cordon_set_network_allow_file(c, a->network_allow_file[i]));
+	for (size_t i = 0; i < a->nnetwork_resolve; i++)
+		check(c, cordon_add_network_resolve(c, a->network_resolve[i]));
+	if (a->network_allow_local)
+		check(c, cordon_set_network_allow_local(c, 1));
+	if (a->network_allow_http)
+		check(c, cordon_set_network_allow_http(c, 1));
 	if (a->state_dir != NULL)
 		check(c, cordon_set_state_dir(c, a->state_dir));
 	if (a->status_fd >= 0)

@@ -177,10 +177,42 @@ CORDON_EXPORT const char *const *cordon_default_deny_env(void);
  * traffic leaves the command's world; loopback inside works where a
  * network namespace of its own can be made. Where it cannot be enforced,
  * "required" refuses to run. Unix sockets follow their own rules. */
-enum cordon_network { CORDON_NETWORK_ON = 0, CORDON_NETWORK_OFF = 1 };
+/* Allow: only through cordon's proxy, to the destinations of the
+ * allow-list (cordon_set_network_allow). */
+enum cordon_network { CORDON_NETWORK_ON = 0, CORDON_NETWORK_OFF = 1, CORDON_NETWORK_ALLOW = 2 };
 CORDON_EXPORT int cordon_set_network(cordon *c, enum cordon_network net);
-/* "on" or "off". */
+/* "on" or "off" ("allow" takes a list: cordon_set_network_allow). */
 CORDON_EXPORT int cordon_parse_network(const char *s, enum cordon_network *out);
+/* The network allow-list (--network allow=LIST): adds the patterns of a
+ * comma-separated list and sets the network to CORDON_NETWORK_ALLOW.
+ * Patterns, case-insensitive, a trailing dot ignored: "example.com" (that
+ * name), "*.example.com" (its subdomains), "**.example.com" (both),
+ * "1.2.3.4" or "[2001:db8::1]" (that address: an address is reachable only
+ * when listed itself), each with an optional ":PORT" (default 443, and 80
+ * with cordon_set_network_allow_http); presets "@npm", "@pypi", "@crates",
+ * "@go", "@github". The command runs with the network off (its own network
+ * namespace on Linux) and reaches out only through a proxy cordon serves
+ * from its own process (HTTP CONNECT, SOCKS5; the proxy variables are set
+ * in its environment), which resolves each allowed name itself and
+ * refuses loopback, private, link-local, CGNAT and multicast addresses.
+ * Where the proxy cannot be the only way out (no network namespace),
+ * "required" refuses to run (network_allowlist_not_enforceable) and
+ * "auto" runs with the network off. A bad pattern: CORDON_EINVAL, the
+ * list unchanged. */
+CORDON_EXPORT int cordon_set_network_allow(cordon *c, const char *list);
+/* The same from a file: one pattern a line; blank lines and '#' to the
+ * end of a line ignored. CORDON_EINVAL naming the file and line. */
+CORDON_EXPORT int cordon_set_network_allow_file(cordon *c, const char *path);
+/* Loopback, private, link-local, CGNAT and multicast addresses may be
+ * reached through the proxy (default off). */
+CORDON_EXPORT int cordon_set_network_allow_local(cordon *c, int on);
+/* Plain HTTP through the proxy (one request per connection), and port 80
+ * as a default port of a pattern (default off). */
+CORDON_EXPORT int cordon_set_network_allow_http(cordon *c, int on);
+/* "NAME=ADDR": the proxy resolves NAME to the address ADDR (an IPv4 or
+ * IPv6 literal) instead of asking the resolver. For tests and private
+ * registries; the address is vetted as any other. */
+CORDON_EXPORT int cordon_add_network_resolve(cordon *c, const char *name_eq_addr);
 /* A mask of CORDON_CACHE_*; default CORDON_CACHE_DEFAULT. A tool outside
  * the default counts even where it is not found (it was asked for); a
  * default one only when present. A missing cache is never made in the

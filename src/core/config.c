@@ -167,7 +167,7 @@ int cordon_set_network(cordon *c, enum cordon_network net)
 	int r = configurable(c);
 	if (r != 0)
 		return r;
-	if (net != CORDON_NETWORK_ON && net != CORDON_NETWORK_OFF)
+	if (net != CORDON_NETWORK_ON && net != CORDON_NETWORK_OFF && net != CORDON_NETWORK_ALLOW)
 		return cordon_fail(c, CORDON_EINVAL, "unknown network value %d", (int)net);
 	c->network = net;
 	return 0;

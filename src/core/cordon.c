@@ -6,6 +6,7 @@
  */
 #include "handle.h"
 #include "caches.h"
+#include "netproxy.h"
 #include "path.h"
 
 #include <errno.h>
@@ -71,7 +72,7 @@ static void early_start(cordon *c)
 {
 	const struct backend *be = backend_for_platform();
 	if (c->early == NULL && be->start != NULL)
-		c->early = be->start(c->max_abi, c->network == CORDON_NETWORK_OFF);
+		c->early = be->start(c->max_abi, c->network != CORDON_NETWORK_ON);
 }
 
 static void early_free(cordon *c)
@@ -85,6 +86,7 @@ static void early_free(cordon *c)
 static void release_run(cordon *c)
 {
 	early_free(c);
+	netproxy_release(c);
 	gitguard_release(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
@@ -113,6 +115,7 @@ void cordon_free(cordon *c)
 		free(e);
 	}
 	gitguard_free(c);
+	netproxy_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->cwd_opt);
@@ -285,14 +288,16 @@ static int open_status_file(cordon *c)
 }
 
 /* The network: the backend offers its mechanisms (the layers network_*,
- * coverage.net_layers); they are reported only for --network off. 1 when off
- * cannot be enforced at all, 2 when the command is given a network socket. */
+ * coverage.net_layers); they are reported only for --network off (and
+ * allow, which is off but for the proxy). 1 when off cannot be enforced at
+ * all, 2 when the command is given a network socket, 3 when an allow-list
+ * cannot be enforced (no network namespace: the network is off). */
 static int network_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	d->cov.layers &= ~d->cov.net_layers;
 	d->network_listed = 0;
-	if (c->network != CORDON_NETWORK_OFF || !d->applied)
+	if (c->network == CORDON_NETWORK_ON || !d->applied)
 		return 0;
 	d->network_listed = 1;
 	d->cov.layers |= d->cov.net_off;
@@ -305,6 +310,14 @@ static int network_coverage(cordon *c)
 	if (inherited_network_socket(c)) {
 		d->cov.gaps |= 1u << GAP_INHERITED_SOCKET;
 		return 2;
+	}
+	/* The proxy is the only way out where the run has its own network
+	 * namespace (Linux) or the profile allows only it (macOS). */
+	if (c->network == CORDON_NETWORK_ALLOW && netproxy_enforced(c))
+		d->cov.layers |= 1u << LAYER_NET_PROXY;
+	else if (c->network == CORDON_NETWORK_ALLOW) {
+		d->cov.gaps |= 1u << GAP_NETWORK_ALLOWLIST;
+		return 3;
 	}
 	/* Landlock's TCP rights alone leave UDP and raw sockets: still a
 	 * gap, and not what --network off promises. */
@@ -435,6 +448,8 @@ static enum reason_id required_refusal(const cordon *c, const struct unenforced 
 		return REASON_CAPABILITIES_NOT_REDUCIBLE;
 	if (u->network == 2)
 		return REASON_NETWORK_SOCKET_INHERITED;
+	if (u->network == 3)
+		return REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE;
 	if (u->limit)
 		return REASON_LIMIT_NOT_ENFORCEABLE;
 	if (u->network)
@@ -623,7 +638,10 @@ static int plan(cordon *c)
 			return r;
 		c->secrets_resolved = 1;
 	}
-	c->pol.network_off = c->network == CORDON_NETWORK_OFF;
+	/* allow: off, but for the proxy's listener. */
+	c->pol.network_off = c->network != CORDON_NETWORK_ON;
+	if ((r = netproxy_plan(c)) != 0)
+		return r;
 	c->procs_by = c->memory_by = c->tmp_by = LIMIT_BY_NONE; /* the backend's prepare says */
 	if (c->dec.applied && (r = run_prepare(c)) != 0)
 		return r;
@@ -882,6 +900,7 @@ int cordon_end(cordon *c)
 	 * whose removal takes as long as the command made it (never before
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
+	netproxy_stop(c); /* its counts are final */
 	int tampered = gitguard_end(c);
 	runtmp_remove(c);
 	enum cordon_on_tamper how = c->on_tamper;

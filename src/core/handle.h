@@ -131,6 +131,7 @@ struct cordon {
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
 	int default_deny_read;
 	enum cordon_network network;
+	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
 	int scratch_home; /* cordon_set_scratch_home */

@@ -84,7 +84,13 @@ struct policy {
 	 * directory on the way the caller cannot list): from the backend's
 	 * run_result (cordon.c copies it here). */
 	int reads_unbuilt;
-	int network_off; /* --network off */
+	int network_off; /* --network off, or allow (the proxy is the way out) */
+	/* --network allow through a proxy (netproxy.c): the port it listens
+	 * on for the command (0: no proxy), and on Linux the socket the run's
+	 * child sends the listener it made in the run's network namespace
+	 * over (SCM_RIGHTS; -1: none). */
+	unsigned proxy_port;
+	int proxy_sock;
 	/* --scratch-home: the home (canonical) its overlay covers, or NULL
 	 * (not asked, no home directory, or the home is writable already). */
 	char *scratch_home;

@@ -5,6 +5,7 @@
  */
 #include "handle.h"
 #include "json.h"
+#include "netproxy.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -253,6 +254,7 @@ char *status_start_json(const cordon *c)
 	write_strings(&b, c->env_removed.v, c->env_removed.n);
 	jb_key(&b, "network");
 	jb_str(&b, cordon_network_ids[c->network].id);
+	netproxy_start_fields(&b, c);
 	/* Where the commands start, and why there (workdir.c). */
 	jb_key(&b, "cwd");
 	jb_str(&b, p->cwd);
@@ -379,6 +381,7 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_c
 		jb_raw(&b, "}");
 	}
 	jb_raw(&b, "]");
+	netproxy_exit_fields(&b, c);
 	jb_key(&b, "refusals");
 	write_refusals(&b, c);
 	jb_raw(&b, "}");
@@ -426,6 +429,9 @@ static void write_all_nosigpipe(int fd, const char *buf, size_t len)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* One event at a time: the proxy's threads write too. */
+static pthread_mutex_t emit_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void status_emit(cordon *c, const char *line)
 {
 	if (line == NULL)
@@ -437,10 +443,12 @@ void status_emit(cordon *c, const char *line)
 	memcpy(buf, line, len + 1);
 	buf[len] = '\n';
 	buf[len + 1] = '\0';
+	pthread_mutex_lock(&emit_lock);
 	if (c->status_fd >= 0)
 		write_all_nosigpipe(c->status_fd, buf, len + 1);
 	if (c->status_file_fd >= 0)
 		write_all_nosigpipe(c->status_file_fd, buf, len + 1);
+	pthread_mutex_unlock(&emit_lock);
 	free(buf);
 }
 
@@ -647,6 +655,11 @@ static void refusal_read(struct jbuf *b, const cordon *c, int root)
 
 static void refusal_network(struct jbuf *b, const cordon *c)
 {
+	if (c->network == CORDON_NETWORK_ALLOW && netproxy_explain(b, c)) {
+		if (netproxy_enforced(c))
+			return;
+		jb_raw(b, "; ");
+	}
 	jb_raw(b, "--network off: ");
 	if (layer_on(c, LAYER_SEATBELT)) {
 		jb_raw(b, "a connect or send to an IP address, loopback included, fails with "
@@ -728,7 +741,7 @@ static int refusal_applies(const cordon *c, enum refusal_id k)
 				return 1;
 		return 0;
 	case REFUSAL_NETWORK:
-		return c->network == CORDON_NETWORK_OFF && d->network_listed &&
+		return c->network != CORDON_NETWORK_ON && d->network_listed &&
 		       !(d->cov.gaps & (1u << GAP_NETWORK));
 	case REFUSAL_UNIX_SOCKET:
 		return !(d->cov.gaps & (1u << GAP_UNIX_SOCKETS));

@@ -560,6 +560,7 @@ static int ll_prepare(const struct run_spec *run, struct run_result *res)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	plan->init_fd = -1;
 	plan->landlock.read_fd = -1;
+	plan->proxy_sock = -1;
 	out->state = plan;
 	out->release = plan_free;
 	out->hook = apply_all;
@@ -593,7 +594,7 @@ static int ll_prepare(const struct run_spec *run, struct run_result *res)
 		return r;
 	/* The child needs the writable entries' fds until its hook ran, the
 	 * run's cgroups' and process 1 the init program's. */
-	out->keep_fds = calloc(plan->landlock.n + 2 + LIMITS_MAX_CGROUPS, sizeof(int));
+	out->keep_fds = calloc(plan->landlock.n + 3 + LIMITS_MAX_CGROUPS, sizeof(int));
 	if (out->keep_fds == NULL)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	memcpy(out->keep_fds, plan->landlock.fds, plan->landlock.n * sizeof(int));
@@ -604,6 +605,8 @@ static int ll_prepare(const struct run_spec *run, struct run_result *res)
 		out->keep_fds[out->nkeep++] = plan->init_fd;
 	if (plan->landlock.read_fd >= 0)
 		out->keep_fds[out->nkeep++] = plan->landlock.read_fd;
+	if ((plan->prepared & (1u << LAYER_NETNS)) && plan->proxy_sock >= 0)
+		out->keep_fds[out->nkeep++] = plan->proxy_sock; /* the listener goes over it */
 	if (need) {
 		plan->seccomp_on_runner = plan->seccomp.len > 0;
 		int e = plan->runner != NULL ? runner_adopt(plan->runner, plan) : 0;

@@ -149,6 +149,11 @@ struct linux_plan {
 	int pid_namespace; /* the child is process 1 of a new PID namespace */
 	int ipc_namespace;
 	int net_namespace; /* --network off: a network namespace, lo up */
+	/* --network allow: the proxy's listener the child makes there,
+	 * 127.0.0.1:proxy_port, sent over proxy_sock (SCM_RIGHTS) to the
+	 * parent, which serves it; proxy_sock -1: none. */
+	unsigned proxy_port;
+	int proxy_sock;
 	char **mqueue; /* the caller's mqueue mounts: covered by the run's */
 	size_t nmqueue;
 	int init_fd; /* memfd of the init program, or -1 */

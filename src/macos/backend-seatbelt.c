@@ -152,6 +152,13 @@ static const char profile_network_off[] = "(deny network-outbound (remote ip))\n
 					  "(deny network-inbound (local ip))\n"
 					  "(deny network-bind (local ip))\n";
 
+/* --network allow: the same, but for the proxy cordon serves on the
+ * host's loopback (its port a parameter; the proxy asks the run's
+ * credential of every client, since any local process can dial it). */
+static const char profile_proxy[] =
+	"(allow network-outbound (remote ip (string-append \"localhost:\" (param "
+	"\"PROXY_PORT_0\"))))\n";
+
 /* One clause per entry, naming its parameter NAME_n once or (with mid)
  * twice. A protected path is denied as itself and as a tree; its
  * ancestors inside the writable set cannot be unlinked, so cannot be
@@ -244,6 +251,8 @@ char *seatbelt_profile(const struct sb_shape *s)
 		jb_raw(&b, profile_capture);
 	if (s->network_off)
 		jb_raw(&b, profile_network_off);
+	if (s->network_off && s->proxy)
+		jb_raw(&b, profile_proxy);
 	return jb_finish(&b);
 }
 
@@ -340,6 +349,12 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 		r = push_param(&params, clauses[C_SOCKET].name, s.sockets++, p->sockets[i]);
 	for (size_t i = 0; r == 0 && i < p->nabsent; i++)
 		r = push_param(&params, clauses[C_ABSENT].name, s.absents++, p->absent[i]);
+	if (r == 0 && p->network_off && p->proxy_port != 0) {
+		char port[16];
+		snprintf(port, sizeof(port), "%u", p->proxy_port);
+		s.proxy = 1;
+		r = push_param(&params, "PROXY_PORT", 0, port);
+	}
 	for (size_t i = 0; r == 0 && i < p->ndeny; i++) {
 		const struct deny_entry *d = &p->deny[i];
 		char keep[CORDON_PATH_MAX];

@@ -25,6 +25,9 @@ struct sb_shape {
 	size_t keeps; /* files inside them that stay readable: READ_KEEP_n */
 	int network_off; /* --network off: the fixed IP denials */
 	int capture_denied; /* the default deny-read list: no camera, no microphone */
+	/* --network allow: the proxy's port on loopback is allowed out
+	 * (PROXY_PORT_0), nothing else */
+	int proxy;
 };
 
 /* The profile for a policy of this shape (caller frees), NULL without
@@ -34,7 +37,7 @@ char *seatbelt_profile(const struct sb_shape *shape);
 /* The argv prefix for a policy whose paths are canonical:
  *   EXEC -p PROFILE -D ROOT_0=... -D FILE_0=... -D PROTECT_0=...
  *   -D PROTECT_PARENT_0=... -D SOCKET_0=... -D ABSENT_0=...
- *   -D DENY_READ_0=... -D READ_KEEP_0=... --
+ *   -D DENY_READ_0=... -D READ_KEEP_0=... [-D PROXY_PORT_0=N] --
  * Devices (W_DEVICE) are fixed in the profile and take no parameter.
  * Appends to *out; 0 or CORDON_ENOMEM. *shape (may be NULL) gets the
  * counts. */

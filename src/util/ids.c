@@ -11,6 +11,8 @@
 const struct id_text cordon_event_ids[EVENT_COUNT] = {
 	[EVENT_STATUS] = { "bash_sandbox_status", "the start of a run: what is enforced" },
 	[EVENT_EXIT] = { "bash_sandbox_exit", "the end of a run: how the command ended" },
+	[EVENT_NETWORK_CONNECT] = { "network_connect",
+				    "--network allow: one connection the proxy allowed or refused" },
 };
 
 const struct id_text cordon_mode_ids[3] = {
@@ -19,10 +21,37 @@ const struct id_text cordon_mode_ids[3] = {
 	[CORDON_MODE_OFF] = { "off", "run as a plain exec would" },
 };
 
-const struct id_text cordon_network_ids[2] = {
+const struct id_text cordon_network_ids[3] = {
 	[CORDON_NETWORK_ON] = { "on", "the network is as it is outside" },
 	[CORDON_NETWORK_OFF] = { "off", "no IP traffic leaves the command's world" },
+	[CORDON_NETWORK_ALLOW] = { "allow",
+				   "only through cordon's proxy, to the destinations of the "
+				   "allow-list" },
 };
+
+const struct id_text cordon_net_decision_ids[NET_DECISION_COUNT] = {
+	[NET_ALLOWED] = { "allowed", "the proxy made the connection" },
+	[NET_REFUSED] = { "refused", "the proxy refused the connection" },
+};
+
+const struct id_text cordon_net_reason_ids[] = {
+	{ "not_allowed", "the destination is not on the allow-list" },
+	{ "port", "the port is not allowed for that destination" },
+	{ "local_address",
+	  "the name resolved to a loopback, private, link-local, CGNAT, multicast or host "
+	  "address (--network-allow-local allows them)" },
+	{ "resolve_failed", "the proxy could not resolve the name" },
+	{ "connect_failed", "the proxy could not connect to any vetted address" },
+	{ "bad_request", "the request was not one the proxy serves" },
+	{ "plain_http",
+	  "a plain HTTP request without --network-allow-http (only CONNECT and SOCKS5)" },
+	{ "head_too_large", "the request's head was larger than the proxy reads" },
+	{ "auth", "the client did not give the run's proxy credential" },
+	{ "too_many", "too many connections at once" },
+	{ "timeout", "the client or the destination was too slow" },
+};
+const size_t cordon_net_reason_count =
+	sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]);
 
 const struct id_text cordon_backend_ids[BACKEND_COUNT] = {
 	[BACKEND_LANDLOCK] = { "landlock", "Linux: Landlock and the layers around it" },
@@ -83,6 +112,9 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 						  "--scratch-home was given, but the home cannot "
 						  "be given a scratch layer here (no mount layer, "
 						  "or no overlay file system in it)" },
+	[REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE] = { "network_allowlist_not_enforceable",
+						       "--network allow was given, but the command cannot be given a network namespace "
+						       "of its own here, so the proxy cannot be its only way out" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -141,6 +173,11 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_NET_SEATBELT] = { "network_seatbelt",
 				 "macOS, --network off: the profile denies IP traffic both ways, "
 				 "loopback included" },
+	[LAYER_NET_PROXY] = { "network_proxy",
+			      "--network allow: the only way out is cordon's proxy, listening "
+			      "inside the run's network namespace (macOS: on loopback, with a "
+			      "per-run credential), which checks each destination against the "
+			      "allow-list and resolves and vets it itself" },
 	[LAYER_PRIVATE_TMP] = { "private_tmp",
 				"/tmp and /var/tmp are the run's own (its temp dir, bound there): "
 				"writable, empty at the start, removed with the run; the machine's "
@@ -233,6 +270,10 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_SCRATCH_HOME] = { "scratch_home_unavailable",
 			       "--scratch-home was given, but no scratch layer can be made "
 			       "here: writes under the home are refused, as without it" },
+	[GAP_NETWORK_ALLOWLIST] = { "network_allowlist_not_enforced",
+				    "--network allow was given, but no network namespace can be "
+				    "made here: the command runs with the network off (nothing "
+				    "allowed), never open" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },
@@ -353,7 +394,9 @@ static const struct {
 	{ cordon_gap_ids, GAP_COUNT },
 	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT },
 	{ cordon_cache_state_ids, CACHE_STATE_COUNT },
-	{ cordon_network_ids, 2 },
+	{ cordon_network_ids, 3 },
+	{ cordon_net_decision_ids, NET_DECISION_COUNT },
+	{ cordon_net_reason_ids, sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]) },
 	{ cordon_limit_by_ids, LIMIT_BY_COUNT },
 	{ cordon_refusal_ids, REFUSAL_COUNT },
 	{ cordon_cwd_from_ids, CWD_FROM_COUNT },
@@ -362,9 +405,11 @@ static const struct {
 
 /* Every identifier once, in table order, NULL-terminated. "landlock" is
  * both a backend and a layer (as "seatbelt" is): listed once. */
-static const char *all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT +
-			   GAP_COUNT + CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 2 + LIMIT_BY_COUNT +
-			   REFUSAL_COUNT + CWD_FROM_COUNT + 1];
+static const char
+	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
+		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 3 + NET_DECISION_COUNT +
+		 sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]) + LIMIT_BY_COUNT +
+		 REFUSAL_COUNT + CWD_FROM_COUNT + 1];
 
 static void fill_ids(void)
 {

@@ -20,7 +20,7 @@ struct id_text {
 	const char *text; /* one line for people */
 };
 
-enum event_id { EVENT_STATUS, EVENT_EXIT, EVENT_COUNT };
+enum event_id { EVENT_STATUS, EVENT_EXIT, EVENT_NETWORK_CONNECT, EVENT_COUNT };
 
 enum backend_id { BACKEND_LANDLOCK, BACKEND_SEATBELT, BACKEND_NONE, BACKEND_COUNT };
 
@@ -45,6 +45,7 @@ enum reason_id {
 	REASON_CAPABILITIES_NOT_REDUCIBLE,
 	REASON_LIMIT_NOT_ENFORCEABLE,
 	REASON_SCRATCH_HOME_NOT_ENFORCEABLE,
+	REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE,
 	REASON_COUNT
 };
 
@@ -75,6 +76,7 @@ enum layer_id {
 	LAYER_NET_LANDLOCK,
 	LAYER_NET_SEATBELT,
 	LAYER_SCRATCH_HOME,
+	LAYER_NET_PROXY,
 	LAYER_COUNT
 };
 
@@ -110,6 +112,7 @@ enum gap_id {
 	GAP_LIMIT,
 	GAP_MEMORY_PER_PROCESS,
 	GAP_SCRATCH_HOME,
+	GAP_NETWORK_ALLOWLIST,
 	GAP_COUNT
 };
 _Static_assert(GAP_COUNT <= 32, "gaps are bits of an unsigned");
@@ -179,7 +182,14 @@ enum cache_state {
 
 extern const struct id_text cordon_event_ids[EVENT_COUNT];
 extern const struct id_text cordon_mode_ids[3]; /* by enum cordon_mode */
-extern const struct id_text cordon_network_ids[2]; /* by enum cordon_network */
+extern const struct id_text cordon_network_ids[3]; /* by enum cordon_network */
+/* A network_connect event's "decision": allowed or refused. */
+enum net_decision { NET_ALLOWED, NET_REFUSED, NET_DECISION_COUNT };
+extern const struct id_text cordon_net_decision_ids[NET_DECISION_COUNT];
+/* Why the proxy refused a connection (a network_connect event's
+ * "reason"; the engine's identifiers, src/net/proxy.h). */
+extern const struct id_text cordon_net_reason_ids[];
+extern const size_t cordon_net_reason_count;
 extern const struct id_text cordon_backend_ids[BACKEND_COUNT];
 extern const struct id_text cordon_reason_ids[REASON_COUNT];
 extern const struct id_text cordon_layer_ids[LAYER_COUNT];

@@ -1153,6 +1153,53 @@ static void first_spawn_refusals(const char *self)
 	   "required, Landlock refused: cordon_run refuses and says why (%s)", out);
 }
 
+/* The allow-list's setters: a bad pattern, file line or resolve entry
+ * is CORDON_EINVAL with one line naming it, the list unchanged; a good
+ * one sets the network to allow; the start event names the list. */
+static void network_allow_setters(void)
+{
+	cordon *c = cordon_new();
+	char file[400];
+	is_int(cordon_set_network_allow(c, "a.test,,b.test"), CORDON_EINVAL, "an empty entry");
+	ok(strstr(cordon_last_error(c), "a.test,,b.test") != NULL, "... the message names it: %s",
+	   cordon_last_error(c));
+	is_int(cordon_set_network_allow(c, "a.test,@npm"), 0, "a name and a preset");
+	snprintf(file, sizeof(file), "%s/allow.txt", outside);
+	FILE *f = fopen(file, "w");
+	fputs("# registries\n  **.b.test:8443  # ours\n\n[::1]\nbad..name\n", f);
+	fclose(f);
+	is_int(cordon_set_network_allow_file(c, file), CORDON_EINVAL, "a bad line in the file");
+	ok(strstr(cordon_last_error(c), "line 5") != NULL, "... named by its number: %s",
+	   cordon_last_error(c));
+	f = fopen(file, "w");
+	fputs("# registries\n  **.b.test:8443  # ours\n\n[::1]\n", f);
+	fclose(f);
+	is_int(cordon_set_network_allow_file(c, file), 0, "the file, comments and blanks ignored");
+	is_int(cordon_add_network_resolve(c, "a.test=10.0.0.1"), 0, "resolve NAME=IPv4");
+	is_int(cordon_add_network_resolve(c, "a.test=[::1]"), 0, "resolve NAME=[IPv6]");
+	is_int(cordon_add_network_resolve(c, "a.test=example.org"), CORDON_EINVAL,
+	       "resolve to a name: refused");
+	is_int(cordon_add_network_resolve(c, "=10.0.0.1"), CORDON_EINVAL, "resolve without a name");
+	is_int(cordon_set_network_allow_local(c, 1), 0, "allow local");
+	is_int(cordon_set_network(c, (enum cordon_network)3), CORDON_EINVAL,
+	       "an unknown network value");
+	cordon_set_mode(c, CORDON_MODE_OFF);
+	cordon_set_state_dir(c, state);
+	is_int(cordon_begin(c), 0, "a run (mode off) begins");
+	char *json = cordon_status_json(c);
+	ok(json != NULL && strstr(json, "\"network\":\"allow\"") != NULL &&
+		   strstr(json, "\"network_allow\":[\"a.test\",\"registry.npmjs.org\"") != NULL &&
+		   strstr(json, "\"**.b.test:8443\",\"[::1]\"]") != NULL &&
+		   strstr(json, "\"network_allow_local\":true") != NULL &&
+		   strstr(json, "\"network_proxy\":null") != NULL,
+	   "the start event names the mode and the list (no proxy in mode off)");
+	if (json != NULL && strstr(json, "\"network_allow\":[\"a.test\"") == NULL)
+		diag("%s", json);
+	free(json);
+	cordon_end(c);
+	cordon_free(c);
+}
+
 int main(int argc, char *argv[])
 {
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--scenario") == 0) {
@@ -1162,6 +1209,7 @@ int main(int argc, char *argv[])
 	}
 	setup("/tmp/cordon-api.XXXXXX");
 	is_str(cordon_version(), CORDON_VERSION, "version");
+	network_allow_setters();
 	/* These fork before this process has run anything. */
 	end_without_spawn();
 	first_run_plans_once();

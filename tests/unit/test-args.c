@@ -631,8 +631,51 @@ static void test_repeats(void)
 	cli_args_free(&a);
 }
 
+/* --network allow=LIST (repeatable, the lists add up), the file form and
+ * the allow-list's settings; on, off and allow do not mix, and the
+ * settings need the list. */
+static void test_network_allow(void)
+{
+	struct cli_args a;
+	int r = parse(&a,
+		      ARGV("run", "--network", "allow=a.test,@npm", "--network=allow=b.test",
+			   "--network-allow-file", "/f", "--network-resolve", "a.test=127.0.0.1",
+			   "--network-allow-local", "--network-allow-http", "--", "x"));
+	ok(r == 0 && a.network == CORDON_NETWORK_ALLOW && a.nnetwork_allow == 2 &&
+		   strcmp(a.network_allow[0], "a.test,@npm") == 0 &&
+		   strcmp(a.network_allow[1], "b.test") == 0 && a.nnetwork_allow_file == 1 &&
+		   strcmp(a.network_allow_file[0], "/f") == 0 && a.nnetwork_resolve == 1 &&
+		   a.network_allow_local == 1 && a.network_allow_http == 1,
+	   "--network allow= twice, the file, a resolve entry, local and http");
+	cli_args_free(&a);
+	r = parse(&a, ARGV("run", "--network-allow-file=/f", "--", "x"));
+	ok(r == 0 && a.network == CORDON_NETWORK_ALLOW && a.nnetwork_allow == 0,
+	   "--network-allow-file alone: the network is allow");
+	cli_args_free(&a);
+	fails(ARGV("run", "--network", "off", "--network", "allow=a.test", "--", "x"),
+	      "--network given twice (off, then allow=a.test)", "off, then allow");
+	fails(ARGV("run", "--network", "allow=a.test", "--network", "on", "--", "x"),
+	      "--network given twice (allow=a.test, then on)", "allow, then on");
+	fails(ARGV("run", "--network-allow-file", "/f", "--network", "off", "--", "x"),
+	      "--network given twice (allow (--network-allow-file), then off)",
+	      "the file, then off");
+	fails(ARGV("run", "--network", "allow=", "--", "x"), "want allow=PATTERN",
+	      "an empty allow list");
+	fails(ARGV("run", "--network", "allow", "--", "x"), "want on, off or allow=LIST",
+	      "allow without a list");
+	fails(ARGV("run", "--network-allow-local", "--", "x"),
+	      "--network-allow-local needs --network allow=LIST", "allow-local alone");
+	fails(ARGV("run", "--network", "off", "--network-allow-http", "--", "x"),
+	      "--network-allow-http needs --network allow=LIST", "allow-http with off");
+	fails(ARGV("run", "--network-resolve", "a.test", "--network=allow=a.test", "--", "x"),
+	      "bad --network-resolve 'a.test' (want NAME=ADDRESS)", "a resolve entry without =");
+	fails(ARGV("run", "--network-allow-file=", "--", "x"), "empty --network-allow-file",
+	      "an empty file name");
+}
+
 int main(void)
 {
+	test_network_allow();
 	test_defaults();
 	test_value_options();
 	test_dashdash();

@@ -16,7 +16,7 @@ struct table {
 	size_t first; /* reasons start after REASON_NONE, which has no id */
 };
 
-static const struct table tables[] = {
+static struct table tables[] = {
 	{ "event", cordon_event_ids, EVENT_COUNT, 0 },
 	{ "mode", cordon_mode_ids, 3, 0 },
 	{ "backend", cordon_backend_ids, BACKEND_COUNT, 0 },
@@ -25,7 +25,9 @@ static const struct table tables[] = {
 	{ "gap", cordon_gap_ids, GAP_COUNT, 0 },
 	{ "cache tool", cordon_cache_tool_ids, CACHE_TOOL_COUNT, 0 },
 	{ "cache state", cordon_cache_state_ids, CACHE_STATE_COUNT, 0 },
-	{ "network", cordon_network_ids, 2, 0 },
+	{ "network", cordon_network_ids, 3, 0 },
+	{ "network decision", cordon_net_decision_ids, NET_DECISION_COUNT, 0 },
+	{ "network refusal", cordon_net_reason_ids, 0, 0 }, /* n: set in main */
 	{ "limit method", cordon_limit_by_ids, LIMIT_BY_COUNT, 1 },
 	{ "refusal", cordon_refusal_ids, REFUSAL_COUNT, 0 },
 	{ "working directory source", cordon_cwd_from_ids, CWD_FROM_COUNT, 0 },
@@ -119,6 +121,9 @@ static void documented(void)
 
 int main(void)
 {
+	for (size_t k = 0; k < NT; k++)
+		if (tables[k].t == cordon_net_reason_ids)
+			tables[k].n = cordon_net_reason_count;
 	documented();
 	size_t total = 0;
 	for (size_t k = 0; k < NT; k++) {
@@ -155,6 +160,9 @@ int main(void)
 					if (strcmp(tables[a].kind, "mode") == 0 &&
 					    strcmp(tables[b].kind, "network") == 0)
 						continue; /* "off" */
+					if (strcmp(tables[a].kind, "cache state") == 0 &&
+					    strcmp(tables[b].kind, "network decision") == 0)
+						continue; /* "refused" */
 					diag("'%s' is both a %s and a %s", x, tables[a].kind,
 					     tables[b].kind);
 					dup++;
@@ -165,8 +173,9 @@ int main(void)
 	for (const char *const *l = cordon_identifiers(); *l != NULL; l++)
 		n++;
 	/* "landlock" and "seatbelt" are backends and layers; "off" is a mode
-	 * and a network setting: each listed once. */
-	is_int(n, total - 3, "cordon_identifiers() lists each identifier once (and nothing else)");
+	 * and a network setting; "refused" a cache state and a network
+	 * decision: each listed once. */
+	is_int(n, total - 4, "cordon_identifiers() lists each identifier once (and nothing else)");
 	is_str(cordon_reason_text("landlock_disabled"),
 	       cordon_reason_ids[REASON_LANDLOCK_DISABLED].text,
 	       "cordon_reason_text finds a reason's text");

@@ -79,7 +79,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -110,8 +110,8 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-			many = { 12, 3, 2, 4, 5, 2, 0, 0, 0, 0 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+			many = { 12, 3, 2, 4, 5, 2, 0, 0, 0, 0, 0 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -539,6 +539,50 @@ static void network_off(void)
 	strv_free(&argv);
 }
 
+/* --network allow: the IP denials, then one allowance after them (the
+ * last rule that matches wins): outbound to the proxy's port on
+ * localhost, the port a parameter; nothing else of IP. */
+static void network_proxy(void)
+{
+	struct sb_shape s = { 0 };
+	s.network_off = 1;
+	s.proxy = 1;
+	char *got = seatbelt_profile(&s);
+	static const char allow[] = "(allow network-outbound (remote ip (string-append "
+				    "\"localhost:\" (param \"PROXY_PORT_0\"))))\n";
+	const char *deny = got != NULL ? strstr(got, "(deny network-outbound (remote ip))") : NULL;
+	const char *al = find_from(got, deny, allow);
+	ok(deny != NULL && al != NULL && strcmp(al, allow) == 0,
+	   "network allow: the proxy's port allowed after the IP denials, closing the profile");
+	ok(got != NULL && strstr(got, "(allow network-inbound") == NULL &&
+		   strstr(got, "(allow network-bind") == NULL,
+	   "network allow: nothing inbound, no bind");
+	free(got);
+	s.network_off = 0;
+	got = seatbelt_profile(&s);
+	ok(got != NULL && strstr(got, "PROXY_PORT") == NULL,
+	   "no proxy allowance without the IP denials");
+	free(got);
+
+	struct policy p;
+	memset(&p, 0, sizeof(p));
+	struct strv argv;
+	struct sb_shape shape;
+	p.network_off = 1;
+	p.proxy_port = 43210;
+	is_int(build(&p, &argv, &shape), 0, "network allow: argv built");
+	const char *port = param_value(&argv, "PROXY_PORT_0");
+	ok(shape.proxy == 1 && port != NULL && strcmp(port, "43210") == 0 &&
+		   strstr(argv.v[2], "43210") == NULL,
+	   "network allow: the port is a parameter (PROXY_PORT_0=43210), not profile text");
+	strv_free(&argv);
+	p.network_off = 0;
+	is_int(build(&p, &argv, &shape), 0, "network on: argv built");
+	ok(shape.proxy == 0 && param_value(&argv, "PROXY_PORT_0") == NULL,
+	   "a proxy port without the network off: no allowance, no parameter");
+	strv_free(&argv);
+}
+
 /* Read-deny: a DENY_READ_ parameter per denied path (denied as a tree,
  * and not unlinkable), its ancestors inside the writable set made
  * PROTECT_PARENT_, and the files kept readable allowed after the denies,
@@ -601,5 +645,6 @@ int main(void)
 	deny_read();
 	capture();
 	network_off();
+	network_proxy();
 	return done_testing();
 }
