@@ -237,12 +237,28 @@ int cordon_add_network_resolve(cordon *c, const char *spec)
 
 /* ---- the events ---- */
 
+/* A host as people write it: an IPv6 address the engine names by its 32
+ * hex digits (netallow's canonical form) as text, else host itself. */
+static const char *host_text(const char *host, char *out, size_t outlen)
+{
+	unsigned char bin[16];
+	if (host == NULL || strlen(host) != 32 || strspn(host, "0123456789abcdef") != 32)
+		return host;
+	for (size_t i = 0; i < 16; i++) {
+		unsigned v = 0;
+		sscanf(host + 2 * i, "%2x", &v);
+		bin[i] = (unsigned char)v;
+	}
+	return inet_ntop(AF_INET6, bin, out, (socklen_t)outlen) != NULL ? out : host;
+}
+
 static void keep_refused(struct netconf *n, const struct proxy_event *ev)
 {
-	char name[NETALLOW_HOST_MAX + 64];
-	const char *host = ev->host != NULL && ev->host[0] != '\0' ? ev->host
-			   : ev->address != NULL		   ? ev->address
-								   : "?";
+	char name[NETALLOW_HOST_MAX + 64], text[INET6_ADDRSTRLEN];
+	const char *host = ev->host != NULL && ev->host[0] != '\0'
+				   ? host_text(ev->host, text, sizeof(text))
+			   : ev->address != NULL ? ev->address
+						 : "?";
 	snprintf(name, sizeof(name), "%s:%u", host, ev->port);
 	for (char *p = name; *p != '\0'; p++)
 		if ((unsigned char)*p < 0x21 || (unsigned char)*p > 0x7e)
@@ -261,6 +277,7 @@ static void on_event(void *arg, const struct proxy_event *ev)
 	cordon *c = arg;
 	struct netconf *n = c->net;
 	struct jbuf b = { 0 };
+	char text[INET6_ADDRSTRLEN];
 	jb_raw(&b, "{");
 	jb_key(&b, "event");
 	jb_str(&b, cordon_event_ids[EVENT_NETWORK_CONNECT].id);
@@ -269,7 +286,7 @@ static void on_event(void *arg, const struct proxy_event *ev)
 	jb_key(&b, "proto");
 	jb_str(&b, ev->proto);
 	jb_key(&b, "host");
-	jb_str(&b, ev->host);
+	jb_str(&b, host_text(ev->host, text, sizeof(text)));
 	jb_key(&b, "port");
 	jb_int(&b, ev->port);
 	jb_key(&b, "address");
@@ -578,16 +595,8 @@ static void pattern_text(const struct netallow_entry *e, char *out, size_t outle
 					      [NA_IPV6] = "" };
 	char host[NETALLOW_HOST_MAX + 2], port[16] = "";
 	if (e->kind == NA_IPV6) {
-		unsigned char bin[16];
-		char text[INET6_ADDRSTRLEN] = "?";
-		for (size_t i = 0; i < 16 && strlen(e->host) >= 32; i++) {
-			unsigned v = 0;
-			sscanf(e->host + 2 * i, "%2x", &v);
-			bin[i] = (unsigned char)v;
-		}
-		if (strlen(e->host) >= 32)
-			inet_ntop(AF_INET6, bin, text, sizeof(text));
-		snprintf(host, sizeof(host), "[%s]", text);
+		char text[INET6_ADDRSTRLEN];
+		snprintf(host, sizeof(host), "[%s]", host_text(e->host, text, sizeof(text)));
 	} else {
 		snprintf(host, sizeof(host), "%s", e->host);
 	}
