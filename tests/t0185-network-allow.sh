@@ -437,6 +437,16 @@ EOF
 		skip "npm ci: $TOOL_WHY"
 	fi
 
+	# -- the first spawn as the trial (its start event comes once the
+	# command has exec'd): the run's first line is still its start event
+	rm -f "$T/s.json"
+	(cd "$WS" && "$HELPERS/cordon-first-child" run --state-dir "$STATE" --sandbox required \
+		--status-file "$T/s.json" "${ALLOW[@]}" -- "$PY" "$T/client.py" \
+		"connect-a=a.test,$PA,/way-first-child") >"$T/fc.out" 2>&1
+	is "$(sed -n 's/^{"event":"\([a-z_]*\)".*/\1/p' "$T/s.json" | tr '\n' ' ')" \
+		"bash_sandbox_status network_connect bash_sandbox_exit " \
+		"first spawn as the trial: start event, the connection's event, exit event, in that order ($(say "$T/fc.out" connect-a))"
+
 	# -- --explain names the refused destinations and the flag --
 	run "$T/explain.out" --sandbox required "${ALLOW[@]}" --explain -- sh -c \
 		"\"$PY\" \"$T/client.py\" connect-b=b.test,$PB,/way-x; exit 3"

@@ -507,6 +507,7 @@ static void emit_start(cordon *c)
 	status_emit(c, json);
 	free(json);
 	c->start_written = 1;
+	netproxy_started(c);
 }
 
 /* The run ends before any command ran: its start event if not out yet,

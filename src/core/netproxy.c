@@ -48,9 +48,13 @@ struct netconf {
 	struct proxy **proxies;
 	size_t nproxies;
 	int stopped;
-	unsigned long allowed, refused; /* of the proxies stopped */
+	unsigned long allowed, refused; /* the events so far, by decision */
 	char *refused_names[REFUSED_KEPT];
 	size_t nrefused_names;
+	/* The start event is out (netproxy_started): until then the events
+	 * wait here, so a run's first line is always its start event. */
+	int started;
+	struct strv held;
 	cordon *c;
 };
 
@@ -297,13 +301,37 @@ static void on_event(void *arg, const struct proxy_event *ev)
 	jb_str(&b, ev->allowed ? NULL : ev->reason);
 	jb_raw(&b, "}");
 	char *line = jb_finish(&b);
-	if (!ev->allowed) {
-		pthread_mutex_lock(&n->lock);
+	pthread_mutex_lock(&n->lock);
+	if (ev->allowed)
+		n->allowed++;
+	else
+		n->refused++;
+	if (!ev->allowed)
 		keep_refused(n, ev);
-		pthread_mutex_unlock(&n->lock);
+	if (n->started || line == NULL || strv_take(&n->held, line) != 0) {
+		status_emit(c, line); /* under the lock: in the order decided */
+		free(line);
 	}
-	status_emit(c, line);
-	free(line);
+	pthread_mutex_unlock(&n->lock);
+}
+
+/* The events held until now, in order (called with the lock). */
+static void flush_held(struct netconf *n)
+{
+	for (size_t i = 0; i < n->held.n; i++)
+		status_emit(n->c, n->held.v[i]);
+	strv_free(&n->held);
+}
+
+void netproxy_started(cordon *c)
+{
+	struct netconf *n = c->net;
+	if (n == NULL)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->started = 1;
+	flush_held(n);
+	pthread_mutex_unlock(&n->lock);
 }
 
 /* ---- serving ---- */
@@ -537,16 +565,12 @@ void netproxy_stop(cordon *c)
 	n->proxies = NULL;
 	n->nproxies = 0;
 	pthread_mutex_unlock(&n->lock);
-	for (size_t i = 0; i < np; i++) {
-		unsigned long a = 0, r = 0;
-		proxy_counts(v[i], &a, &r);
+	for (size_t i = 0; i < np; i++)
 		proxy_stop(v[i]); /* its last events come out here */
-		pthread_mutex_lock(&n->lock);
-		n->allowed += a;
-		n->refused += r;
-		pthread_mutex_unlock(&n->lock);
-	}
 	free(v);
+	pthread_mutex_lock(&n->lock);
+	flush_held(n); /* a run that ended before its start event: after it */
+	pthread_mutex_unlock(&n->lock);
 }
 
 void netproxy_release(cordon *c)
@@ -565,7 +589,8 @@ void netproxy_release(cordon *c)
 	for (size_t i = 0; i < n->nrefused_names; i++)
 		free(n->refused_names[i]);
 	n->nrefused_names = 0;
-	n->made = n->stopped = 0;
+	strv_free(&n->held);
+	n->made = n->stopped = n->started = 0;
 	n->allowed = n->refused = 0;
 	n->port = 0;
 }
@@ -647,12 +672,6 @@ void netproxy_exit_fields(struct jbuf *b, const cordon *c)
 	}
 	pthread_mutex_lock(&n->lock);
 	unsigned long a = n->allowed, r = n->refused;
-	for (size_t i = 0; i < n->nproxies; i++) {
-		unsigned long pa = 0, pr = 0;
-		proxy_counts(n->proxies[i], &pa, &pr);
-		a += pa;
-		r += pr;
-	}
 	pthread_mutex_unlock(&n->lock);
 	jb_raw(b, "{");
 	jb_key(b, "allowed");

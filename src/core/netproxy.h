@@ -29,6 +29,9 @@ int netproxy_enforced(const cordon *c);
 /* The end of the run, once its processes are gone: stop serving, keep
  * the counts for the exit event. */
 void netproxy_stop(cordon *c);
+/* The start event is out: the network_connect events held until then
+ * follow it (status.c's order: the start event is a run's first line). */
+void netproxy_started(cordon *c);
 /* Free what the run made (stopping first). */
 void netproxy_release(cordon *c);
 /* The handle's allow-list and settings. */
