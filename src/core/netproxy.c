@@ -353,6 +353,7 @@ static int serve(struct netconf *n, int fd)
 	return p != NULL ? 0 : -1;
 }
 
+#if defined(__linux__)
 /* One listener a child sent (SCM_RIGHTS), or -1. */
 static int receive_listener(int sock)
 {
@@ -411,7 +412,7 @@ static int start_receiver(struct netconf *n)
 {
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, n->sv) != 0)
 		return errno;
-	if (pipe2(n->stop, O_CLOEXEC) != 0)
+	if (pipe_cloexec(n->stop) != 0)
 		return errno;
 	sigset_t all, old;
 	sigfillset(&all);
@@ -423,6 +424,14 @@ static int start_receiver(struct netconf *n)
 	n->receiving = 1;
 	return 0;
 }
+#else
+/* Only Linux makes the listener in the command's own namespace. */
+static int start_receiver(struct netconf *n)
+{
+	(void)n;
+	return ENOSYS;
+}
+#endif
 
 /* macOS: a listener on the host's loopback, which any local process can
  * dial, so the run's credential is asked of every client. 0 or errno. */
