@@ -305,20 +305,23 @@ static int network_coverage(cordon *c)
 		d->cov.gaps &= ~(1u << GAP_NETWORK);
 	if (d->cov.net_whole && !d->cov.net_own_loopback)
 		d->cov.gaps |= 1u << GAP_LOOPBACK;
+	/* The proxy is the only way out where the run has its own network
+	 * namespace (Linux) or the profile allows only it (macOS). */
+	int allow_unenforced = 0;
+	if (c->network == CORDON_NETWORK_ALLOW && netproxy_enforced(c))
+		d->cov.layers |= 1u << LAYER_NET_PROXY;
+	else if (c->network == CORDON_NETWORK_ALLOW)
+		allow_unenforced = 1;
+	if (allow_unenforced)
+		d->cov.gaps |= 1u << GAP_NETWORK_ALLOWLIST;
 	/* A network socket the command is given (stdio, --keep-fd) was made
 	 * outside the run's namespace and filters: it reaches the network. */
 	if (inherited_network_socket(c)) {
 		d->cov.gaps |= 1u << GAP_INHERITED_SOCKET;
 		return 2;
 	}
-	/* The proxy is the only way out where the run has its own network
-	 * namespace (Linux) or the profile allows only it (macOS). */
-	if (c->network == CORDON_NETWORK_ALLOW && netproxy_enforced(c))
-		d->cov.layers |= 1u << LAYER_NET_PROXY;
-	else if (c->network == CORDON_NETWORK_ALLOW) {
-		d->cov.gaps |= 1u << GAP_NETWORK_ALLOWLIST;
+	if (allow_unenforced)
 		return 3;
-	}
 	/* Landlock's TCP rights alone leave UDP and raw sockets: still a
 	 * gap, and not what --network off promises. */
 	return !d->cov.net_whole;

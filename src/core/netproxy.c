@@ -249,9 +249,9 @@ static const char *host_text(const char *host, char *out, size_t outlen)
 	if (host == NULL || strlen(host) != 32 || strspn(host, "0123456789abcdef") != 32)
 		return host;
 	for (size_t i = 0; i < 16; i++) {
-		unsigned v = 0;
-		sscanf(host + 2 * i, "%2x", &v);
-		bin[i] = (unsigned char)v;
+		const char *d = "0123456789abcdef";
+		bin[i] = (unsigned char)((strchr(d, host[2 * i]) - d) << 4 |
+					 (strchr(d, host[2 * i + 1]) - d));
 	}
 	return inet_ntop(AF_INET6, bin, out, (socklen_t)outlen) != NULL ? out : host;
 }
@@ -341,7 +341,8 @@ static int serve(struct netconf *n, int fd)
 {
 	struct proxy *p = NULL;
 	pthread_mutex_lock(&n->lock);
-	struct proxy **v = n->stopped ? NULL : realloc(n->proxies, (n->nproxies + 1) * sizeof(*v));
+	struct proxy **v =
+		n->stopped ? NULL : realloc(n->proxies, (n->nproxies + 1) * sizeof(struct proxy *));
 	if (v != NULL) {
 		n->proxies = v;
 		if (proxy_start(fd, &n->cfg, &p) == 0)
