@@ -437,6 +437,37 @@ EOF
 		skip "npm ci: $TOOL_WHY"
 	fi
 
+	# pip download from a simple index of the test's own (origin a),
+	# through PIP_PROXY: a wheel made here
+	if "$PY" -m pip --version >/dev/null 2>&1; then
+		mkdir -p "$T/site-a/simple/cordon-fixture" "$T/site-a/files"
+		whl=$T/site-a/files/cordon_fixture-1.0-py3-none-any.whl
+		"$PY" - "$whl" <<'PY'
+import base64, hashlib, sys, zipfile
+files = {"cordon_fixture/__init__.py": b"NAME = 'cordon-fixture'\n",
+         "cordon_fixture-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: cordon-fixture\nVersion: 1.0\n",
+         "cordon_fixture-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: t0185\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = "".join("%s,sha256=%s,%d\n" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)) for n, d in files.items())
+rec += "cordon_fixture-1.0.dist-info/RECORD,,\n"
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+    z.writestr("cordon_fixture-1.0.dist-info/RECORD", rec)
+PY
+		sha=$(sha256sum "$whl" | cut -d' ' -f1)
+		printf '<html><body><a href="../../files/cordon_fixture-1.0-py3-none-any.whl#sha256=%s">cordon_fixture-1.0-py3-none-any.whl</a></body></html>\n' "$sha" \
+			>"$T/site-a/simple/cordon-fixture/index.html"
+		run "$T/pip.out" --sandbox required "${ALLOW[@]}" --network-allow-http -- "$PY" -m pip download \
+			--no-deps --disable-pip-version-check --retries 0 --timeout 5 --trusted-host a.test \
+			--index-url "http://a.test:$PA/simple/" -d "$WS/dl" cordon-fixture==1.0
+		[ -s "$WS/dl/cordon_fixture-1.0-py3-none-any.whl" ] && [ "$(reqs a cordon_fixture-1.0)" -ge 1 ]
+		ok $? "pip download through PIP_PROXY from the test's index: the wheel is fetched via the proxy"
+		[ -s "$WS/dl/cordon_fixture-1.0-py3-none-any.whl" ] || diag "$(tail -3 "$T/pip.out")"
+		rm -rf "$WS/dl"
+	else
+		skip "pip: $PY -m pip is not installed"
+	fi
+
 	# -- the first spawn as the trial (its start event comes once the
 	# command has exec'd): the run's first line is still its start event
 	rm -f "$T/s.json"
