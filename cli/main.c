@@ -316,6 +316,19 @@ static int warn_unconfined(cordon *c, const struct cli_args *a)
 	return 1;
 }
 
+/* --network allow that cannot be enforced here runs with the network
+ * off: said once, on stderr (the start event has the gap). */
+static void warn_allowlist(cordon *c)
+{
+	for (const char *const *g = cordon_gaps(c); *g != NULL; g++)
+		if (strcmp(*g, "network_allowlist_not_enforced") == 0) {
+			msg("cordon: warning: ", "%s",
+			    "--network allow cannot be enforced here (no network namespace of "
+			    "the run's own): the network is OFF, nothing is allowed");
+			return;
+		}
+}
+
 static int cmd_run(const struct cli_args *a)
 {
 	struct cordon_result res;
@@ -336,6 +349,7 @@ static int cmd_run(const struct cli_args *a)
 	 * only assume away (the start event says so too). */
 	if (!warned)
 		(void)warn_unconfined(c, a);
+	warn_allowlist(c);
 	if (r != 0) {
 		/* Not found (127), not executable (126), or confinement could
 		 * not be applied in the child (125: the command never ran). */

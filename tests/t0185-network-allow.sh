@@ -501,8 +501,10 @@ rm -f "$T/s.json"
 	"env | grep -c '^HTTPS_PROXY=' ; \"$PY\" \"$T/client.py\" direct-tcp=$PA") >"$T/auto.out" 2>&1
 is "$(json_field "$T/s.json" status '[e["applied"], "network_allowlist_not_enforced" in e["gaps"], e["network_proxy"], "network_seccomp" in e["layers"]]')" \
 	"[true, true, null, true]" "no network namespace, auto: runs with the network off (network_seccomp), gap network_allowlist_not_enforced, no proxy"
-refused "$T/auto.out" direct-tcp && [ "$(conns a)" = "$a0" ] && [ "$(head -1 "$T/auto.out")" = 0 ]
+refused "$T/auto.out" direct-tcp && [ "$(conns a)" = "$a0" ] && grep -qx 0 "$T/auto.out"
 ok $? "... a direct connect is refused, origin a saw nothing, no proxy variable set ($(say "$T/auto.out" direct-tcp))"
+is "$(grep -c '^cordon: warning: --network allow cannot be enforced here' "$T/auto.out")" 1 \
+	"... and one warning line says the network is off"
 
 # Bad values: one line, exit 125.
 for bad in "--network allow=a..b" "--network-resolve a.test=nowhere --network allow=a.test" \
