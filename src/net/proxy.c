@@ -433,12 +433,13 @@ static int socks_do(struct conn *c, socks_step step, void *out, long long deadli
 	int r;
 	while ((r = step(c, &used, reply, &rlen, out)) == PROXY_MORE) {
 		enum io io = fill(c, deadline);
+		if (io == IO_OK)
+			continue; /* more bytes: the step again */
 		if (io == IO_TIMEOUT)
 			emit(c, "timeout");
 		else if (io != IO_STOP)
 			emit(c, "bad_request");
-		if (io != IO_OK)
-			return -3;
+		return -3;
 	}
 	if (r == -1)
 		return -1;
