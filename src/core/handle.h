@@ -103,6 +103,11 @@ int stdio_metadata_gap(const cordon *c);
 /* A network socket (not AF_UNIX) on fd 0-2 or a kept fd. */
 int inherited_network_socket(const cordon *c);
 
+/* ---- emit.c: the events' writer ---- */
+/* One line (a newline added) to the status fd and file, whole, one
+ * writer at a time: the run's own events and the proxy's threads'. */
+void status_emit(cordon *c, const char *line);
+
 /* ---- status.c: the JSON events ---- */
 char *status_start_json(const cordon *c);
 /* The exit event: run_code is the status the run ends with (what the CLI
@@ -110,7 +115,6 @@ char *status_start_json(const cordon *c);
 char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
-void status_emit(cordon *c, const char *line);
 /* The --explain line for a confined command that ended with r (no
  * newline; caller frees), or NULL. */
 char *status_explain(const cordon *c, const struct cordon_result *r);
