@@ -27,8 +27,9 @@
  * part of this walks the workspace: its cost is one system call per
  * tracked directory, and the index's parse when the index changed.
  */
-#include "gitguard.h"
+#include "gitnested.h"
 #include "gitfmt.h"
+#include "gitjudge.h"
 #include "path.h"
 
 #include "gitdirs.h"

@@ -4,7 +4,7 @@
  * is told to pass by (the start's unread ones, at the end), and the
  * workspace's own ".git".
  */
-#include "gitguard.h"
+#include "gitfind.h"
 #include "tap.h"
 #include "fixture.h"
 

@@ -1,27 +1,16 @@
 /*
- * The git guard's parts (gitguard.c: git's own files; gitnested.c: a
- * ".git" made in a directory of the workspace). Internal.
+ * The git guard's check for a repository planted in a directory of the
+ * workspace (gitnested.c), run by the guard (gitguard.c). Internal.
  */
-#ifndef CORDON_GITGUARD_H
-#define CORDON_GITGUARD_H
+#ifndef CORDON_GITNESTED_H
+#define CORDON_GITNESTED_H
 
 #include "gitdirs.h"
-#include "gitfind.h"
 #include "gitwatch.h"
 #include "handle.h"
 #include "path.h"
 
 #include <pthread.h>
-
-#include <sys/stat.h>
-
-#if defined(__APPLE__)
-#define CTIME(st) ((st).st_ctimespec)
-#define MTIME(st) ((st).st_mtimespec)
-#else
-#define CTIME(st) ((st).st_ctim)
-#define MTIME(st) ((st).st_mtim)
-#endif
 
 /* A working tree whose tracked directories the nested check looks at:
  * its top and its index file, both found at the start of the run. */
@@ -70,41 +59,5 @@ void gitnested_load(const cordon *c, struct nested_start *s);
  * started there). */
 void gitnested_end(cordon *c, struct nested_start *s);
 void gitnested_free(struct nested_start *s);
-
-/* Shared helpers of gitguard.c. */
-/* 1 when path is normalised, lies in a writable tree, and no directory
- * on the way down to it inside a writable tree is a symlink. */
-int gitguard_clean(const struct policy *pol, const char *path);
-/* A whole regular file (not followed through a symlink) of at most max
- * bytes, NUL-terminated; NULL otherwise. */
-char *gitguard_slurp(const char *path, size_t max, size_t *len);
-/* The gitdir line of a ".git" file, resolved against its directory. */
-int gitguard_gitfile_target(const char *file, char *out);
-
-/* out = a "/" b in CORDON_PATH_MAX bytes: 0, or -1 when it does not fit. */
-static inline int gg_join(char *out, const char *a, const char *b)
-{
-	return path_join(out, CORDON_PATH_MAX, a, b);
-}
-/* st made or changed at or after since_ns (its change time). */
-static inline int gg_since(const struct stat *st, long long since_ns)
-{
-	return (long long)CTIME(*st).tv_sec * 1000000000LL + CTIME(*st).tv_nsec >= since_ns;
-}
-/* Records that the run left path (moved to moved, "" when not). */
-int tampered_add(cordon *c, const char *path, const char *moved);
-/* Move path aside (recorded with tampered_add). */
-int gitguard_put_aside(cordon *c, const char *path);
-/* 1 when the guard watches path (a submodule's or worktree's ".git"
- * file, judged by what it names). */
-int gitguard_watches(const cordon *c, const char *path);
-/* The git dir gd of an embedded repository: a gitlink of an index with
- * no .gitmodules entry, so none of its files was watched from the
- * start, while "git status" above it still runs git in it. When the run
- * changed its checkout (changed), or any of its config, commondir, hooks
- * or info/attributes (change time at or after since_ns), each of those
- * is judged as if git had just made it, and what git would not have
- * written is put aside. */
-void gitguard_judge_embedded(cordon *c, const char *gd, long long since_ns, int changed);
 
 #endif
