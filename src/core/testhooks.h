@@ -26,4 +26,11 @@ int cordon_test_set_max_abi(cordon *c, int abi);
  * cordon_probe(). */
 void cordon_test_first_child_trial(int on);
 
+/* Linux: on (non-zero), the spawn that makes a run's namespaces returns
+ * only once its command has ended (its process 1 gone, not reaped): the
+ * widest window for a quick first command, so that what the run keeps
+ * of that spawn must have been taken before its command could end. For
+ * the whole process; only for commands that end by themselves. */
+void cordon_test_first_spawn_waits_end(int on);
+
 #endif

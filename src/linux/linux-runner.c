@@ -33,6 +33,7 @@
  * namespaces refused) falls back the same way.
  */
 #include "linux-layers.h"
+#include "testhooks.h"
 
 #if defined(__linux__)
 
@@ -382,10 +383,25 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	return pid;
 }
 
+/* The tests' cordon_test_first_spawn_waits_end() (testhooks.h). */
+static int first_spawn_waits_end;
+
+void cordon_test_first_spawn_waits_end(int on)
+{
+	first_spawn_waits_end = on != 0;
+}
+
 /* launch.after_exec: the child runs on nobody's memory any more. */
 void runner_after_exec(const void *state, pid_t pid, int reached)
 {
 	struct linux_runner *r = ((const struct linux_plan *)state)->runner;
+	/* The test hook: process 1 of the spawn that makes the namespaces
+	 * gone (left for cordon_wait to reap) before the run goes on. */
+	if (first_spawn_waits_end && r->want_ns && !r->joining && pid > 0) {
+		siginfo_t si;
+		while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) != 0 && errno == EINTR)
+			;
+	}
 	pthread_mutex_lock(&r->lock);
 	if (r->want_ns && !r->joining)
 		collect(r, pid, reached);
