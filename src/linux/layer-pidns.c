@@ -316,19 +316,23 @@ static char *decimal(long n, char *buf)
  * its trial never runs the command twice.
  *
  * It shares the runner thread's memory and thread pointer (so errno)
- * until its exec, while that thread goes on after process 1's exec: the
- * runner thread then only takes locks and waits on a condition (errno
- * untouched; when it started a joining child, it has read that child's
- * report and reaped it, both succeeding), and starts no other child
- * until this one has exec'd or gone (the end of the error pipe:
- * launch.after_exec). A failure here is
- * reported on the error pipe like any before exec. */
+ * until its exec, while that thread goes on after process 1's exec: in
+ * the spawn that makes the run's namespaces, this process waits at the
+ * runner's gate (runner_gate_wait, reading no errno) while the thread
+ * opens them through process 1 (which the command's end would take
+ * away); otherwise, and once the gate is open, the runner thread only
+ * takes locks and waits on a condition (errno untouched; when it
+ * started a joining child, it has read that child's report and reaped
+ * it, both succeeding), and starts no other child until this one has
+ * exec'd or gone (the end of the error pipe: launch.after_exec). A
+ * failure here is reported on the error pipe like any before exec. */
 struct nested {
 	int (*cmd)(void *);
 	void *arg;
 	int abi;
 	int go, go_w; /* the go pipe */
 	int errfd;
+	const struct linux_plan *plan;
 };
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
@@ -344,6 +348,7 @@ static int nested_main(void *v)
 	(void)close(n.go);
 	if (got != 0)
 		spawn_report_confine(n.errfd, got < 0 ? errno : EIO);
+	runner_gate_wait(n.plan);
 	if (landlock_nest(n.abi) != 0) /* never the command beside its reaper's domain */
 		spawn_report_confine(n.errfd, errno != 0 ? errno : EPERM);
 	return n.cmd(n.arg);
@@ -371,7 +376,8 @@ int pidns_become_init(const void *state, int (*cmd)(void *), void *cmd_arg, void
 		return errno;
 	/* On this stack until the command has copied it. */
 	struct nested n = { cmd,   cmd_arg, (plan->landlock.attr.scoped & LL_SCOPE_SIGNAL) ? 6 : 2,
-			    go[0], go[1],   errfd };
+			    go[0], go[1],   errfd,
+			    plan };
 
 	/* The command: process 2, sharing memory until it execs. */
 	pid_t pid = child_start(nested_main, &n, cmd_stack, cmd_stack_size, 0);

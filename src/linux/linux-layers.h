@@ -381,6 +381,9 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 void runner_after_exec(const void *state, pid_t pid, int reached);
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);
+/* The command's process (layer-pidns.c), before anything of the command:
+ * waits while the run's thread opens the namespaces its spawn made. */
+void runner_gate_wait(const struct linux_plan *plan);
 void supervisor_free(struct supervisor *s);
 
 /* layer-seccomp.c: denied and supervised system call uses, in groups. */

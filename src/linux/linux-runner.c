@@ -13,16 +13,26 @@
  * One set of namespaces per run. The run's first spawn makes them: the
  * user namespace (when not root), the mount namespace with its view (the
  * read-only mounts, the binds, the covers, /dev/shm, the devpts), the IPC
- * namespace and, with --network off, the network namespace. Once its
- * command has exec'd, the parent opens them through /proc/PID/ns of its
- * process 1 (its own child, not yet reaped: the pid cannot have been
- * reused; a process 1 already gone leaves nothing to open, and the next
- * spawn makes its own and tries again), and the run holds them until it
- * ends. Each later spawn joins them instead of making them again: a
- * first child (join_main) enters them with setns(2) and starts the
- * command's process 1 as a sibling (CLONE_PARENT, so the parent waits
- * for it as for any other), in a PID namespace of its own, then exits. The PID namespace
- * stays per spawn: its process 1 ends with its command, and each
+ * namespace and, with --network off, the network namespace. The run's
+ * thread opens them through /proc/PID/ns of its process 1 as soon as
+ * that has exec'd the init program (its own child, not yet reaped: the
+ * pid cannot have been reused), while the command's process waits at a
+ * gate (runner_gate_wait): process 1 ends with the command, and a quick
+ * command ended before the spawn had returned would leave nothing to
+ * open, the next spawn then making namespaces of its own, with an empty
+ * --max-tmp tmpfs. The spawn keeps them once its command has exec'd (a
+ * spawn that fails drops them; a process 1 gone for another reason
+ * leaves nothing, and the next spawn makes its own and tries again), and
+ * the run holds them until it ends. Sanitizer builds, whose children
+ * share no memory with the thread (linux_clone_child), have no gate:
+ * there the parent opens them after the exec, as a quick command may
+ * have ended by then.
+ *
+ * Each later spawn joins them instead of making them again: a first
+ * child (join_main) enters them with setns(2) and starts the command's
+ * process 1 as a sibling (CLONE_PARENT, so the parent waits for it as
+ * for any other), in a PID namespace of its own, then exits. The PID
+ * namespace stays per spawn: its process 1 ends with its command, and each
  * command's /proc shows its own processes only, so process 1 also takes
  * a copy of the run's mount namespace to hold that /proc (mountns_join)
  * and a devpts instance of its own (its ptys are its own, as before).
@@ -39,6 +49,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -85,6 +97,10 @@ struct linux_runner {
 	 * after_exec). */
 	int held[NS_COUNT], nheld;
 	int joining, want_ns;
+	unsigned made; /* the namespaces the current spawn makes (ns_made) */
+	/* Non-zero while the command of the spawn that makes the namespaces
+	 * must wait (runner_gate_wait): until the thread has opened them. */
+	int gate;
 	int res[2]; /* the joining child's report: the pid it started, errno */
 	void *join_stack;
 };
@@ -179,11 +195,12 @@ static void drop_held(struct linux_runner *r)
 	r->nheld = 0;
 }
 
-/* Parent, after a spawn that made the namespaces and applied every
- * layer: its process 1's, through /proc. All of them or none. */
+/* The run's thread, once the process 1 of a spawn that made the
+ * namespaces has exec'd (sanitizer builds: the parent, after the
+ * command's exec): its namespaces, through /proc. All of them or none. */
 static void collect(struct linux_runner *r, pid_t pid, int reached)
 {
-	unsigned m = ns_made(r->plan);
+	unsigned m = r->made;
 	int fds[NS_COUNT] = { -1, -1, -1, -1 }, ok = reached && pid > 0;
 	for (int i = 0; ok && i < NS_COUNT; i++) {
 		char path[64];
@@ -218,6 +235,32 @@ int runner_joining(const struct linux_plan *plan)
 	return plan->runner != NULL && plan->runner->joining;
 }
 
+/* The command's process of the spawn that makes the namespaces, before
+ * anything of the command: waits until the run's thread has opened them
+ * (its process 1 lives as long as this process). A futex on the thread's
+ * memory, which this process shares; errno is left to the thread until
+ * it has opened the gate (this reads none). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+void runner_gate_wait(const struct linux_plan *plan)
+{
+	struct linux_runner *r = plan->runner;
+	if (r == NULL)
+		return;
+	while (*(volatile int *)&r->gate != 0)
+		(void)syscall(SYS_futex, &r->gate, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* On the run's thread, once a spawn's process 1 has exec'd or ended:
+ * what a gated spawn made, opened, then its command let go. */
+static void open_gate(struct linux_runner *r)
+{
+	if (!r->gate)
+		return;
+	collect(r, r->pid, r->pid > 0);
+	__atomic_store_n(&r->gate, 0, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, &r->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 /* ---- the thread ---- */
 
 static void *runner_main(void *v)
@@ -244,6 +287,7 @@ static void *runner_main(void *v)
 		r->pid = r->joining ? join_start(r)
 				    : linux_clone_child(r->fn, r->arg, r->stack, r->size, r->flags);
 		r->err = r->pid < 0 ? errno : 0;
+		open_gate(r);
 		r->pending = 0;
 		r->done = 1;
 		pthread_cond_broadcast(&r->cond);
@@ -359,6 +403,11 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	int can_join = r->join_stack != NULL && r->res[0] >= 0;
 	r->joining = can_join && may_join(r);
 	r->want_ns = can_join && r->nheld == 0;
+	r->made = ns_made(plan);
+#if !defined(CORDON_ASAN)
+	/* Its children run on this memory until their exec: the gate. */
+	r->gate = r->want_ns && !r->joining;
+#endif
 	pid_t pid;
 	int err;
 	for (;;) {
@@ -375,6 +424,7 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 		drop_held(r);
 		r->joining = 0;
 		r->want_ns = 0;
+		r->gate = 0;
 	}
 	r->busy = pid > 0;
 	pthread_cond_broadcast(&r->cond);
@@ -403,7 +453,11 @@ void runner_after_exec(const void *state, pid_t pid, int reached)
 			;
 	}
 	pthread_mutex_lock(&r->lock);
-	if (r->want_ns && !r->joining)
+	/* Kept by the gate (open_gate) when the spawn reached its exec;
+	 * without a gate (sanitizer builds) opened now. */
+	if (r->want_ns && !r->joining && !reached)
+		drop_held(r);
+	else if (r->want_ns && !r->joining && r->nheld == 0)
 		collect(r, pid, reached);
 	r->joining = r->want_ns = 0;
 	r->busy = 0;

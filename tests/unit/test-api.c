@@ -542,6 +542,43 @@ static void namespaces_per_run(void)
 	cordon_free(c);
 }
 
+/* A library run's spawns share its temp dir: with --max-tmp a tmpfs in
+ * the run's mount namespace, on $TMPDIR (and /tmp, which this fixture's
+ * home in /tmp leaves the machine's, read-only). What the first
+ * command leaves there is there for the next, however quickly it ended:
+ * the test hook holds the first spawn until its command has ended (its
+ * process 1 gone), where the run used to find nothing left to keep of its
+ * namespaces, and the next spawn made its own, with an empty tmpfs. */
+static void tmp_per_run_after_first_end(void)
+{
+	cordon *c = fresh();
+	cordon_set_max_tmp(c, (uint64_t)1 << 20);
+	if (cordon_begin(c) != 0) {
+		ok(0, "a run with --max-tmp begins: %s", cordon_last_error(c));
+		cordon_free(c);
+		return;
+	}
+	char *j = cordon_probe_json(c);
+	int mountns = j != NULL && strstr(j, "\"mount_namespace\"") != NULL;
+	free(j);
+	if (!cordon_applied(c) || !mountns) {
+		skip("no mount layer here: no tmpfs of the run's, untested");
+		cordon_free(c);
+		return;
+	}
+	cordon_test_first_spawn_waits_end(1);
+	char out[2][256];
+	const char *first[] = { "sh", "-c", "echo kept > \"$TMPDIR/x\"", NULL };
+	const char *second[] = { "sh", "-c", "cat \"$TMPDIR/x\"", NULL };
+	int code0 = spawn_capture(c, first, out[0], sizeof(out[0]));
+	cordon_test_first_spawn_waits_end(0);
+	int code1 = spawn_capture(c, second, out[1], sizeof(out[1]));
+	is_int(code0, 0, "a first command that writes $TMPDIR/x and ends at once");
+	ok(code1 == 0 && strcmp(out[1], "kept\n") == 0,
+	   "the next spawn reads it: the run's tmpfs kept (exit %d: %s)", code1, out[1]);
+	cordon_free(c);
+}
+
 /* The seccomp layer is one filter per run, carried by the run's thread
  * (layer-seccomp.c: seccomp_start_run), not one per spawn: each of a
  * run's commands runs under one filter of cordon's (two before: the
@@ -1218,6 +1255,7 @@ int main(int argc, char *argv[])
 	life_cycle();
 	begin_failure_leaves_nothing();
 	namespaces_per_run();
+	tmp_per_run_after_first_end();
 	filter_per_run();
 	landlock_backend_present();
 	run_convenience();
