@@ -194,45 +194,49 @@ static int same(const struct stat *st, const struct sup_id *id)
 	return st->st_dev == id->dev && st->st_ino == id->ino;
 }
 
+static int dir_listed(const struct supervisor *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->nids; i++)
+		if (s->ids[i].is_dir && same(st, &s->ids[i]))
+			return 1;
+	return 0;
+}
+
 /* 1 when the directory dirfd lies in an allowed tree: walk up by "..",
  * comparing each directory with the allowed ones, until the root. */
 static int dir_allowed(const struct supervisor *s, int dirfd)
 {
 	struct stat st, up;
-	int fd = dup(dirfd);
-	if (fd < 0)
+	if (fstat(dirfd, &st) != 0)
 		return 0;
-	for (int depth = 0; depth < 4096; depth++) {
-		if (fstat(fd, &st) != 0)
+	int fd = dirfd, found = 0;
+	for (int depth = 0; !found && depth < 4096; depth++) {
+		if ((found = dir_listed(s, &st)))
 			break;
-		for (size_t i = 0; i < s->nids; i++)
-			if (s->ids[i].is_dir && same(&st, &s->ids[i])) {
-				close(fd);
-				return 1;
-			}
 		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (parent < 0 || fstat(parent, &up) != 0) {
-			if (parent >= 0)
-				close(parent);
-			break;
+		if (parent >= 0 && fstat(parent, &up) != 0) {
+			close(parent);
+			parent = -1;
 		}
-		close(fd);
+		if (fd != dirfd)
+			close(fd);
 		fd = parent;
-		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
-			break; /* the root */
+		if (fd < 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino))
+			break; /* the root, or lost */
+		st = up;
 	}
-	close(fd);
-	return 0;
+	if (fd >= 0 && fd != dirfd)
+		close(fd);
+	return found;
 }
 
 /* The command's thread group and thread ids in its own PID namespace
- * (the last of NStgid and NSpid in /proc/TID/status), for "self" and
- * "thread-self" in its /proc. 0, or -errno. */
-static int ns_ids(pid_t tid, long *tgid, long *ns_tid)
+ * (the last of NStgid and NSpid in /proc/TID/status, procfd its
+ * /proc/TID), for "self" and "thread-self" in its /proc. 0, or -errno. */
+static int ns_ids(int procfd, long *tgid, long *ns_tid)
 {
-	char buf[4096], path[64];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[4096];
+	int fd = openat(procfd, "status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
@@ -282,7 +286,7 @@ static void step(int *cur, int fd)
  * the directory reached (cur), the command's root. */
 struct sock_walk {
 	const struct supervisor *s;
-	pid_t pid;
+	int procfd; /* the command's thread's /proc/TID */
 	char rest[PATH_MAX];
 	char *p;
 	int root, cur, hops;
@@ -312,7 +316,6 @@ static int socket_listed(const struct supervisor *s, const struct stat *st)
 /* The start: rest, the command's root, and cur at its root or cwd. */
 static int walk_begin(struct sock_walk *w, const char *sun, size_t n)
 {
-	char proc[64];
 	w->root = w->cur = -1;
 	w->hops = 0;
 	memcpy(w->rest, sun, n);
@@ -320,11 +323,10 @@ static int walk_begin(struct sock_walk *w, const char *sun, size_t n)
 	w->p = w->rest;
 	if (w->rest[0] == '\0')
 		return -EINVAL;
-	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)w->pid);
-	if ((w->root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((w->root = openat(w->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
-	snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)w->pid);
-	w->cur = w->rest[0] == '/' ? dup(w->root) : open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	w->cur = w->rest[0] == '/' ? dup(w->root)
+				   : openat(w->procfd, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return w->cur < 0 ? -errno : WALK_ON;
 }
 
@@ -359,7 +361,7 @@ static int walk_proc_self(struct sock_walk *w, const char *comp, int last)
 {
 	char self[48];
 	long tg = 0, t = 0;
-	int r = ns_ids(w->pid, &tg, &t);
+	int r = ns_ids(w->procfd, &tg, &t);
 	if (r != 0)
 		return r;
 	if (comp[0] == 's')
@@ -459,6 +461,68 @@ static int walk_next(struct sock_walk *w)
 	return walk_into(w, comp, last, procfs);
 }
 
+/* path's last component (*base) and the path of its directory, from
+ * the command's root (absolute) or cwd, into dir (as large as path; ""
+ * for the cwd itself). -1 when path ends in a directory ("", "x/", ".",
+ * ".."): the walk's to answer. */
+static int direct_split(const char *path, char *dir, const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	*base = slash != NULL ? slash + 1 : path;
+	if (**base == '\0' || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0)
+		return -1;
+	size_t len = slash != NULL ? (size_t)(slash - path) : 0;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if (slash == path) {
+		dir[0] = '/';
+		dir[1] = '\0';
+	}
+	return 0;
+}
+
+/* The common path in a few calls: no symlink on the way and a socket
+ * at its end. Its directory is opened by the kernel in one call
+ * (openat2): in the command's root for an absolute path (".." stops
+ * there), beneath its cwd for a relative one, following no symlink at
+ * all (so neither /proc's "self", which the kernel would read as
+ * cordon's, nor a magic link); then the socket in it, not followed. That
+ * is the directory and the socket the walk reaches, judged the same way.
+ * WALK_ON for anything else (a symlink, "..", a path above the cwd, an
+ * error): the walk resolves it and gives the exact error. An O_PATH fd
+ * on the socket, -EACCES, or WALK_ON. */
+static int pin_direct(const struct supervisor *s, int procfd, const char *sun, size_t n)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1], dir[sizeof(path)];
+	const char *base;
+	if (n == 0 || n >= sizeof(path))
+		return WALK_ON;
+	memcpy(path, sun, n);
+	path[n] = '\0';
+	if (direct_split(path, dir, &base) != 0)
+		return WALK_ON;
+	int abs = path[0] == '/';
+	int dfd = openat(procfd, abs ? "root" : "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0 && dir[0] != '\0') {
+		struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+					.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+						   (abs ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) };
+		int start = dfd;
+		dfd = (int)syscall(SYS_openat2, start, dir, &how, sizeof(how));
+		close(start);
+	}
+	if (dfd < 0)
+		return WALK_ON;
+	struct stat st;
+	int r = WALK_ON, fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+		r = socket_listed(s, &st) || dir_allowed(s, dfd) ? fd : -EACCES;
+	if (fd >= 0 && r != fd)
+		close(fd);
+	close(dfd);
+	return r;
+}
+
 /*
  * Resolve the socket path (n bytes, not NUL-terminated) as the kernel
  * would for the command, one component at a time, in its root and from
@@ -471,12 +535,15 @@ static int walk_next(struct sock_walk *w)
  * it was found in lies in an allowed tree. Returns an O_PATH fd on the
  * socket, or -errno (-EACCES: outside what is allowed).
  */
-static int pin_socket(const struct supervisor *s, pid_t pid, const char *sun, size_t n)
+static int pin_socket(const struct supervisor *s, int procfd, const char *sun, size_t n)
 {
 	struct sock_walk w;
 	w.s = s;
-	w.pid = pid;
-	int r = walk_begin(&w, sun, n);
+	w.procfd = procfd;
+	int r = pin_direct(s, procfd, sun, n);
+	if (r != WALK_ON)
+		return r;
+	r = walk_begin(&w, sun, n);
 	while (r == WALK_ON)
 		r = walk_next(&w);
 	if (w.cur >= 0)
@@ -561,7 +628,7 @@ static int abstract_known(struct supervisor *s, int fd, const char *name, sockle
  * sfd's network namespace; a netlink address as vet_netlink says;
  * anything else as it is (other families are not this layer's). 0 or
  * -errno. */
-static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain, int sending,
+static int vet_address(struct supervisor *s, int procfd, int sfd, int domain, int sending,
 		       const struct sockaddr_storage *in, socklen_t len,
 		       struct sockaddr_storage *out, socklen_t *outlen, int *pin)
 {
@@ -588,7 +655,7 @@ static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain, int
 	size_t n = len - head;
 	if (n > sizeof(un->sun_path))
 		n = sizeof(un->sun_path);
-	int fd = pin_socket(s, pid, un->sun_path, n);
+	int fd = pin_socket(s, procfd, un->sun_path, n);
 	if (fd < 0)
 		return fd;
 	struct sockaddr_un *o = (struct sockaddr_un *)out;
@@ -621,18 +688,23 @@ static int vet_address(struct supervisor *s, pid_t pid, int sfd, int domain, int
 struct task {
 	pid_t tid;
 	int pidfd;
+	int procfd; /* its /proc/TID: its root, cwd and status */
 	const struct thread_caps *caps;
 	struct supervisor *s;
 	int handed; /* this worker handed the listener on (hand_on) */
 	int cached; /* pidfd is the worker's, kept from an earlier call */
+	int thread; /* pidfd names the thread (PIDFD_THREAD), not its group */
 };
 
-/* A worker's pidfds of the threads it served last: a thread that makes
- * many calls (a loop of sends) costs a pidfd_open once. */
+/* A worker's pidfds and /proc/TID of the threads it served last: a
+ * thread that makes many calls (a loop of sends) costs a pidfd_open and
+ * an open of /proc/TID once. A /proc/TID opened names that thread (its
+ * struct pid) as long as it lives: once it is gone, nothing can be
+ * opened in it, even when its id is reused. */
 #define PIDCACHE 8
 struct pidcache {
 	pid_t tid[PIDCACHE];
-	int fd[PIDCACHE];
+	int fd[PIDCACHE], procfd[PIDCACHE];
 	unsigned next;
 };
 
@@ -657,12 +729,21 @@ static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
 	t->caps = caps;
 	t->handed = 0;
 	t->cached = 0;
+	t->thread = 1;
 	/* A thread's own pidfd (its fd table, which it may have unshared);
 	 * before 6.9 its thread group's, which share one in practice. */
 	t->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	if (t->pidfd < 0 && errno == EINVAL) {
 		pid_t tg = tgid_of(tid);
+		t->thread = 0;
 		t->pidfd = tg > 0 ? (int)syscall(SYS_pidfd_open, tg, 0) : -1;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	t->procfd = t->pidfd >= 0 ? open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (t->procfd < 0 && t->pidfd >= 0) {
+		close(t->pidfd);
+		t->pidfd = -1;
 	}
 	return t->pidfd >= 0 ? 0 : -ESRCH;
 }
@@ -678,6 +759,7 @@ static int task_cached(struct task *t, pid_t tid, const struct thread_caps *caps
 			t->handed = 0;
 			t->cached = 1;
 			t->pidfd = pc->fd[i];
+			t->procfd = pc->procfd[i];
 			return 1;
 		}
 	return 0;
@@ -688,10 +770,13 @@ static int task_cached(struct task *t, pid_t tid, const struct thread_caps *caps
 static void cache_keep(struct pidcache *pc, struct task *t)
 {
 	unsigned i = pc->next++ % PIDCACHE;
-	if (pc->fd[i] >= 0)
+	if (pc->fd[i] >= 0) {
 		close(pc->fd[i]);
+		close(pc->procfd[i]);
+	}
 	pc->tid[i] = t->tid;
 	pc->fd[i] = t->pidfd;
+	pc->procfd[i] = t->procfd;
 	t->cached = 1;
 }
 
@@ -700,7 +785,8 @@ static void cache_drop(struct pidcache *pc, int pidfd)
 	for (unsigned i = 0; i < PIDCACHE; i++)
 		if (pc->fd[i] == pidfd) {
 			close(pidfd);
-			pc->fd[i] = -1;
+			close(pc->procfd[i]);
+			pc->fd[i] = pc->procfd[i] = -1;
 			pc->tid[i] = 0;
 		}
 }
@@ -752,7 +838,7 @@ static int copy_address(struct supervisor *s, const struct task *t, int sfd, int
 		return -EINVAL;
 	int r = read_mem(t->tid, addr, &a, (size_t)len);
 	if (r == 0)
-		r = vet_address(s, t->tid, sfd, domain, sending, &a, (socklen_t)len, use, ulen,
+		r = vet_address(s, t->procfd, sfd, domain, sending, &a, (socklen_t)len, use, ulen,
 				pin);
 	return r;
 }
@@ -1120,6 +1206,40 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 	return 0;
 }
 
+/* The notifying thread (t) and our copy of its fd args[0] (or -errno);
+ * -ECANCELED when the notification is gone (no answer is due). A kept
+ * pidfd whose thread still lives names the notifying thread (a live
+ * thread's id is its own); one whose thread is gone fails (ESRCH) and a
+ * fresh one is opened. Only a thread's own pidfd is kept (Linux 6.9):
+ * its group's would outlive it. */
+static int notif_task(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc,
+		      const struct seccomp_notif *n, struct task *t)
+{
+	int sfd = -ESRCH;
+	if (task_cached(t, (pid_t)n->pid, caps, pc)) {
+		sfd = task_fd(t, (int)n->data.args[0]);
+		if (sfd == -ESRCH)
+			cache_drop(pc, t->pidfd);
+	}
+	if (sfd != -ESRCH)
+		return sfd;
+	if (task_open(t, (pid_t)n->pid, caps) != 0)
+		return -ESRCH; /* t->pidfd < 0 */
+	sfd = task_fd(t, (int)n->data.args[0]);
+	/* The pidfd and the fd are the notifying thread's, not those of a
+	 * process that reused its id: it is still blocked in the call. */
+	if (!still_valid(s->listener, n->id)) {
+		if (sfd >= 0)
+			close(sfd);
+		close(t->pidfd);
+		close(t->procfd);
+		return -ECANCELED;
+	}
+	if (t->thread)
+		cache_keep(pc, t);
+	return sfd;
+}
+
 /* One notification: the call made for the command, its result the
  * answer. Never "continue" where the supervisor decides: only a bind
  * that the kernel judges itself with the command's rights continues. */
@@ -1138,31 +1258,12 @@ static void handle(struct supervisor *s, const struct thread_caps *caps, struct 
 		resp->error = -ENOSYS;
 		return;
 	}
-	int sfd = -ESRCH;
-	/* A kept pidfd whose thread still lives names the notifying thread
-	 * (a live thread's id is its own); one whose thread is gone fails
-	 * (ESRCH) and a fresh one is opened. */
-	if (task_cached(&t, (pid_t)n->pid, caps, pc)) {
-		sfd = task_fd(&t, (int)n->data.args[0]);
-		if (sfd == -ESRCH)
-			cache_drop(pc, t.pidfd);
-	}
-	if (sfd == -ESRCH) {
-		if (task_open(&t, (pid_t)n->pid, caps) != 0) {
-			resp->error = -ESRCH;
-			return;
-		}
-		sfd = task_fd(&t, (int)n->data.args[0]);
-		/* The pidfd and the fd are the notifying thread's, not those
-		 * of a process that reused its id: it is still blocked in the
-		 * call. */
-		if (!still_valid(s->listener, n->id)) {
-			if (sfd >= 0)
-				close(sfd);
-			close(t.pidfd);
-			return;
-		}
-		cache_keep(pc, &t);
+	int sfd = notif_task(s, caps, pc, n, &t);
+	if (sfd == -ECANCELED)
+		return;
+	if (sfd == -ESRCH && t.pidfd < 0) {
+		resp->error = -ESRCH;
+		return;
 	}
 	t.s = s;
 	long r = sfd;
@@ -1193,8 +1294,10 @@ static void handle(struct supervisor *s, const struct thread_caps *caps, struct 
 	/* The signal the kernel would have sent the command. */
 	if (r == -EPIPE && c != C_CONNECT && !(flags & MSG_NOSIGNAL))
 		(void)syscall(SYS_pidfd_send_signal, t.pidfd, SIGPIPE, NULL, 0);
-	if (!t.cached)
+	if (!t.cached) {
 		close(t.pidfd);
+		close(t.procfd);
+	}
 	*handed = t.handed;
 	if (r < 0)
 		resp->error = (int)r;
@@ -1303,7 +1406,7 @@ static void *work(void *arg)
 	struct pidcache pc;
 	memset(&pc, 0, sizeof(pc));
 	for (unsigned i = 0; i < PIDCACHE; i++)
-		pc.fd[i] = -1;
+		pc.fd[i] = pc.procfd[i] = -1;
 	pthread_mutex_lock(&s->lock);
 	uint64_t ceiling = s->caps_ceiling;
 	pthread_mutex_unlock(&s->lock);
@@ -1331,8 +1434,10 @@ static void *work(void *arg)
 	}
 	pthread_mutex_unlock(&s->lock);
 	for (unsigned i = 0; i < PIDCACHE; i++)
-		if (pc.fd[i] >= 0)
+		if (pc.fd[i] >= 0) {
 			close(pc.fd[i]);
+			close(pc.procfd[i]);
+		}
 	release(s);
 	return NULL;
 }
