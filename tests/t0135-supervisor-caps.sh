@@ -176,4 +176,31 @@ else
 	skip "--network off has no network namespace here"
 fi
 
+# Every worker keeps what its own work needs: a command that is not
+# dumpable (ssh-agent, gpg-agent make themselves so) has its fds taken
+# with CAP_SYS_PTRACE. Each connect hands the listener on to another
+# worker, started while the first is lowered around the call: it must
+# raise its capabilities again, or the command's later connects fail
+# (EPERM) as root.
+out=$(cd "$WS" && crun -- "$PY" -c '
+import ctypes, os, socket, threading
+path = os.getcwd() + "/nd.sock"
+srv = socket.socket(socket.AF_UNIX); srv.bind(path); srv.listen(8)
+def serve():
+    for _ in range(4):
+        srv.accept()[0].close()
+threading.Thread(target=serve, daemon=True).start()
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE: 0
+res = []
+for _ in range(4):
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(path); res.append("ok")
+    except OSError as e:
+        res.append(e.strerror)
+    c.close()
+os.unlink(path)
+print(" ".join(res))' 2>&1)
+is "$out" "ok ok ok ok" "a command that is not dumpable: each of its connects is made (every worker may take its fds)"
+
 done_testing

@@ -207,6 +207,17 @@ void caps_thread_init(struct thread_caps *tc, uint64_t ceiling)
 		tc->state = caps_lowered(tc->own, ceiling, tc->low);
 }
 
+void caps_thread_adopt(struct thread_caps *tc, const struct __user_cap_data_struct own[2],
+		       uint64_t ceiling)
+{
+	memset(tc, 0, sizeof(*tc));
+	memcpy(tc->own, own, sizeof(tc->own));
+	tc->state = caps_lowered(tc->own, ceiling, tc->low);
+	/* Made by a thread that was lowered around a call: raised back. */
+	if (cap_set(tc->own) != 0)
+		tc->state = -1;
+}
+
 int caps_thread_lower(const struct thread_caps *tc)
 {
 	if (tc->state < 0)

@@ -293,6 +293,11 @@ struct thread_caps {
 };
 /* Of the calling thread, once. */
 void caps_thread_init(struct thread_caps *tc, uint64_t ceiling);
+/* Another thread's own (from caps_thread_init) made the calling
+ * thread's, whatever it inherited (a thread started by one lowered
+ * around a call); state -1 when they cannot be set. */
+void caps_thread_adopt(struct thread_caps *tc, const struct __user_cap_data_struct own[2],
+		       uint64_t ceiling);
 /* The calling thread's effective set lowered (0), or errno: make no call
  * for the command then. Restored by caps_thread_restore, which keeps
  * errno. */

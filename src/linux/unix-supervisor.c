@@ -125,6 +125,10 @@ struct supervisor {
 	/* What the run's commands may hold (caps_ceiling): a worker's
 	 * effective set around each call it makes for one. */
 	uint64_t caps_ceiling;
+	/* The first worker's capabilities (caps_known), made every later
+	 * worker's: one started by a worker inherits its lowered set. */
+	struct __user_cap_data_struct caps_own[2];
+	int caps_known;
 	/* Not root, with a network namespace made in the run's user
 	 * namespace (cordon's): on a socket outside cordon's own network
 	 * namespace (own_netns, its cookie; 0: unknown), what the kernel
@@ -1315,6 +1319,8 @@ static void handle(struct supervisor *s, const struct thread_caps *caps, struct 
  * MAX_WORKERS), so a call that blocks holds only its own command. With
  * the listener's synchronous wake-up (layer-seccomp.c) the poller runs
  * on the CPU of the call it takes, and no other thread wakes per call.
+ * A worker started by another (lowered around a call, see caps.c) takes
+ * the first worker's capabilities, not the set it inherited.
  * Every thread holds a reference to the supervisor; the last one frees
  * it, so the run can end while a worker is still blocked in a call made
  * for a command that is gone. */
@@ -1409,9 +1415,13 @@ static void *work(void *arg)
 		pc.fd[i] = pc.procfd[i] = -1;
 	pthread_mutex_lock(&s->lock);
 	uint64_t ceiling = s->caps_ceiling;
-	pthread_mutex_unlock(&s->lock);
-	caps_thread_init(&caps, ceiling);
-	pthread_mutex_lock(&s->lock);
+	if (s->caps_known)
+		caps_thread_adopt(&caps, s->caps_own, ceiling);
+	else {
+		caps_thread_init(&caps, ceiling);
+		memcpy(s->caps_own, caps.own, sizeof(s->caps_own));
+		s->caps_known = caps.state >= 0;
+	}
 	/* The filter (and its listener) is made after the first worker
 	 * exists, so that the workers are not filtered themselves. */
 	while (s->listener == -1 && !s->stopping)
