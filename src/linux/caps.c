@@ -40,8 +40,9 @@
  * (cordon.c): root with its capabilities is not confined in effect.
  *
  * The socket supervisor's workers make calls for the command in cordon's
- * process: around each, a worker's own effective set is cut to the same
- * kept set (caps_thread_*).
+ * process: for each, a worker's own effective set is cut to the same
+ * kept set (caps_thread_*), and raised again only where its own work
+ * needs it.
  */
 #include "linux-layers.h"
 
@@ -218,22 +219,25 @@ void caps_thread_adopt(struct thread_caps *tc, const struct __user_cap_data_stru
 		tc->state = -1;
 }
 
-int caps_thread_lower(const struct thread_caps *tc)
+int caps_thread_lower(struct thread_caps *tc)
 {
 	if (tc->state < 0)
 		return EPERM;
-	if (tc->state == 0)
+	if (tc->state == 0 || tc->lowered)
 		return 0;
-	return cap_set(tc->low) == 0 ? 0 : errno;
+	if (cap_set(tc->low) != 0)
+		return errno;
+	tc->lowered = 1;
+	return 0;
 }
 
-void caps_thread_restore(const struct thread_caps *tc)
+void caps_thread_restore(struct thread_caps *tc)
 {
 	int e = errno;
 	/* A failure leaves the thread lowered: its later calls for a
 	 * command may fail, none has more than the command's. */
-	if (tc->state > 0)
-		(void)cap_set(tc->own);
+	if (tc->state > 0 && tc->lowered && cap_set(tc->own) == 0)
+		tc->lowered = 0;
 	errno = e;
 }
 

@@ -289,6 +289,7 @@ int caps_lowered(const struct __user_cap_data_struct own[2], uint64_t ceiling,
  * workers): its own capabilities and those lowered to the ceiling. */
 struct thread_caps {
 	int state; /* 1: lowered around each call; 0: nothing to lower; -1: unknown */
+	int lowered; /* the thread's effective set is low now */
 	struct __user_cap_data_struct own[2], low[2];
 };
 /* Of the calling thread, once. */
@@ -299,10 +300,11 @@ void caps_thread_init(struct thread_caps *tc, uint64_t ceiling);
 void caps_thread_adopt(struct thread_caps *tc, const struct __user_cap_data_struct own[2],
 		       uint64_t ceiling);
 /* The calling thread's effective set lowered (0), or errno: make no call
- * for the command then. Restored by caps_thread_restore, which keeps
+ * for the command then; no system call when it is low already. Raised
+ * again by caps_thread_restore (none when it is not low), which keeps
  * errno. */
-int caps_thread_lower(const struct thread_caps *tc);
-void caps_thread_restore(const struct thread_caps *tc);
+int caps_thread_lower(struct thread_caps *tc);
+void caps_thread_restore(struct thread_caps *tc);
 
 /* landlock-sys.c: what both Landlock rulesets are built with. */
 /* The system calls (return value, errno). */

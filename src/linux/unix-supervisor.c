@@ -20,10 +20,13 @@
  *     the kernel would look the fd and the address up again, and
  *     another thread of the command could change either in between;
  *   - a pathname is resolved by the supervisor in the command's root
- *     and from its cwd, one component at a time; the socket it names is
- *     pinned (O_PATH) and allowed when it is an --allow-socket or when
- *     its directory lies in the writable set (walking up by ".."); the
- *     call is made to that very inode through /proc/self/fd/N;
+ *     and from its cwd (the thread's /proc/TID/root and cwd): one
+ *     without symlinks by the kernel in one openat2 (RESOLVE_IN_ROOT,
+ *     or RESOLVE_BENEATH from the cwd, following no symlink), any other
+ *     one component at a time; the socket it names is pinned (O_PATH)
+ *     and allowed when it is an --allow-socket or when its directory
+ *     lies in the writable set (walking up by ".."); the call is made to
+ *     that very inode through /proc/self/fd/N;
  *   - an abstract name is allowed only when the run bound it, in the
  *     network namespace of the socket that connects or sends: binds of
  *     abstract names are made by the supervisor, which keeps the socket
@@ -35,9 +38,14 @@
  *
  * The calls are made with no more privilege than the command's: a
  * worker lowers its effective capabilities to what the run's commands
- * may hold (caps.c; capabilities are per thread) around each socket call
- * made for a command, and raises them again for its own work (taking a
- * non-dumpable command's fds and memory needs CAP_SYS_PTRACE). Root's
+ * may hold (caps.c; capabilities are per thread) before each socket
+ * call made for a command where a capability could decide it, and
+ * stays lowered after it (no capset per call). Its own work is tried
+ * lowered and made again raised where the kernel refuses it (taking a
+ * non-dumpable command's fds and memory needs CAP_SYS_PTRACE); a path
+ * refused or not resolved lowered is judged again raised (what succeeds
+ * lowered is what succeeds raised: a capability only lets a lookup
+ * through); a signal to the command is sent raised. Root's
  * other capabilities would otherwise reach the kernel's checks of the
  * call: SO_MARK and SO_PRIORITY control messages, IPv6 hop-by-hop and
  * destination options, IPv4 options, rtnetlink changes (a netlink
@@ -123,7 +131,7 @@ struct supervisor {
 	 * never made by this thread, which Landlock's TCP rules do not see. */
 	int refuse_network;
 	/* What the run's commands may hold (caps_ceiling): a worker's
-	 * effective set around each call it makes for one. */
+	 * effective set for each call it makes for one. */
 	uint64_t caps_ceiling;
 	/* The first worker's capabilities (caps_known), made every later
 	 * worker's: one started by a worker inherits its lowered set. */
@@ -693,7 +701,7 @@ struct task {
 	pid_t tid;
 	int pidfd;
 	int procfd; /* its /proc/TID: its root, cwd and status */
-	const struct thread_caps *caps;
+	struct thread_caps *caps;
 	struct supervisor *s;
 	int handed; /* this worker handed the listener on (hand_on) */
 	int cached; /* pidfd is the worker's, kept from an earlier call */
@@ -727,7 +735,7 @@ static pid_t tgid_of(pid_t tid)
 	return l != NULL ? (pid_t)strtol(l, NULL, 10) : -1;
 }
 
-static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
+static int task_open(struct task *t, pid_t tid, struct thread_caps *caps)
 {
 	t->tid = tid;
 	t->caps = caps;
@@ -753,7 +761,7 @@ static int task_open(struct task *t, pid_t tid, const struct thread_caps *caps)
 }
 
 /* The task's pidfd from the worker's cache: 1, or 0 (none kept). */
-static int task_cached(struct task *t, pid_t tid, const struct thread_caps *caps,
+static int task_cached(struct task *t, pid_t tid, struct thread_caps *caps,
 		       const struct pidcache *pc)
 {
 	for (unsigned i = 0; i < PIDCACHE; i++)
@@ -795,11 +803,38 @@ static void cache_drop(struct pidcache *pc, int pidfd)
 		}
 }
 
+/* A worker stays lowered after a call made for a command (no capset
+ * per call): its own work is tried so, and made again raised where the
+ * kernel refused it (a command that is not dumpable needs
+ * CAP_SYS_PTRACE). 1 when it was lowered and is raised now. */
+static int raise_again(const struct task *t, int err)
+{
+	if ((err != -EPERM && err != -EACCES) || !t->caps->lowered)
+		return 0;
+	caps_thread_restore(t->caps);
+	return !t->caps->lowered;
+}
+
 /* The command's fd n, as an fd of ours, or -errno. */
 static int task_fd(const struct task *t, int n)
 {
 	int fd = (int)syscall(SYS_pidfd_getfd, t->pidfd, n, 0);
+	if (fd < 0 && raise_again(t, -errno))
+		fd = (int)syscall(SYS_pidfd_getfd, t->pidfd, n, 0);
 	return fd >= 0 ? fd : -errno;
+}
+
+/* read_mem and write_mem for the task. */
+static int task_read(const struct task *t, uint64_t addr, void *buf, size_t len)
+{
+	int r = read_mem(t->tid, addr, buf, len);
+	return r != 0 && raise_again(t, r) ? read_mem(t->tid, addr, buf, len) : r;
+}
+
+static int task_write(const struct task *t, uint64_t addr, void *buf, size_t len)
+{
+	int r = write_mem(t->tid, addr, buf, len);
+	return r != 0 && raise_again(t, r) ? write_mem(t->tid, addr, buf, len) : r;
 }
 
 static int sock_int(int fd, int opt)
@@ -840,17 +875,26 @@ static int copy_address(struct supervisor *s, const struct task *t, int sfd, int
 	*pin = -1;
 	if (len > sizeof(a))
 		return -EINVAL;
-	int r = read_mem(t->tid, addr, &a, (size_t)len);
-	if (r == 0)
-		r = vet_address(s, t->procfd, sfd, domain, sending, &a, (socklen_t)len, use, ulen,
-				pin);
+	int r = task_read(t, addr, &a, (size_t)len);
+	if (r != 0)
+		return r;
+	r = vet_address(s, t->procfd, sfd, domain, sending, &a, (socklen_t)len, use, ulen, pin);
+	/* Refused or failed lowered: judged again raised, as always before
+	 * (a path is resolved with cordon's rights, the command's /proc/TID
+	 * may need CAP_SYS_PTRACE); what succeeds lowered is the same. */
+	if (r != 0 && t->caps->lowered) {
+		caps_thread_restore(t->caps);
+		if (!t->caps->lowered)
+			r = vet_address(s, t->procfd, sfd, domain, sending, &a, (socklen_t)len, use,
+					ulen, pin);
+	}
 	return r;
 }
 
 /* Around each call made on a command's socket: the worker's effective
  * capabilities lowered to what the run's commands may hold, so that the
  * kernel judges the call as it would the command's (0), or -errno: make
- * no call. */
+ * no call. The worker stays lowered after it (raise_again). */
 static int lower(const struct task *t)
 {
 	return -caps_thread_lower(t->caps);
@@ -858,14 +902,12 @@ static int lower(const struct task *t)
 
 /* lower() where a capability could decide the call: anything but a
  * Unix socket's send without control messages (the kernel checks no
- * capability there: not the sender's address, not its data). *lowered
- * says whether caps_thread_restore is due. 0 or -errno. */
-static int lower_for(const struct task *t, struct sockq *q, int control, int *lowered)
+ * capability there: not the sender's address, not its data). 0 or
+ * -errno. */
+static int lower_for(const struct task *t, struct sockq *q, int control)
 {
-	*lowered = 0;
-	if (t->caps->state == 0 || (!control && sq_domain(q) == AF_UNIX))
+	if (t->caps->state == 0 || t->caps->lowered || (!control && sq_domain(q) == AF_UNIX))
 		return 0;
-	*lowered = 1;
 	return lower(t);
 }
 
@@ -880,7 +922,6 @@ static long do_connect(struct supervisor *s, const struct task *t, const struct 
 	if (r == 0 && (r = lower(t)) == 0) {
 		hand_on((struct task *)t); /* a connect may wait for its peer */
 		r = connect(sfd, (struct sockaddr *)&use, ulen) == 0 ? 0 : -errno;
-		caps_thread_restore(t->caps);
 	}
 	if (pin >= 0)
 		close(pin);
@@ -925,7 +966,7 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 {
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin = -1, sfd = q->fd, lowered = 0;
+	int pin = -1, sfd = q->fd;
 	*flags = (int)n->data.args[3];
 	long size = send_size(q, n->data.args[2]);
 	if (size < 0)
@@ -933,11 +974,11 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 	char *data = malloc((size_t)size + 1);
 	if (data == NULL)
 		return -ENOMEM;
-	long r = read_mem(t->tid, n->data.args[1], data, (size_t)size);
+	long r = task_read(t, n->data.args[1], data, (size_t)size);
 	if (r == 0)
 		r = copy_address(s, t, sfd, sq_domain(q), 1, n->data.args[4], n->data.args[5], &use,
 				 &ulen, &pin);
-	if (r == 0 && (r = lower_for(t, q, 0, &lowered)) == 0) {
+	if (r == 0 && (r = lower_for(t, q, 0)) == 0) {
 		struct iovec one = { data, (size_t)size };
 		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
 				      .msg_namelen = ulen,
@@ -945,8 +986,6 @@ static long do_sendto(struct supervisor *s, const struct task *t, const struct s
 				      .msg_iovlen = 1 };
 		ssize_t k = send_waiting((struct task *)t, sfd, &out, *flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
-		if (lowered)
-			caps_thread_restore(t->caps);
 	}
 	if (pin >= 0)
 		close(pin);
@@ -1052,10 +1091,10 @@ static long send_one(struct supervisor *s, const struct task *t, struct sockq *q
 	struct msghdr mh = { 0 };
 	struct sockaddr_storage use;
 	socklen_t ulen = 0;
-	int pin = -1, nfds = 0, fds[MAX_FDS], sfd = q->fd, lowered = 0;
+	int pin = -1, nfds = 0, fds[MAX_FDS], sfd = q->fd;
 	struct iovec *iov = NULL;
 	char *data = NULL, *ctl = NULL;
-	long r = read_mem(t->tid, msgaddr, &mh, sizeof(mh));
+	long r = task_read(t, msgaddr, &mh, sizeof(mh));
 	if (r != 0)
 		return r;
 	if (mh.msg_iovlen > MAX_IOV)
@@ -1064,7 +1103,7 @@ static long send_one(struct supervisor *s, const struct task *t, struct sockq *q
 		return -ENOBUFS;
 	if ((iov = calloc(mh.msg_iovlen + 1, sizeof(*iov))) == NULL)
 		return -ENOMEM;
-	r = read_mem(t->tid, (uintptr_t)mh.msg_iov, iov, mh.msg_iovlen * sizeof(*iov));
+	r = task_read(t, (uintptr_t)mh.msg_iov, iov, mh.msg_iovlen * sizeof(*iov));
 	uint64_t total = 0;
 	for (size_t i = 0; r == 0 && i < mh.msg_iovlen; i++) {
 		if (iov[i].iov_len > CHUNK * 2)
@@ -1082,7 +1121,7 @@ static long send_one(struct supervisor *s, const struct task *t, struct sockq *q
 	for (size_t i = 0, off = 0; r == 0 && i < mh.msg_iovlen && off < (size_t)size; i++) {
 		size_t take =
 			iov[i].iov_len < (size_t)size - off ? iov[i].iov_len : (size_t)size - off;
-		r = read_mem(t->tid, (uintptr_t)iov[i].iov_base, data + off, take);
+		r = task_read(t, (uintptr_t)iov[i].iov_base, data + off, take);
 		off += take;
 	}
 	if (r == 0 && mh.msg_name != NULL && mh.msg_namelen > 0)
@@ -1092,12 +1131,12 @@ static long send_one(struct supervisor *s, const struct task *t, struct sockq *q
 		if ((ctl = malloc(mh.msg_controllen)) == NULL)
 			r = -ENOMEM;
 		else
-			r = read_mem(t->tid, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
+			r = task_read(t, (uintptr_t)mh.msg_control, ctl, mh.msg_controllen);
 		if (r == 0)
 			r = translate_control(t, ctl, mh.msg_controllen, fds, &nfds,
 					      sq_domain(q) != AF_UNIX && in_owned_netns(s, sfd));
 	}
-	if (r == 0 && (r = lower_for(t, q, ctl != NULL, &lowered)) == 0) {
+	if (r == 0 && (r = lower_for(t, q, ctl != NULL)) == 0) {
 		struct iovec one = { data, (size_t)size };
 		struct msghdr out = { .msg_name = ulen > 0 ? &use : NULL,
 				      .msg_namelen = ulen,
@@ -1107,8 +1146,6 @@ static long send_one(struct supervisor *s, const struct task *t, struct sockq *q
 				      .msg_controllen = ctl != NULL ? mh.msg_controllen : 0 };
 		ssize_t k = send_waiting((struct task *)t, sfd, &out, flags | MSG_NOSIGNAL);
 		r = k >= 0 ? (long)k : -errno;
-		if (lowered)
-			caps_thread_restore(t->caps);
 	}
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
@@ -1143,8 +1180,7 @@ static long do_sendmmsg(struct supervisor *s, const struct task *t, const struct
 		if (r < 0)
 			return sent > 0 ? sent : r;
 		unsigned len = (unsigned)r;
-		if (write_mem(t->tid, at + offsetof(struct mmsghdr, msg_len), &len, sizeof(len)) !=
-		    0)
+		if (task_write(t, at + offsetof(struct mmsghdr, msg_len), &len, sizeof(len)) != 0)
 			return sent > 0 ? sent : -EFAULT;
 		sent++;
 	}
@@ -1168,7 +1204,7 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 	size_t head = offsetof(struct sockaddr_un, sun_path);
 	uint64_t len = n->data.args[2];
 	if (sq_domain(q) != AF_UNIX || len > sizeof(a) ||
-	    read_mem(t->tid, n->data.args[1], &a, (size_t)len) != 0 || a.sun_family != AF_UNIX ||
+	    task_read(t, n->data.args[1], &a, (size_t)len) != 0 || a.sun_family != AF_UNIX ||
 	    (len > head && a.sun_path[0] != '\0')) {
 		*cont = 1;
 		return 0;
@@ -1181,7 +1217,6 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
 	long r = lower(t);
 	if (r == 0) {
 		r = bind(sfd, (struct sockaddr *)&a, (socklen_t)len) == 0 ? 0 : -errno;
-		caps_thread_restore(t->caps);
 	}
 	if (r != 0)
 		return r;
@@ -1216,7 +1251,7 @@ static long do_bind(struct supervisor *s, const struct task *t, const struct sec
  * thread's id is its own); one whose thread is gone fails (ESRCH) and a
  * fresh one is opened. Only a thread's own pidfd is kept (Linux 6.9):
  * its group's would outlive it. */
-static int notif_task(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc,
+static int notif_task(struct supervisor *s, struct thread_caps *caps, struct pidcache *pc,
 		      const struct seccomp_notif *n, struct task *t)
 {
 	int sfd = -ESRCH;
@@ -1247,7 +1282,7 @@ static int notif_task(struct supervisor *s, const struct thread_caps *caps, stru
 /* One notification: the call made for the command, its result the
  * answer. Never "continue" where the supervisor decides: only a bind
  * that the kernel judges itself with the command's rights continues. */
-static void handle(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc,
+static void handle(struct supervisor *s, struct thread_caps *caps, struct pidcache *pc,
 		   const struct seccomp_notif *n, struct seccomp_notif_resp *resp, int *handed)
 {
 	*handed = 0;
@@ -1296,8 +1331,10 @@ static void handle(struct supervisor *s, const struct thread_caps *caps, struct 
 		close(sfd);
 	}
 	/* The signal the kernel would have sent the command. */
-	if (r == -EPIPE && c != C_CONNECT && !(flags & MSG_NOSIGNAL))
+	if (r == -EPIPE && c != C_CONNECT && !(flags & MSG_NOSIGNAL)) {
+		caps_thread_restore(t.caps); /* as cordon, as before */
 		(void)syscall(SYS_pidfd_send_signal, t.pidfd, SIGPIPE, NULL, 0);
+	}
 	if (!t.cached) {
 		close(t.pidfd);
 		close(t.procfd);
@@ -1379,7 +1416,7 @@ static void hand_on(struct task *t)
 
 /* As the poller: take calls and make them until one was handed on (0),
  * or the run ends (-1). */
-static int serve(struct supervisor *s, const struct thread_caps *caps, struct pidcache *pc)
+static int serve(struct supervisor *s, struct thread_caps *caps, struct pidcache *pc)
 {
 	struct seccomp_notif n;
 	struct seccomp_notif_resp resp;
