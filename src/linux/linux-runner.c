@@ -23,10 +23,9 @@
  * --max-tmp tmpfs. The spawn keeps them once its command has exec'd (a
  * spawn that fails drops them; a process 1 gone for another reason
  * leaves nothing, and the next spawn makes its own and tries again), and
- * the run holds them until it ends. Sanitizer builds, whose children
- * share no memory with the thread (linux_clone_child), have no gate:
- * there the parent opens them after the exec, as a quick command may
- * have ended by then.
+ * the run holds them until it ends. The gate is a word of a shared
+ * mapping, so sanitizer builds, whose children are copies that share no
+ * other memory with the thread (linux_clone_child), wait on it too.
  *
  * Each later spawn joins them instead of making them again: a first
  * child (join_main) enters them with setns(2) and starts the command's
@@ -57,6 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,8 +100,10 @@ struct linux_runner {
 	int joining, want_ns;
 	unsigned made; /* the namespaces the current spawn makes (ns_made) */
 	/* Non-zero while the command of the spawn that makes the namespaces
-	 * must wait (runner_gate_wait): until the thread has opened them. */
-	int gate;
+	 * must wait (runner_gate_wait): until the thread has opened them. A
+	 * word of a shared mapping, so that children that are copies
+	 * (sanitizer builds) wait on it too; NULL: no gate could be had. */
+	int *gate;
 	int res[2]; /* the joining child's report: the pid it started, errno */
 	void *join_stack;
 };
@@ -244,21 +247,55 @@ int runner_joining(const struct linux_plan *plan)
 void runner_gate_wait(const struct linux_plan *plan)
 {
 	struct linux_runner *r = plan->runner;
-	if (r == NULL)
+	if (r == NULL || r->gate == NULL)
 		return;
-	while (*(volatile int *)&r->gate != 0)
-		(void)syscall(SYS_futex, &r->gate, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+	while (*(volatile int *)r->gate != 0)
+		(void)syscall(SYS_futex, r->gate, FUTEX_WAIT, 1, NULL, NULL, 0);
 }
+
+#if defined(CORDON_ASAN)
+/* Sanitizer builds start process 1 without waiting for its exec
+ * (linux_clone_child): wait until it has made each namespace of the
+ * spawn (its own differs from this thread's), or has ended, at most
+ * about 10 s. */
+static void made_wait(const struct linux_runner *r, pid_t pid)
+{
+	for (int tries = 0; pid > 0 && tries < 10000; tries++) {
+		int all = 1;
+		for (int i = 0; all && i < NS_COUNT; i++) {
+			char theirs[64], ours[64];
+			struct stat st, so;
+			if (!(r->made & (1u << i)))
+				continue;
+			(void)snprintf(theirs, sizeof(theirs), "/proc/%ld/ns/%s", (long)pid,
+				       ns_name[i]);
+			(void)snprintf(ours, sizeof(ours), "/proc/thread-self/ns/%s", ns_name[i]);
+			if (stat(theirs, &st) != 0 || stat(ours, &so) != 0)
+				return; /* gone: nothing to hold */
+			all = st.st_ino != so.st_ino || st.st_dev != so.st_dev;
+		}
+		siginfo_t si;
+		si.si_pid = 0;
+		if (all || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == pid))
+			return;
+		(void)usleep(1000);
+	}
+}
+#endif
 
 /* On the run's thread, once a spawn's process 1 has exec'd or ended:
  * what a gated spawn made, opened, then its command let go. */
 static void open_gate(struct linux_runner *r)
 {
-	if (!r->gate)
+	if (r->gate == NULL || !*r->gate)
 		return;
+#if defined(CORDON_ASAN)
+	made_wait(r, r->pid);
+#endif
 	collect(r, r->pid, r->pid > 0);
-	__atomic_store_n(&r->gate, 0, __ATOMIC_RELEASE);
-	(void)syscall(SYS_futex, &r->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	__atomic_store_n(r->gate, 0, __ATOMIC_RELEASE);
+	(void)syscall(SYS_futex, r->gate, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* ---- the thread ---- */
@@ -305,6 +342,8 @@ static void runner_destroy(struct linux_runner *r)
 		if (r->res[i] >= 0)
 			close(r->res[i]);
 	free(r->join_stack);
+	if (r->gate != NULL)
+		(void)munmap(r->gate, sizeof(*r->gate));
 	free(r);
 }
 
@@ -314,6 +353,9 @@ struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups)
 	sigset_t all, old;
 	if (r == NULL)
 		return NULL;
+	void *gate =
+		mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r->gate = gate == MAP_FAILED ? NULL : gate;
 	r->sup = sup;
 	r->groups = groups;
 	r->res[0] = r->res[1] = -1;
@@ -404,10 +446,8 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	r->joining = can_join && may_join(r);
 	r->want_ns = can_join && r->nheld == 0;
 	r->made = ns_made(plan);
-#if !defined(CORDON_ASAN)
-	/* Its children run on this memory until their exec: the gate. */
-	r->gate = r->want_ns && !r->joining;
-#endif
+	if (r->gate != NULL)
+		*r->gate = r->want_ns && !r->joining;
 	pid_t pid;
 	int err;
 	for (;;) {
@@ -424,7 +464,8 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 		drop_held(r);
 		r->joining = 0;
 		r->want_ns = 0;
-		r->gate = 0;
+		if (r->gate != NULL)
+			*r->gate = 0;
 	}
 	r->busy = pid > 0;
 	pthread_cond_broadcast(&r->cond);
@@ -454,7 +495,7 @@ void runner_after_exec(const void *state, pid_t pid, int reached)
 	}
 	pthread_mutex_lock(&r->lock);
 	/* Kept by the gate (open_gate) when the spawn reached its exec;
-	 * without a gate (sanitizer builds) opened now. */
+	 * without a gate (no shared mapping could be had) opened now. */
 	if (r->want_ns && !r->joining && !reached)
 		drop_held(r);
 	else if (r->want_ns && !r->joining && r->nheld == 0)
