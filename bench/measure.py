@@ -958,6 +958,109 @@ def sockets_part(ctx, pr, args):
     return res
 
 
+# -- the network allow-list's proxy (issue 30) --
+
+# The name the allow-list lets through, mapped to the origins' loopback
+# address by --network-resolve (as tests/t0185-network-allow.sh does).
+PROXY_NAME = "a.test"
+PROXY_PULLS = 3  # 100 MB transfers per process of the end-to-end rows
+
+
+def status_events(status):
+    """Every event in status, and remove it."""
+    evs = []
+    if os.path.exists(status):
+        with open(status) as f:
+            evs = [json.loads(line) for line in f if line.strip()]
+        os.unlink(status)
+    return evs
+
+
+def proxy_part(ctx, pr, args):
+    """(a) the engine alone, in one process (bench/proxybench): direct,
+    through a trivial relay (the floor: a second loopback hop) and through
+    the engine; (b) end to end: a client of the bench's own
+    (bench/proxyload.py) in `cordon run --network on` directly and
+    through the same relay, and in `cordon run --network allow=...`
+    through cordon's proxy, to the origins of `proxybench serve`."""
+    n, mb, runs = args.proxy_n, args.proxy_mb, args.proxy_runs
+    log(f"{ctx['role']}: proxy: the engine alone (bench/proxybench), {n} connections and "
+        f"{max(5, runs)} x {mb} MB per way")
+    argv = [ctx["proxybench"], "-n", str(n), "-m", str(mb), "-r", str(max(5, runs))]
+    r = run(argv)
+    if r.returncode != 0:
+        raise SystemExit(f"proxy: proxybench failed: {r.stderr.strip()[-1000:]}")
+    res = {"engine": dict(json.loads(r.stdout), command=shlex.join(["proxybench"] + argv[1:]))}
+    why = cordon_applied(pr)
+    if why:
+        res["e2e"] = {"skipped": why}
+        return res
+    srv = subprocess.Popen([ctx["proxybench"], "serve", "-m", str(mb)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        ports = json.loads(srv.stdout.readline())
+        res["e2e"] = proxy_e2e(ctx, args, ports)
+    finally:
+        srv.stdin.close()
+        srv.wait()
+    return res
+
+
+def proxy_e2e(ctx, args, ports):
+    n, mb, runs = args.proxy_n, args.proxy_mb, args.proxy_runs
+    py, load = sys.executable, ctx["proxyload"]
+    base = fill(CORDON_RUN, ctx)
+    on = base + ["--network", "on", "--sandbox", "required", "--"]
+    allow = base + ["--network", f"allow={PROXY_NAME}:{ports['small']},{PROXY_NAME}:"
+                    f"{ports['big']}", "--network-allow-local", "--network-resolve",
+                    f"{PROXY_NAME}=127.0.0.1", "--sandbox", "required", "--"]
+    # The control: inside the allow run the origin is reached through the
+    # proxy (one allowed connection, told in an event) and not directly.
+    status_events(ctx["status"])
+    c = run(allow + [py, load, "check", str(ports["small"]), PROXY_NAME], cwd=ctx["ws"])
+    evs = status_events(ctx["status"])
+    start = next((e for e in evs if e.get("event") == "bash_sandbox_status"), {})
+    conns = [e.get("decision") for e in evs if e.get("event") == "network_connect"]
+    try:
+        check = json.loads(c.stdout)
+    except ValueError:
+        return {"skipped": f"`cordon run --network allow` did not run the client (exit "
+                f"{c.returncode}): {c.stderr.strip()[-400:]}"}
+    check.update({"network": start.get("network"), "events": conns})
+    if check.get("proxy") != "connected" or check.get("direct") == "connected" \
+            or conns != ["allowed"] or start.get("network") != "allow":
+        raise SystemExit(f"proxy: the control failed: {check} {c.stderr[-400:]}")
+    res = {"check": check, "runs": runs, "n": n, "megabytes": mb, "pulls": PROXY_PULLS,
+           "allow_args": shlex.join(allow[len(base):-1]), "client": "bench/proxyload.py"}
+    ways = [("on", on, ports["small"], ports["big"], []),
+            ("relay", on, ports["relay_small"], ports["relay_big"], []),
+            ("allow", allow, ports["small"], ports["big"], [PROXY_NAME])]
+    rows = [{"id": w, "argv": pre + [py, load, "connect", str(n), str(ps)] + name,
+             "cwd": ctx["ws"]} for w, pre, ps, _, name in ways]
+    log(f"{ctx['role']}: proxy: {n} connections per run, {runs} runs per way "
+        "(--network on direct and through a relay, --network allow through the proxy)")
+    timed = spawn_timed(rows, runs, ctx["tmp"])
+    status_events(ctx["status"])
+    per = {w: statistics.median(json.loads(o)["loop_s"] for o in timed[w]["out"]) * 1e6 / n
+           for w, *_ in ways}
+    res["connect_us"] = {w: round(v, 1) for w, v in per.items()}
+    res["connect_added_us"] = round(per["allow"] - per["on"], 1)
+    res["connect_relay_added_us"] = round(per["relay"] - per["on"], 1)
+    want = str(mb << 20)
+    rows = [{"id": w, "argv": pre + [py, load, "pull", str(PROXY_PULLS), str(pb), want] + name,
+             "cwd": ctx["ws"]} for w, pre, _, pb, name in ways]
+    log(f"{ctx['role']}: proxy: {PROXY_PULLS} x {mb} MB per run, {runs} runs per way")
+    timed = spawn_timed(rows, runs, ctx["tmp"])
+    status_events(ctx["status"])
+    pull = {w: statistics.median(t for o in timed[w]["out"] for t in json.loads(o)["times_s"])
+            * 1000 for w, *_ in ways}
+    res["pull_ms"] = {w: round(v, 2) for w, v in pull.items()}
+    res["pull_mb_s"] = {w: round(mb * 1000 / v) for w, v in pull.items()}
+    res["pull_ratio"] = round(pull["allow"] / pull["on"], 3)
+    res["pull_relay_ratio"] = round(pull["relay"] / pull["on"], 3)
+    return res
+
+
 # -- a real build and test, and a socket test suite --
 
 def unit_bins(proj):
@@ -1067,11 +1170,18 @@ def main():
     ap.add_argument("--sock-scale", type=float, default=1.0,
                     help="the socket loads' and the socket suite's calls, scaled")
     ap.add_argument("--suite-runs", type=int, default=3, help="runs per way of the suites")
+    ap.add_argument("--proxy-n", type=int, default=1000,
+                    help="the proxy part: connections per run")
+    ap.add_argument("--proxy-mb", type=int, default=100, help="the proxy part: MB per transfer")
+    ap.add_argument("--proxy-runs", type=int, default=5,
+                    help="the proxy part: runs per way (end to end), transfers per way "
+                    "(the engine alone: at least 5)")
     ap.add_argument("--repos", help="where the repositories are made, or found made (shared "
                     "by the passes); default DIR/repos")
     ap.add_argument("--src", help="a copy of the tree, for the build-and-test suite")
     ap.add_argument("--skip", default="",
-                    help="comma list of: commands,library,workload,repos,homes,sockets,suites")
+                    help="comma list of: commands,library,workload,repos,homes,sockets,suites,"
+                    "proxy")
     ap.add_argument("--force-nons", action="store_true",
                     help="measure 'Landlock only' under seccomp-deny nons even without layers")
     ap.add_argument("--landlock-only-args", default="",
@@ -1088,7 +1198,8 @@ def main():
     ctx["repos"] = os.path.realpath(args.repos) if args.repos else os.path.join(d, "repos")
     os.makedirs(ctx["repos"], exist_ok=True)
     ctx["src"] = os.path.realpath(args.src) if args.src else None
-    for tool in ("growcost", "mkrepo", "sockload.py", "socksuite.py"):
+    for tool in ("growcost", "mkrepo", "sockload.py", "socksuite.py", "proxybench",
+                 "proxyload.py"):
         ctx[tool.split(".")[0]] = os.path.join(args.bin, tool)
     ctx["home_big"] = os.path.join(d, "home-big")
     make_home(ctx["home_big"])
@@ -1137,7 +1248,8 @@ def measure(args, ctx, extra_cordons, extra_libs, skip):
                    "lib_n": args.lib_n, "lib_mb": args.lib_mb, "lib_first": args.lib_first,
                    "work_runs": args.work_runs, "growth_runs": args.growth_runs,
                    "sock_runs": args.sock_runs, "sock_scale": args.sock_scale,
-                   "suite_runs": args.suite_runs},
+                   "suite_runs": args.suite_runs, "proxy_n": args.proxy_n,
+                   "proxy_mb": args.proxy_mb, "proxy_runs": args.proxy_runs},
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "loadavg_start": loadavg(),
     }
@@ -1149,7 +1261,7 @@ def measure(args, ctx, extra_cordons, extra_libs, skip):
         res["workload"] = workload(ctx, pr, tools, args, table)
     # Growth with the world's size (issue 26).
     for part, fn in (("repos", repos_part), ("homes", homes_part), ("sockets", sockets_part),
-                     ("suites", suites_part)):
+                     ("suites", suites_part), ("proxy", proxy_part)):
         if part not in skip:
             res[part] = fn(ctx, pr, args)
     res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -166,7 +166,7 @@ def targets(passes):
     out = [t if len(t) == 4 else t + (None,) for t in out]
     res = [{"target": n, "value": v, "limit": lim, "floor": fl,
             "met": None if v is None else v <= lim} for n, v, lim, fl in out]
-    return res + growth_targets(passes)
+    return res + growth_targets(passes) + proxy_targets(passes)
 
 
 # Growth with the world's size (issue 26): a run in a repository of
@@ -238,6 +238,90 @@ def growth_targets(passes):
         for st in (p.get("suites") or {}).get("suites", []):
             add(f"{who}, CPU time (wait4 rusage), {st['label']}: every layer vs plain",
                 st["cpu_x_plain"], LIMIT_SUITE)
+    return out
+
+
+# The network allow-list's proxy (issue 30): at most 1 ms more per
+# connection than `--network on`, a 100 MB transfer within 1.2x. The
+# floor of each: a trivial relay (a second loopback hop and nothing
+# else) measured the same way.
+LIMIT_PROXY_CONNECT_MS, LIMIT_PROXY_TRANSFER = 1.0, 1.2
+
+
+def proxy_targets(passes):
+    out = []
+
+    def add(name, value, limit, floor, unit, note):
+        out.append({"target": name, "value": value, "limit": limit, "floor": floor,
+                    "unit": unit, "note": note, "met": None if value is None else value <= limit})
+    for p in passes:
+        who = p["role"]
+        px = p.get("proxy") or {}
+        en = px.get("engine")
+        if en:
+            add(f"{who}, proxy engine alone (bench/proxybench, in one process): more per "
+                f"connection than direct ({en['connects']} connections)",
+                round(en["connect_added_us"] / 1000, 3), LIMIT_PROXY_CONNECT_MS,
+                round(en["connect_relay_added_us"] / 1000, 3), "ms",
+                "floor: a trivial relay, the same way")
+            add(f"{who}, proxy engine alone: {en['megabytes']} MB vs direct",
+                en["transfer_ratio"], LIMIT_PROXY_TRANSFER, en["relay_ratio"], "×",
+                f"floor: a trivial relay ({en['relay_kb']} KB reads); CPU time "
+                f"{en['cpu_ratio']:.2f}× direct, the relay's {en['cpu_relay_ratio']:.2f}×")
+        e2e = px.get("e2e") or {}
+        if e2e.get("connect_us"):
+            add(f"{who}, `cordon run --network allow` through the proxy vs `--network on`: "
+                f"more per connection ({e2e['n']} connections, {e2e['client']})",
+                round(e2e["connect_added_us"] / 1000, 3), LIMIT_PROXY_CONNECT_MS,
+                round(e2e["connect_relay_added_us"] / 1000, 3), "ms",
+                "floor: `--network on` through a trivial relay")
+            add(f"{who}, `cordon run --network allow` vs `--network on`: {e2e['megabytes']} MB "
+                "transfer", e2e["pull_ratio"], LIMIT_PROXY_TRANSFER, e2e["pull_relay_ratio"], "×",
+                "floor: `--network on` through a trivial relay")
+    return out
+
+
+def proxy_tables(p):
+    """(caption, head, lines) of the proxy part of one pass."""
+    px = p.get("proxy") or {}
+    out = []
+    def head(mb):
+        return ["way", "µs per connection", "µs more than direct", f"{mb} MB: ms", "MB/s",
+                "× direct"]
+    en = px.get("engine")
+    if en:
+        lines = []
+        for w, label in (("direct", "direct"), ("relay", "a trivial relay (the floor)"),
+                         ("proxy", "the proxy's engine (HTTP CONNECT)")):
+            c, t = en[f"connect_{w}_us"], en[f"transfer_{w}_us"]
+            lines.append([label, c, "" if w == "direct" else c - en["connect_direct_us"],
+                          f"{t / 1000:.1f}", en[f"{w}_mb_s"],
+                          "" if w == "direct" else fmt_x(t / en["transfer_direct_us"])])
+        out.append((f"proxy: the engine alone, in one process (bench/proxybench: "
+                    f"{en['connects']} connections per way, each to the origin's first byte; "
+                    f"{en['reps']} x {en['megabytes']} MB per way; interleaved; medians; CPU "
+                    f"time of the transfer {en['cpu_ratio']:.2f}× direct, the relay's "
+                    f"{en['cpu_relay_ratio']:.2f}×)", head(en["megabytes"]), lines))
+    e2e = px.get("e2e") or {}
+    if e2e.get("skipped"):
+        out.append((f"proxy, end to end: not measured: {e2e['skipped']}", ["why"],
+                    [[e2e["skipped"]]]))
+    elif e2e.get("connect_us"):
+        lines = []
+        for w, label in (("on", "`--network on`, direct"),
+                         ("relay", "`--network on`, through a trivial relay (the floor)"),
+                         ("allow", f"`{e2e['allow_args']}`, through the proxy")):
+            c, t = e2e["connect_us"][w], e2e["pull_ms"][w]
+            lines.append([label, f"{c:.0f}", "" if w == "on" else
+                          f"{c - e2e['connect_us']['on']:.0f}", f"{t:.1f}", e2e["pull_mb_s"][w],
+                          "" if w == "on" else fmt_x(t / e2e["pull_ms"]["on"])])
+        ck = e2e["check"]
+        out.append((f"proxy, end to end: {e2e['client']} in `cordon run --sandbox required` "
+                    f"({e2e['n']} connections per run, each to the origin's first byte; "
+                    f"{e2e['pulls']} x {e2e['megabytes']} MB per run; {e2e['runs']} runs per way, "
+                    "interleaved; the time of the client's loop, medians; the control, inside "
+                    f"the allow run: through the proxy {ck['proxy']}, directly {ck['direct']})",
+                    head(e2e["megabytes"]), lines))
     return out
 
 
@@ -478,7 +562,7 @@ def render(doc):
                    "way over run i of plain")
             text += ["", cap] + ["  " + x for x in table(lines, wh)]
             md += ["", cap, ""] + md_table(lines, wh)
-        for cap, head, lines in growth_tables(p):
+        for cap, head, lines in growth_tables(p) + proxy_tables(p):
             text += ["", cap] + ["  " + x for x in table(lines, head)]
             md += ["", cap + ":", ""] + md_table(lines, head)
     th = ["target", "measured", "limit", "met", "kernel's part alone (floor)"]
