@@ -1046,6 +1046,11 @@ def proxy_e2e(ctx, args, ports):
     res["connect_us"] = {w: round(v, 1) for w, v in per.items()}
     res["connect_added_us"] = round(per["allow"] - per["on"], 1)
     res["connect_relay_added_us"] = round(per["relay"] - per["on"], 1)
+    # The median connection's time (median of the runs' medians): less
+    # swayed by the stalls a loaded machine puts into a loop.
+    res["connect_median_us"] = {
+        w: round(statistics.median(json.loads(o)["median_s"] for o in timed[w]["out"]) * 1e6, 1)
+        for w, *_ in ways}
     want = str(mb << 20)
     rows = [{"id": w, "argv": pre + [py, load, "pull", str(PROXY_PULLS), str(pb), want] + name,
              "cwd": ctx["ws"]} for w, pre, _, pb, name in ways]

@@ -16,11 +16,13 @@ proxy named by $HTTPS_PROXY, as curl and pip use it).
 
 With NAME, each connection is a CONNECT NAME:PORT through the proxy.
 Prints one JSON object: n and loop_s, the seconds of the loop (the
-process's own start is outside it); for pull, times_s, each transfer's.
+process's own start is outside it); for connect, median_s, the median
+connection's; for pull, times_s, each transfer's.
 """
 import json
 import os
 import socket
+import statistics
 import sys
 import time
 import urllib.parse
@@ -63,10 +65,13 @@ def first_byte(port, name, proxy):
 
 def connect_load(n, port, name):
     proxy = proxy_addr() if name else None
+    each = []
     t0 = time.monotonic()
     for _ in range(n):
+        t1 = time.monotonic()
         first_byte(port, name, proxy)
-    return {"n": n, "loop_s": time.monotonic() - t0}
+        each.append(time.monotonic() - t1)
+    return {"n": n, "loop_s": time.monotonic() - t0, "median_s": statistics.median(each)}
 
 
 def pull_load(reps, port, want, name):

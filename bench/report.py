@@ -270,11 +270,14 @@ def proxy_targets(passes):
                 f"{en['cpu_ratio']:.2f}× direct, the relay's {en['cpu_relay_ratio']:.2f}×")
         e2e = px.get("e2e") or {}
         if e2e.get("connect_us"):
+            med = e2e.get("connect_median_us")
             add(f"{who}, `cordon run --network allow` through the proxy vs `--network on`: "
                 f"more per connection ({e2e['n']} connections, {e2e['client']})",
                 round(e2e["connect_added_us"] / 1000, 3), LIMIT_PROXY_CONNECT_MS,
                 round(e2e["connect_relay_added_us"] / 1000, 3), "ms",
-                "floor: `--network on` through a trivial relay")
+                "floor: `--network on` through a trivial relay" + (
+                    "" if not med else f"; the median connection: {med['allow'] - med['on']:.0f} "
+                    f"µs more (the relay's: {med['relay'] - med['on']:.0f} µs)"))
             add(f"{who}, `cordon run --network allow` vs `--network on`: {e2e['megabytes']} MB "
                 "transfer", e2e["pull_ratio"], LIMIT_PROXY_TRANSFER, e2e["pull_relay_ratio"], "×",
                 "floor: `--network on` through a trivial relay")
@@ -285,9 +288,10 @@ def proxy_tables(p):
     """(caption, head, lines) of the proxy part of one pass."""
     px = p.get("proxy") or {}
     out = []
-    def head(mb):
-        return ["way", "µs per connection", "µs more than direct", f"{mb} MB: ms", "MB/s",
-                "× direct"]
+    def head(mb, e2e=False):
+        return ["way", "µs per connection" + (" (loop / n)" if e2e else ""),
+                "µs more than direct"] + (["median connection µs"] if e2e else []) + \
+            [f"{mb} MB: ms", "MB/s", "× direct"]
     en = px.get("engine")
     if en:
         lines = []
@@ -312,8 +316,10 @@ def proxy_tables(p):
                          ("relay", "`--network on`, through a trivial relay (the floor)"),
                          ("allow", f"`{e2e['allow_args']}`, through the proxy")):
             c, t = e2e["connect_us"][w], e2e["pull_ms"][w]
+            med = e2e.get("connect_median_us", {}).get(w)
             lines.append([label, f"{c:.0f}", "" if w == "on" else
-                          f"{c - e2e['connect_us']['on']:.0f}", f"{t:.1f}", e2e["pull_mb_s"][w],
+                          f"{c - e2e['connect_us']['on']:.0f}",
+                          "" if med is None else f"{med:.0f}", f"{t:.1f}", e2e["pull_mb_s"][w],
                           "" if w == "on" else fmt_x(t / e2e["pull_ms"]["on"])])
         ck = e2e["check"]
         out.append((f"proxy, end to end: {e2e['client']} in `cordon run --sandbox required` "
@@ -321,7 +327,7 @@ def proxy_tables(p):
                     f"{e2e['pulls']} x {e2e['megabytes']} MB per run; {e2e['runs']} runs per way, "
                     "interleaved; the time of the client's loop, medians; the control, inside "
                     f"the allow run: through the proxy {ck['proxy']}, directly {ck['direct']})",
-                    head(e2e["megabytes"]), lines))
+                    head(e2e["megabytes"], True), lines))
     return out
 
 
