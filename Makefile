@@ -415,8 +415,8 @@ $(B)/bench/confwrap: $(CONFWRAP_SRC) bench/nsfloor.h src/linux/linux-layers.h sr
 	$(CC) $(ALL_CFLAGS) -ffunction-sections -fdata-sections $(LDFLAGS) \
 	    -Wl,--gc-sections -o $@ $(CONFWRAP_SRC) $(LDLIBS)
 
-# The allow-list proxy against direct connections on loopback: its
-# sources as they are (its functions are internal to the library).
+# The allow-list proxy against direct connections and a trivial relay on
+# loopback: its sources as they are (its functions are internal to the library).
 PROXYBENCH_SRC := bench/proxybench.c src/net/proxy.c src/net/proxydial.c src/net/proxyproto.c src/net/netallow.c
 $(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxydial.h src/net/proxyproto.h src/net/netallow.h
 	@mkdir -p $(dir $@)
