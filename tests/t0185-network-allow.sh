@@ -460,6 +460,148 @@ PY
 		skip "pip: $PY -m pip is not installed"
 	fi
 
+	# -- more tools, each from a registry of the test's own on origin a (plain
+	# HTTP, --network-allow-http), then the same without the proxy
+	# variables (NOPX), which must not reach the origin: no route, no name.
+	NOPX=(env -u HTTP_PROXY -u HTTPS_PROXY -u http_proxy -u https_proxy -u ALL_PROXY -u all_proxy
+		-u npm_config_proxy -u npm_config_https_proxy -u YARN_HTTP_PROXY -u YARN_HTTPS_PROXY -u PIP_PROXY)
+	# fetched TOOL PATTERN A0 OUT: origin a got PATTERN since A0 requests,
+	# through the proxy (an allowed event for a.test)
+	fetched() {
+		[ "$(($(reqs a "$2") - $3))" -ge 1 ] && [ "$(events | grep -c "^allowed null a.test:$PA http")" -ge 1 ]
+	}
+	# go mod download from a GOPROXY of the test's own (its HTTP_PROXY)
+	if tool_ok go; then
+		mkdir -p "$T/site-a/example.test/cfix/@v"
+		"$PY" - "$T/site-a/example.test/cfix/@v" <<'PY'
+import sys, zipfile
+d = sys.argv[1]
+mod = b"module example.test/cfix\n\ngo 1.18\n"
+open(d + "/v1.0.0.mod", "wb").write(mod)
+open(d + "/v1.0.0.info", "w").write('{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}\n')
+open(d + "/list", "w").write("v1.0.0\n")
+with zipfile.ZipFile(d + "/v1.0.0.zip", "w") as z:
+    z.writestr("example.test/cfix@v1.0.0/go.mod", mod)
+    z.writestr("example.test/cfix@v1.0.0/cfix.go", "package cfix\n\nconst Name = \"cordon-fixture\"\n")
+PY
+		goenv=(--env "GOPROXY=http://a.test:$PA/" --env GOSUMDB=off --env GOFLAGS=-modcacherw
+			--env "GOPATH=$WS/gopath" --env "GOCACHE=$WS/gocache" --env GOTOOLCHAIN=local)
+		r0=$(reqs a 'cfix/@v/v1.0.0.zip')
+		run "$T/go.out" --sandbox required "${ALLOW[@]}" --network-allow-http "${goenv[@]}" -- \
+			go mod download -x -json example.test/cfix@v1.0.0
+		rc=$?
+		is "$rc/$(tail -n 1 "$WS/gopath/pkg/mod/example.test/cfix@v1.0.0/cfix.go" 2>/dev/null)" \
+			'0/const Name = "cordon-fixture"' "go mod download through the proxy (HTTP_PROXY), confined: the module from the test's GOPROXY is in the cache"
+		fetched go 'cfix/@v/v1.0.0.zip' "$r0"
+		ok $? "... origin a served the module's zip, through the proxy ($(events | grep -c '^allowed') allowed connections)"
+		[ "$rc" = 0 ] || diag "$(tail -3 "$T/go.out")"
+		rm -rf "$WS/gopath" "$WS/gocache"
+		a0=$(conns a)
+		run "$T/go-nopx.out" --sandbox required "${ALLOW[@]}" --network-allow-http "${goenv[@]}" -- \
+			"${NOPX[@]}" go mod download -json example.test/cfix@v1.0.0
+		is "$?/$(($(conns a) - a0))/$(events | wc -l)" "1/0/0" \
+			"go without the proxy variables: fails, origin a saw nothing, nothing went through the proxy ($(grep -o '"Error": "[^"]*' "$T/go-nopx.out" | head -c 120))"
+		rm -rf "$WS/gopath" "$WS/gocache"
+	else
+		skip "go: $TOOL_WHY"
+	fi
+
+	# Python requests (HTTP_PROXY)
+	if "$PY" -c 'import requests' 2>/dev/null; then
+		rq="import requests
+try:
+    print('requests reached', requests.get('http://a.test:$PA/way-requests', timeout=5).text.strip())
+except Exception as e:
+    print('requests refused:', type(e).__name__)"
+		r0=$(reqs a way-requests)
+		run "$T/rq.out" --sandbox required "${ALLOW[@]}" --network-allow-http -- "$PY" -c "$rq"
+		grep -q "^requests reached origin-a /way-requests" "$T/rq.out" && fetched requests way-requests "$r0"
+		ok $? "Python requests $("$PY" -c 'import requests; print(requests.__version__)'): a.test through the proxy (HTTP_PROXY) ($(head -c 80 "$T/rq.out"))"
+		a0=$(conns a)
+		run "$T/rq-nopx.out" --sandbox required "${ALLOW[@]}" --network-allow-http -- "${NOPX[@]}" "$PY" -c "$rq"
+		grep -q "^requests refused:" "$T/rq-nopx.out" && [ "$(conns a)" = "$a0" ] && [ "$(events | wc -l)" = 0 ]
+		ok $? "Python requests without the proxy variables: fails, origin a saw nothing ($(head -c 80 "$T/rq-nopx.out"))"
+	else
+		skip "Python requests: $PY has no requests module (python3-requests)"
+	fi
+
+	# yarn classic (it reads HTTP_PROXY or http_proxy; npm_config_proxy or
+	# YARN_HTTP_PROXY alone does not reach) from the npm registry above
+	tgz=$T/site-a/cordon-fixture/-/cordon-fixture-1.0.0.tgz
+	if ! tool_ok yarn; then
+		skip "yarn: $TOOL_WHY"
+	elif [ "$(yarn --version 2>/dev/null | cut -d. -f1)" != 1 ]; then
+		skip "yarn: $(yarn --version 2>/dev/null) is Berry; only yarn classic (1.x) is measured here"
+	elif [ ! -s "$tgz" ]; then
+		skip "yarn: no registry here (npm pack made no tarball, or npm is missing)"
+	else
+		yv=$(yarn --version 2>/dev/null)
+		mkdir -p "$WS/y"
+		printf '{"name":"ws","version":"1.0.0","dependencies":{"cordon-fixture":"1.0.0"}}\n' >"$WS/y/package.json"
+		printf 'registry "http://a.test:%s/"\n' "$PA" >"$WS/y/.yarnrc"
+		r0=$(reqs a 'cordon-fixture-1.0.0.tgz')
+		run "$T/yarn.out" --sandbox required "${ALLOW[@]}" --network-allow-http --env "YARN_CACHE_FOLDER=$WS/ycache" \
+			-- sh -c "cd y && exec yarn install --non-interactive --no-progress --network-timeout 5000"
+		rc=$?
+		is "$rc/$(cat "$WS/y/node_modules/cordon-fixture/index.js" 2>/dev/null)" \
+			'0/module.exports = "cordon-fixture";' "yarn $yv install through the proxy, confined: the package from the test's registry is installed"
+		fetched yarn 'cordon-fixture-1.0.0.tgz' "$r0"
+		ok $? "... origin a served the tarball, through the proxy ($(events | grep -c '^allowed') allowed connections)"
+		[ "$rc" = 0 ] || diag "$(tail -3 "$T/yarn.out")"
+		rm -rf "$WS/y/node_modules" "$WS/y/yarn.lock" "$WS/ycache"
+		a0=$(conns a)
+		run "$T/yarn-nopx.out" --sandbox required "${ALLOW[@]}" --network-allow-http --env "YARN_CACHE_FOLDER=$WS/ycache" \
+			-- sh -c "cd y && exec ${NOPX[*]} yarn install --non-interactive --no-progress --network-timeout 5000"
+		rc=$?
+		is "$([ "$rc" != 0 ] && echo failed)/$(($(conns a) - a0))/$(events | wc -l)" "failed/0/0" \
+			"yarn without the proxy variables: fails, origin a saw nothing ($(grep -m1 -o 'error.*' "$T/yarn-nopx.out" | head -c 100))"
+		rm -rf "$WS/y" "$WS/ycache"
+	fi
+
+	# cargo fetch from a sparse registry of the test's own (its http_proxy)
+	if tool_ok cargo; then
+		cargo_ver=$(cargo --version 2>/dev/null | cut -d' ' -f2)
+		mkdir -p "$T/site-a/index/co/rd" "$T/site-a/dl" "$WS/c/src" "$WS/c/.cargo"
+		"$PY" - "$T/site-a" "$PA" <<'PY'
+import hashlib, io, json, sys, tarfile
+top, port = sys.argv[1], sys.argv[2]
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    for n, d in (("Cargo.toml", b'[package]\nname = "cordonfix"\nversion = "1.0.0"\nedition = "2021"\n'),
+                 ("src/lib.rs", b'pub const NAME: &str = "cordon-fixture";\n')):
+        i = tarfile.TarInfo("cordonfix-1.0.0/" + n)
+        i.size = len(d)
+        t.addfile(i, io.BytesIO(d))
+crate = buf.getvalue()
+open(top + "/dl/cordonfix-1.0.0.crate", "wb").write(crate)
+open(top + "/index/config.json", "w").write(json.dumps({"dl": "http://a.test:%s/dl/{crate}-{version}.crate" % port}))
+open(top + "/index/co/rd/cordonfix", "w").write(json.dumps({"name": "cordonfix", "vers": "1.0.0", "deps": [],
+    "cksum": hashlib.sha256(crate).hexdigest(), "features": {}, "yanked": False}) + "\n")
+PY
+		printf '[package]\nname = "ws"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\ncordonfix = { version = "1.0.0", registry = "t" }\n' >"$WS/c/Cargo.toml"
+		: >"$WS/c/src/lib.rs"
+		printf '[registries.t]\nindex = "sparse+http://a.test:%s/index/"\n[net]\nretry = 0\n' "$PA" >"$WS/c/.cargo/config.toml"
+		r0=$(reqs a 'cordonfix-1.0.0.crate')
+		run "$T/cargo.out" --sandbox required "${ALLOW[@]}" --network-allow-http --env "CARGO_HOME=$WS/cargo-home" \
+			-- sh -c "cd c && exec cargo fetch"
+		rc=$?
+		is "$rc/$(cat "$WS"/cargo-home/registry/src/*/cordonfix-1.0.0/src/lib.rs 2>/dev/null)" \
+			'0/pub const NAME: &str = "cordon-fixture";' "cargo $cargo_ver fetch through the proxy (http_proxy), confined: the crate from the test's sparse registry is unpacked"
+		fetched cargo 'cordonfix-1.0.0.crate' "$r0"
+		ok $? "... origin a served the crate, through the proxy ($(events | grep -c '^allowed') allowed connections)"
+		[ "$rc" = 0 ] || diag "$(tail -3 "$T/cargo.out")"
+		rm -rf "$WS/cargo-home" "$WS/c/Cargo.lock"
+		a0=$(conns a)
+		run "$T/cargo-nopx.out" --sandbox required "${ALLOW[@]}" --network-allow-http --env "CARGO_HOME=$WS/cargo-home" \
+			-- sh -c "cd c && exec ${NOPX[*]} cargo fetch"
+		rc=$?
+		is "$([ "$rc" != 0 ] && echo failed)/$(($(conns a) - a0))/$(events | wc -l)" "failed/0/0" \
+			"cargo without the proxy variables: fails, origin a saw nothing ($(grep -m1 -o 'error.*' "$T/cargo-nopx.out" | head -c 100))"
+		rm -rf "$WS/c" "$WS/cargo-home"
+	else
+		skip "cargo: $TOOL_WHY"
+	fi
+
 	# -- the first spawn as the trial (its start event comes once the
 	# command has exec'd): the run's first line is still its start event
 	rm -f "$T/s.json"

@@ -52,6 +52,7 @@ CONTROLS = {
             "--allow-empty -m control 2>&1 && git -C r log --oneline 2>&1", r"control", []),
     "node": ("node -e 'console.log(6*7)' 2>&1", r"^42$", []),
     "npm": ("npm --version 2>&1", r"^\d+\.", []),
+    "yarn": ("yarn --version 2>&1", r"^\d+\.", []),
     "go": ("GOCACHE=$PWD/c GOPATH=$PWD/p go version 2>&1", r"^go version go\d", []),
     "cargo": ("cargo --version 2>&1", r"^cargo \d",
               [(r"no default toolchain|rustup could not choose",
