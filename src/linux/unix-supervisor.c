@@ -1179,6 +1179,13 @@ static long do_sendmmsg(struct supervisor *s, const struct task *t, const struct
 		long r = send_one(s, t, q, at, *flags);
 		if (r < 0)
 			return sent > 0 ? sent : r;
+		/* The send may have waited for its peer as long as the command
+		 * liked: its thread may be gone by now and its id another
+		 * process's, which the write back and the next message's reads
+		 * (by id) would reach. Only while the call stands is the id its
+		 * thread's. */
+		if (!still_valid(s->listener, n->id))
+			return sent > 0 ? sent : -EINTR;
 		unsigned len = (unsigned)r;
 		if (task_write(t, at + offsetof(struct mmsghdr, msg_len), &len, sizeof(len)) != 0)
 			return sent > 0 ? sent : -EFAULT;
