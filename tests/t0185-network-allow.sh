@@ -619,6 +619,61 @@ PY
 	ok $? "--explain: names b.test:$PB and --network allow= ($(grep -o 'it refused[^;]*' "$T/explain.out" | head -c 140))"
 fi
 
+# ---- the resolver's search list ----
+# A name on the list that does not resolve must not be tried as
+# NAME.SEARCH-DOMAIN (not on the list). In a network and mount namespace
+# of the test's own: a resolv.conf with a search domain bound over the
+# machine's, a resolver of the test's own on 127.0.0.1:53 that answers
+# only names under that domain, and an origin there.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null; then
+	cat >"$T/dns.py" <<'EOF'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+while True:
+    d, a = s.recvfrom(4096)
+    o, labels = 12, []
+    while d[o]:
+        labels.append(d[o + 1:o + 1 + d[o]].decode("ascii", "replace"))
+        o += 1 + d[o]
+    name, qtype = ".".join(labels).lower(), struct.unpack(">H", d[o + 1:o + 3])[0]
+    with open(sys.argv[1], "a") as f:
+        f.write(name + "\n")
+    ok = name.endswith(".search.test") and qtype == 1
+    ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 0, 4) + bytes([127, 0, 0, 1]) if ok else b""
+    flags = 0x8180 | (0 if name.endswith(".search.test") else 3)
+    s.sendto(d[:2] + struct.pack(">HHHHH", flags, 1, 1 if ok else 0, 0, 0) + d[12:o + 5] + ans, a)
+EOF
+	cat >"$T/search.sh" <<EOF
+ip link set lo up || exit 3
+printf 'nameserver 127.0.0.1\nsearch search.test\n' >"$T/resolv.conf"
+mount --bind "$T/resolv.conf" /etc/resolv.conf || exit 3
+"$PY" "$T/dns.py" "$T/dns.log" & D=\$!
+"$PY" -c 'import socket,sys
+s=socket.socket(); s.bind(("127.0.0.1",18185)); s.listen(8)
+while True:
+    c,_=s.accept(); open(sys.argv[1],"a").write("conn\n"); c.close()' "$T/search-origin.log" & O=\$!
+sleep 1
+"$PY" -c 'import socket; print("plain", socket.getaddrinfo("nx.a.test", 80)[0][4][0])'
+: >"$T/dns.log"
+cd "$WS" && "$CORDON" run --state-dir "$STATE" --sandbox required --network allow=nx.a.test:18185 \
+	--network-allow-local -- "$PY" "$T/client.py" connect=nx.a.test,18185,/way-search
+kill \$D \$O
+EOF
+	: >"$T/dns.log"
+	: >"$T/search-origin.log"
+	unshare -n -m --propagation private bash "$T/search.sh" >"$T/search.out" 2>&1
+	if grep -q '^plain 127.0.0.1' "$T/search.out"; then
+		refused "$T/search.out" connect && [ ! -s "$T/search-origin.log" ] &&
+			! grep -q 'search\.test' "$T/dns.log" && grep -q '^nx\.a\.test$' "$T/dns.log"
+		ok $? "a listed name that does not resolve is not tried with the search list's domain: refused, the origin saw nothing, the resolver was asked $(sort -u "$T/dns.log" | tr '\n' ' ')($(say "$T/search.out" connect))"
+	else
+		skip "the resolver's search list: the control failed (getaddrinfo did not use the search list here: $(head -c 120 "$T/search.out"))"
+	fi
+else
+	skip "the resolver's search list: needs root (a network and mount namespace with a resolv.conf of the test's own)"
+fi
+
 # ---- without a network namespace ----
 rm -f "$T/s.json" "$WS/ran"
 (cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --sandbox required \

@@ -18,6 +18,10 @@
 #include <ifaddrs.h>
 #include <limits.h>
 #include <netdb.h>
+#if defined(__GLIBC__)
+#include <arpa/nameser.h>
+#include <resolv.h>
+#endif
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -264,11 +268,29 @@ static void lookup_free(struct lookup *l)
 	free(l);
 }
 
+/* The name itself, never the resolver's search list: a name on the list
+ * that does not resolve (or, with resolv.conf's ndots, before it is
+ * tried) would otherwise be tried as NAME.SEARCH-DOMAIN, which is not on
+ * the list, and the connection made there. glibc's resolver state is
+ * per thread, and this thread makes one lookup: its own state, read
+ * afresh, with the search list's options off (a trailing dot would turn
+ * it off too, but also /etc/hosts, where a private registry's name may
+ * live). Elsewhere (macOS: the system's resolver) the name is looked up
+ * as the system does. */
+static void no_search_list(void)
+{
+#if defined(__GLIBC__)
+	if (res_init() == 0)
+		_res.options &= ~(unsigned long)(RES_DNSRCH | RES_DEFNAMES);
+#endif
+}
+
 static void *lookup_main(void *arg)
 {
 	struct lookup *l = arg;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC };
 	struct addrinfo *res = NULL;
+	no_search_list();
 	int err = getaddrinfo(l->name, NULL, &hints, &res);
 	pthread_mutex_lock(&l->mu);
 	l->res = res;
