@@ -235,6 +235,7 @@ struct head_state {
 	int hosts; /* Host headers seen */
 	int authed;
 	unsigned long long clen; /* Content-Length */
+	int clens; /* Content-Length headers seen */
 };
 
 /* A header the proxy reads: name (nn bytes), value v (vn bytes, without
@@ -255,6 +256,10 @@ static int header_value(struct head_state *s, const char *name, size_t nn, const
 	} else if (nn == 17 && strncasecmp(name, "transfer-encoding", 17) == 0 && !r->connect) {
 		return 501; /* a plain request's body by Content-Length only */
 	} else if (nn == 14 && strncasecmp(name, "content-length", 14) == 0 && !r->connect) {
+		/* One only: with two, the proxy and the origin could each
+		 * frame the body by another (a request hidden in it). */
+		if (++s->clens > 1)
+			return 400;
 		s->clen = 0;
 		for (size_t i = 0; i < vn; i++) {
 			if (v[i] < '0' || v[i] > '9' || s->clen > (1ULL << 40))
@@ -305,7 +310,7 @@ int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http,
 	st = request_line(b, (size_t)(eol - b), r, &path, &pathn, &mlen, plain_http);
 	if (st != 0)
 		return st;
-	struct head_state s = { r, token, 0, 0, token == NULL, 0 };
+	struct head_state s = { r, token, 0, 0, token == NULL, 0, 0 };
 	if (!r->connect &&
 	    (append(r, &s.cap, b, mlen + 1) != 0 || append(r, &s.cap, path, pathn) != 0 ||
 	     append(r, &s.cap, " HTTP/1.1\r\n", 11) != 0))

@@ -145,6 +145,10 @@ static void test_http(void)
 	       0, "a plain request with a body");
 	is_int((long long)r.body_len, 12, "... its length");
 	free(r.origin_head);
+	is_int(http("POST http://example.com/ HTTP/1.1\r\nHost: example.com\r\nContent-Length: "
+		    "0\r\nContent-Length: 50\r\n\r\n",
+		    NULL, 1, &r),
+	       400, "two Content-Length headers: 400 (the body framed two ways)");
 	/* The proxy's password. */
 	is_int(http("CONNECT a.com:443 HTTP/1.1\r\n\r\n", "s3cret", 0, &r), 407,
 	       "a token wanted, none given: 407");
