@@ -290,11 +290,14 @@ static void begin_failure_leaves_nothing(void)
 	/* What the run started before its policy failed (its thread, the
 	 * supervisor's) has ended (a thread may take a moment to go). */
 	int now = count_threads();
-	for (int i = 0; i < 100 && now != threads; i++) {
+	for (int i = 0; i < 300 && now > threads; i++) {
 		usleep(10000);
 		now = count_threads();
 	}
-	is_int(now, threads, "... and left no thread running");
+	/* At most as many as before: a thread an earlier test left to end by
+	 * itself (a detached name lookup of the proxy) may be gone by now. */
+	ok(now <= threads, "... and left no thread running (%d threads before, %d after)", threads,
+	   now);
 	is_int(cordon_set_workspace(c, ws), 0,
 	       "the handle is still configurable after a failed begin");
 	is_int(cordon_begin(c), 0, "and begins once fixed");
