@@ -617,6 +617,42 @@ PY
 		"\"$PY\" \"$T/client.py\" connect-b=b.test,$PB,/way-x; exit 3"
 	grep -q "it refused b.test:$PB .*--network allow=" "$T/explain.out"
 	ok $? "--explain: names b.test:$PB and --network allow= ($(grep -o 'it refused[^;]*' "$T/explain.out" | head -c 140))"
+
+	# -- the command decides how many connections, not how many lines:
+	# 1,500 refused connects write the first 1,000 events, one
+	# network_connect_suppressed line, then none; the exit event counts
+	# them all and the events not written --
+	cat >"$T/flood.py" <<'EOF'
+import os, socket, sys
+proxy = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+refused = 0
+for i in range(int(sys.argv[2])):
+    s = socket.create_connection(("127.0.0.1", proxy), 5)
+    s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % sys.argv[1].encode())
+    if not s.recv(64).startswith(b"HTTP/1.1 200"):
+        refused += 1
+    s.close()
+print("flood refused", refused)
+EOF
+	b0=$(conns b)
+	run "$T/flood.out" --sandbox required "${ALLOW[@]}" --explain -- sh -c \
+		"\"$PY\" \"$T/flood.py\" b.test:$PB 1500; exit 3"
+	is "$(grep -o '^flood refused [0-9]*' "$T/flood.out")/$(($(conns b) - b0))" "flood refused 1500/0" \
+		"1,500 connects to b.test:$PB, each refused, origin b saw nothing"
+	nl=$(grep -c '"event":"network_connect"' "$T/s.json")
+	is "$nl" 1000 "... 1,000 network_connect lines, no more ($(wc -c <"$T/s.json") bytes in all)"
+	is "$(json_field "$T/s.json" exit 'e["network_connections"]')" \
+		'{"allowed": 0, "refused": 1500, "events_dropped": 500}' \
+		"... the exit event counts all 1,500 and the 500 events not written"
+	is "$(($(json_field "$T/s.json" exit 'e["network_connections"].get("events_dropped", 0)') + nl))" 1500 \
+		"... written + dropped = every connection"
+	is "$(sed -n 's/^{"event":"\([a-z_]*\)".*/\1/p' "$T/s.json" | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" \
+		"1 bash_sandbox_status 1000 network_connect 1 network_connect_suppressed 1 bash_sandbox_exit " \
+		"... in order: start, 1,000 events, one network_connect_suppressed, exit"
+	is "$(grep '"event":"network_connect_suppressed"' "$T/s.json" | grep -o '"events_written":[0-9]*')" \
+		'"events_written":1000' "... network_connect_suppressed says how many were written"
+	grep -q "it refused b.test:$PB " "$T/flood.out"
+	ok $? "... --explain still names b.test:$PB ($(grep -o 'it refused[^;]*' "$T/flood.out" | head -c 80))"
 fi
 
 # ---- the resolver's search list ----

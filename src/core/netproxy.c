@@ -23,6 +23,11 @@
 
 /* Refused destinations the --explain line names (the first ones). */
 #define REFUSED_KEPT 8
+/* The network_connect events a run writes (held ones included): past
+ * these, one network_connect_suppressed line and then none, so the
+ * command cannot make cordon write without end; the exit event still
+ * counts every connection, and how many events were not written. */
+#define EVENTS_KEPT 1000
 
 /* The port the listener has inside the run's own network namespace: any
  * port is free in a namespace nobody else is in; below the kernel's
@@ -48,7 +53,8 @@ struct netconf {
 	struct proxy **proxies;
 	size_t nproxies;
 	int stopped;
-	unsigned long allowed, refused; /* the events so far, by decision */
+	unsigned long allowed, refused; /* the decisions so far */
+	unsigned long written, dropped; /* network_connect lines: out or held, not */
 	char *refused_names[REFUSED_KEPT];
 	size_t nrefused_names;
 	/* The start event is out (netproxy_started): until then the events
@@ -275,11 +281,50 @@ static void keep_refused(struct netconf *n, const struct proxy_event *ev)
 		n->nrefused_names++;
 }
 
+/* A line out now, or held until the start event is (called with the
+ * lock): in the order decided. */
+static void put_line(struct netconf *n, char *line)
+{
+	if (n->started || line == NULL || strv_take(&n->held, line) != 0) {
+		status_emit(n->c, line);
+		free(line);
+	}
+}
+
+/* The one line that says the run's network_connect events stop. */
+static void put_suppressed(struct netconf *n)
+{
+	struct jbuf b = { 0 };
+	jb_raw(&b, "{");
+	jb_key(&b, "event");
+	jb_str(&b, cordon_event_ids[EVENT_NETWORK_CONNECT_SUPPRESSED].id);
+	jb_key(&b, "run_id");
+	jb_str(&b, n->c->run_id);
+	jb_key(&b, "events_written");
+	jb_int(&b, (long long)n->written);
+	jb_raw(&b, "}");
+	put_line(n, jb_finish(&b));
+}
+
 /* The engine's callback, from its threads: one network_connect event. */
 static void on_event(void *arg, const struct proxy_event *ev)
 {
 	cordon *c = arg;
 	struct netconf *n = c->net;
+	pthread_mutex_lock(&n->lock);
+	if (ev->allowed)
+		n->allowed++;
+	else
+		n->refused++;
+	if (!ev->allowed)
+		keep_refused(n, ev);
+	if (n->written >= EVENTS_KEPT) {
+		if (n->dropped++ == 0)
+			put_suppressed(n);
+		pthread_mutex_unlock(&n->lock);
+		return;
+	}
+	n->written++;
 	struct jbuf b = { 0 };
 	char text[INET6_ADDRSTRLEN];
 	jb_raw(&b, "{");
@@ -300,18 +345,7 @@ static void on_event(void *arg, const struct proxy_event *ev)
 	jb_key(&b, "reason");
 	jb_str(&b, ev->allowed ? NULL : ev->reason);
 	jb_raw(&b, "}");
-	char *line = jb_finish(&b);
-	pthread_mutex_lock(&n->lock);
-	if (ev->allowed)
-		n->allowed++;
-	else
-		n->refused++;
-	if (!ev->allowed)
-		keep_refused(n, ev);
-	if (n->started || line == NULL || strv_take(&n->held, line) != 0) {
-		status_emit(c, line); /* under the lock: in the order decided */
-		free(line);
-	}
+	put_line(n, jb_finish(&b)); /* under the lock: in the order decided */
 	pthread_mutex_unlock(&n->lock);
 }
 
@@ -601,7 +635,7 @@ void netproxy_release(cordon *c)
 	n->nrefused_names = 0;
 	strv_free(&n->held);
 	n->made = n->stopped = n->started = 0;
-	n->allowed = n->refused = 0;
+	n->allowed = n->refused = n->written = n->dropped = 0;
 	n->port = 0;
 }
 
@@ -681,13 +715,15 @@ void netproxy_exit_fields(struct jbuf *b, const cordon *c)
 		return;
 	}
 	pthread_mutex_lock(&n->lock);
-	unsigned long a = n->allowed, r = n->refused;
+	unsigned long a = n->allowed, r = n->refused, d = n->dropped;
 	pthread_mutex_unlock(&n->lock);
 	jb_raw(b, "{");
 	jb_key(b, "allowed");
 	jb_int(b, (long long)a);
 	jb_key(b, "refused");
 	jb_int(b, (long long)r);
+	jb_key(b, "events_dropped");
+	jb_int(b, (long long)d);
 	jb_raw(b, "}");
 }
 

@@ -40,7 +40,8 @@ void netproxy_free(cordon *c);
 /* The start event's fields: "network_allow" (the list), "network_proxy"
  * (where the command's proxy variables point) and the two settings. */
 void netproxy_start_fields(struct jbuf *b, const cordon *c);
-/* The exit event's "network_connections": {"allowed":N,"refused":M}, or
+/* The exit event's "network_connections": {"allowed":N,"refused":M,
+ * "events_dropped":K} (K: the network_connect events not written), or
  * null when the network was not "allow" through a proxy. */
 void netproxy_exit_fields(struct jbuf *b, const cordon *c);
 /* The --explain text for the allow-list (no leading separator), or

@@ -13,6 +13,9 @@ const struct id_text cordon_event_ids[EVENT_COUNT] = {
 	[EVENT_EXIT] = { "bash_sandbox_exit", "the end of a run: how the command ended" },
 	[EVENT_NETWORK_CONNECT] = { "network_connect",
 				    "--network allow: one connection the proxy allowed or refused" },
+	[EVENT_NETWORK_CONNECT_SUPPRESSED] = { "network_connect_suppressed",
+					       "--network allow: the run's network_connect events "
+					       "stop here (the exit event counts the rest)" },
 };
 
 const struct id_text cordon_mode_ids[3] = {

@@ -20,7 +20,13 @@ struct id_text {
 	const char *text; /* one line for people */
 };
 
-enum event_id { EVENT_STATUS, EVENT_EXIT, EVENT_NETWORK_CONNECT, EVENT_COUNT };
+enum event_id {
+	EVENT_STATUS,
+	EVENT_EXIT,
+	EVENT_NETWORK_CONNECT,
+	EVENT_NETWORK_CONNECT_SUPPRESSED,
+	EVENT_COUNT
+};
 
 enum backend_id { BACKEND_LANDLOCK, BACKEND_SEATBELT, BACKEND_NONE, BACKEND_COUNT };
 
