@@ -468,8 +468,49 @@ static int start_receiver(struct netconf *n)
 }
 #endif
 
+/* A listening TCP socket on the loopback address of family af (port 0:
+ * any), close-on-exec: the fd, or -1 with errno set. */
+static int loopback_listener(int af, unsigned port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	memset(&ss, 0, sizeof(ss));
+	if (af == AF_INET6) {
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_addr = in6addr_loopback;
+		a6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*a6);
+	} else {
+		struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+		a4->sin_family = AF_INET;
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a4->sin_port = htons((uint16_t)port);
+		len = sizeof(*a4);
+	}
+	int fd = socket(af, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || bind(fd, (struct sockaddr *)&ss, len) != 0 ||
+	    listen(fd, 128) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* How many ports the macOS listener tries before giving up on one free
+ * on both loopback addresses. */
+#define HOST_PORT_TRIES 8
+
 /* macOS: a listener on the host's loopback, which any local process can
- * dial, so the run's credential is asked of every client. 0 or errno. */
+ * dial, so the run's credential is asked of every client. The profile
+ * can only name "localhost:PORT", which is 127.0.0.1 and ::1 alike, so
+ * the proxy holds the port on both: nothing else can listen on
+ * [::1]:PORT for the command to reach (a host without IPv6 loopback has
+ * nothing there to reach). 0 or errno. */
 static int start_host_listener(struct netconf *n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -482,23 +523,38 @@ static int start_host_listener(struct netconf *n)
 	}
 	n->token[32] = '\0';
 	n->cfg.token = n->token;
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a;
-	socklen_t alen = sizeof(a);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return errno;
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
-	    bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 128) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
-		int e = errno;
-		close(fd);
-		return e;
+	int e = EADDRINUSE;
+	for (int t = 0; t < HOST_PORT_TRIES; t++) {
+		int fd = loopback_listener(AF_INET, 0);
+		if (fd < 0)
+			return errno;
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+		if (getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+		unsigned port = ntohs(a.sin_port);
+		int fd6 = loopback_listener(AF_INET6, port);
+		if (fd6 < 0 && errno == EADDRINUSE) {
+			close(fd); /* someone holds [::1]:port: another port */
+			continue;
+		}
+		if (fd6 < 0 && errno != EAFNOSUPPORT && errno != EADDRNOTAVAIL) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+		n->port = port;
+		if (serve(n, fd) != 0) {
+			if (fd6 >= 0)
+				close(fd6);
+			return EIO;
+		}
+		return fd6 < 0 || serve(n, fd6) == 0 ? 0 : EIO;
 	}
-	n->port = ntohs(a.sin_port);
-	return serve(n, fd) == 0 ? 0 : EIO;
+	return e;
 }
 
 /* NAME=VALUE for each proxy variable the tools read. */

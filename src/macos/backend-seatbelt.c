@@ -132,11 +132,18 @@ static const char profile_processes[] = "(deny signal)\n"
  * (getaddrinfo goes through it on macOS, DNS included); syslogd takes
  * lines for the system log (Python's SysLogHandler and other portable
  * code log there), which every process may append to anyway through
- * os_log. */
-static const char profile_sockets[] =
-	"(deny network-outbound (remote unix-socket (subpath \"/\")))\n"
+ * os_log. With the network off (and under --network allow) mDNSResponder
+ * stays closed: a lookup through it would reach the host's resolver, a
+ * way out for data; names then resolve only in the proxy. User and group
+ * lookups (getpwnam) go to opendirectoryd over Mach, not this socket. */
+static const char profile_sockets_deny[] =
+	"(deny network-outbound (remote unix-socket (subpath \"/\")))\n";
+static const char profile_sockets_open[] =
 	"(allow network-outbound\n"
 	"  (remote unix-socket (path-literal \"/private/var/run/mDNSResponder\"))\n"
+	"  (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n";
+static const char profile_sockets_off[] =
+	"(allow network-outbound\n"
 	"  (remote unix-socket (path-literal \"/private/var/run/syslog\")))\n";
 
 /* --network off: every IP socket's traffic, both ways, loopback
@@ -243,7 +250,8 @@ char *seatbelt_profile(const struct sb_shape *s)
 	add_clauses(&b, &clauses[C_READ_KEEP], s->keeps);
 	jb_raw(&b, profile_setugid);
 	jb_raw(&b, profile_processes);
-	jb_raw(&b, profile_sockets);
+	jb_raw(&b, profile_sockets_deny);
+	jb_raw(&b, s->network_off ? profile_sockets_off : profile_sockets_open);
 	add_clauses(&b, &clauses[C_SOCK_ROOT], s->roots);
 	add_clauses(&b, &clauses[C_SOCK_FILE], s->files);
 	add_clauses(&b, &clauses[C_SOCKET], s->sockets);

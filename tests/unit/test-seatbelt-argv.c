@@ -520,8 +520,13 @@ static void network_off(void)
 	   "network off: the IP denials close the profile");
 	ok(off != NULL && strstr(off, "param") == NULL && strstr(off, "localhost") == NULL,
 	   "network off: no parameter, no host text, loopback not allowed back");
-	ok(off != NULL && strstr(off, "(allow network-outbound\n  (remote unix-socket") != NULL,
-	   "network off: the system Unix sockets (name lookups, syslog) stay allowed");
+	ok(off != NULL &&
+		   strstr(off, "(allow network-outbound\n  (remote unix-socket (path-literal "
+			       "\"/private/var/run/syslog\")))\n") != NULL,
+	   "network off: syslog's Unix socket stays allowed");
+	ok(on != NULL && strstr(on, "mDNSResponder") != NULL && off != NULL &&
+		   strstr(off, "mDNSResponder") == NULL,
+	   "network off: mDNSResponder (the host's resolver) not allowed; on: allowed");
 	free(on);
 	free(off);
 
@@ -557,6 +562,10 @@ static void network_proxy(void)
 	ok(got != NULL && strstr(got, "(allow network-inbound") == NULL &&
 		   strstr(got, "(allow network-bind") == NULL,
 	   "network allow: nothing inbound, no bind");
+	ok(got != NULL && strstr(got, "mDNSResponder") == NULL &&
+		   count(got, "(remote unix-socket") == 2,
+	   "network allow: no mDNSResponder rule (names resolve only in the proxy), syslog "
+	   "still allowed");
 	free(got);
 	s.network_off = 0;
 	got = seatbelt_profile(&s);
