@@ -55,6 +55,7 @@ struct netconf {
 	int stopped;
 	unsigned long allowed, refused; /* the decisions so far */
 	unsigned long written, dropped; /* network_connect lines: out or held, not */
+	int said_suppressed; /* the line that says they stop is out */
 	char *refused_names[REFUSED_KEPT];
 	size_t nrefused_names;
 	/* The start event is out (netproxy_started): until then the events
@@ -316,11 +317,22 @@ static void on_event(void *arg, const struct proxy_event *ev)
 		n->allowed++;
 	else
 		n->refused++;
+	/* Another local process's noise at a loopback listener (auth,
+	 * too_many past the engine's first few): counted, never written,
+	 * never named. */
+	if (ev->quiet) {
+		n->dropped++;
+		pthread_mutex_unlock(&n->lock);
+		return;
+	}
 	if (!ev->allowed)
 		keep_refused(n, ev);
 	if (n->written >= EVENTS_KEPT) {
-		if (n->dropped++ == 0)
+		n->dropped++;
+		if (!n->said_suppressed) {
+			n->said_suppressed = 1;
 			put_suppressed(n);
+		}
 		pthread_mutex_unlock(&n->lock);
 		return;
 	}
@@ -692,6 +704,7 @@ void netproxy_release(cordon *c)
 	strv_free(&n->held);
 	n->made = n->stopped = n->started = 0;
 	n->allowed = n->refused = n->written = n->dropped = 0;
+	n->said_suppressed = 0;
 	n->port = 0;
 }
 

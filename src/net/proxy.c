@@ -62,6 +62,7 @@ struct proxy {
 	unsigned live;
 	pthread_mutex_t ev_mu; /* on_event, the counts */
 	unsigned long allowed, refused;
+	unsigned long noisy; /* "auth" and "too_many" refusals, with a token */
 };
 
 struct conn {
@@ -138,6 +139,9 @@ static void emit(struct conn *c, const char *reason)
 		p->allowed++;
 	else
 		p->refused++;
+	if (p->token != NULL && reason != NULL &&
+	    (strcmp(reason, "auth") == 0 || strcmp(reason, "too_many") == 0))
+		ev.quiet = ++p->noisy > PROXY_LOUD_MAX;
 	if (p->cfg.on_event != NULL)
 		p->cfg.on_event(p->cfg.event_arg, &ev);
 	pthread_mutex_unlock(&p->ev_mu);

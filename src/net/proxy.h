@@ -32,7 +32,13 @@ struct proxy_event {
 	 * "local_address", "resolve_failed", "connect_failed", "bad_request",
 	 * "auth", "too_many", "timeout", ...), NULL when allowed. */
 	const char *reason;
+	/* To be counted, not told: with a token, an "auth" or "too_many"
+	 * refusal past the first PROXY_LOUD_MAX of the proxy (any local
+	 * process can dial it and would fill the run's status). */
+	int quiet;
 };
+
+#define PROXY_LOUD_MAX 16
 
 struct proxy_config {
 	const struct netallow *allow; /* the list (not copied: outlives the proxy) */

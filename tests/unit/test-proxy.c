@@ -30,6 +30,7 @@ struct rec {
 	unsigned port;
 	int allowed;
 	int sigblocked; /* SIGTERM and SIGINT blocked in the thread that told it */
+	int quiet;
 };
 
 static struct rec recs[512];
@@ -50,6 +51,7 @@ static void on_event(void *arg, const struct proxy_event *ev)
 		r->allowed = ev->allowed;
 		sigset_t cur;
 		pthread_sigmask(SIG_BLOCK, NULL, &cur);
+		r->quiet = ev->quiet;
 		r->sigblocked = sigismember(&cur, SIGTERM) == 1 && sigismember(&cur, SIGINT) == 1;
 	}
 	pthread_mutex_unlock(&rec_mu);
@@ -684,6 +686,52 @@ static void test_token(void)
 	px_stop(&x);
 }
 
+/* With a token (a listener any local process can dial), the auth
+ * refusals past the first PROXY_LOUD_MAX are counted, not told; the
+ * run's own connection is still told. */
+static void test_token_noise(void)
+{
+	struct px x;
+	char list[64], t[64], reply[512];
+	snprintf(list, sizeof(list), "a.test:%u", porta);
+	px_cfg(&x, list);
+	x.cfg.token = "s3cret";
+	if (px_start(&x) != 0)
+		return;
+	snprintf(t, sizeof(t), "a.test:%u", porta);
+	pthread_mutex_lock(&rec_mu);
+	size_t from = nrec;
+	pthread_mutex_unlock(&rec_mu);
+	int all407 = 1;
+	for (int i = 0; i < PROXY_LOUD_MAX + 4; i++) {
+		int fd = http_connect(&x, t, NULL, reply, sizeof(reply));
+		all407 &= status_is(reply, 407);
+		close(fd);
+	}
+	int fd = http_connect(&x, t, "Proxy-Authorization: Basic Y29yZG9uOnMzY3JldA==\r\n", reply,
+			      sizeof(reply));
+	int o = origin_accept(origa, 5000);
+	ok(all407 && status_is(reply, 200) && o >= 0,
+	   "token noise: every attempt without it 407, the run's own still 200");
+	close(fd);
+	if (o >= 0)
+		close(o);
+	px_stop(&x);
+	size_t told = 0, quiet = 0, allowed_told = 0;
+	pthread_mutex_lock(&rec_mu);
+	for (size_t i = from; i < nrec; i++) {
+		if (strcmp(recs[i].reason, "auth") == 0)
+			recs[i].quiet ? quiet++ : told++;
+		if (recs[i].allowed && !recs[i].quiet)
+			allowed_told++;
+	}
+	pthread_mutex_unlock(&rec_mu);
+	is_int((int)told, PROXY_LOUD_MAX,
+	       "token noise: the first PROXY_LOUD_MAX auth refusals told");
+	is_int((int)quiet, 4, "token noise: the rest counted only (quiet)");
+	is_int((int)allowed_told, 1, "token noise: the allowed connection told");
+}
+
 static void test_limits(void)
 {
 	struct px x;
@@ -861,6 +909,7 @@ int main(void)
 	test_plain();
 	test_heads();
 	test_token();
+	test_token_noise();
 	test_limits();
 	test_stop();
 	unsigned long al = 0, rf = 0, nal = 0, nrf = 0;
