@@ -170,6 +170,12 @@ int main(void)
 	cordon *c = fresh();
 	is_int(cordon_begin(c), 0, "a run begins with dead dirs to sweep");
 	ok(c->sweep != NULL, "... and its sweep runs");
+#if defined(CORDON_ASAN)
+	/* The sanitizer's allocator has no fork handler: a child forked
+	 * while the sweep allocates (opendir) waits forever for its lock. */
+	skip("in a forked child the sweep is let go: not in a sanitizer build (its allocator "
+	     "deadlocks in a child forked while another thread allocates)");
+#else
 	int pfd[2];
 	char said = 0;
 	if (pipe(pfd) != 0)
@@ -188,6 +194,7 @@ int main(void)
 	   "in a forked child the sweep is let go, not joined");
 	waitpid(pid, NULL, 0);
 	close(pfd[0]);
+#endif
 	is_int(cordon_end(c), 0, "the parent's run ends");
 	cordon_free(c);
 
