@@ -374,7 +374,8 @@ int gitdirs_decode(const char *buf, size_t len, const struct gitdirs_key *k, str
 	    reserve((void **)&d->at, &d->capn, d->n + (size_t)n, sizeof(size_t)) != 0)
 		return -1;
 	size_t before = d->n, blen = d->len;
-	memcpy(d->buf + d->len, p, (size_t)bytes);
+	if (bytes > 0) /* an empty list has no buffer yet */
+		memcpy(d->buf + d->len, p, (size_t)bytes);
 	const char *prev = NULL;
 	size_t off = 0;
 	for (uint64_t i = 0; i < n; i++) {
