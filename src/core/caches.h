@@ -2,9 +2,10 @@
  * Tool caches (design section 4): where each tool keeps its cache, by
  * the tool's own variables, and whether the tool is present at all.
  *
- * caches_locate() is pure: it reads variables through a lookup function
- * and never touches the file system, so it is unit-tested and fuzzed.
- * caches_resolve() (caches.c) does the file system part for a run.
+ * caches_locate() (cacheloc.c) is pure: it reads variables through a
+ * lookup function and never touches the file system, so it is
+ * unit-tested and fuzzed. caches_resolve() (caches.c) does the file
+ * system part for a run.
  */
 #ifndef CORDON_CACHES_H
 #define CORDON_CACHES_H
@@ -37,6 +38,12 @@ struct cache_loc {
 	 * when own_len is not 0, else the location itself. NULL: none
 	 * moves it alone. */
 	const char *move_var, *move_name, *tail;
+	/* The variable that names this location alone, and the name below
+	 * STATE/caches a run points it to when it cannot see the cache
+	 * through an overlay (no mount layer): the name the user set it by
+	 * when it is set. NULL: no variable moves it alone (CARGO_HOME,
+	 * GRADLE_USER_HOME and CCACHE_DIR move a configuration too). */
+	const char *alone_var, *alone_name;
 };
 
 /* Looks up an environment variable: its value, or NULL when unset. */
