@@ -130,6 +130,7 @@ static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
 	memset(e, 0, sizeof(*e));
 	e->tool = tool;
 	e->state = state;
+	e->how = CACHE_HOW_COUNT;
 	if (path != NULL && (e->path = strdup(path)) == NULL)
 		return CORDON_ENOMEM;
 	p->ncaches++;
@@ -149,8 +150,9 @@ static int entry_path(struct cache_entry *e, const char *path)
 }
 
 /* e's path is real (canonical, there): granted, unless it is not of its
- * kind (a file for a directory) or is broad. */
-static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
+ * kind (a file for a directory) or is broad. Its writes go to real
+ * itself (how): cordon's own directory, or a lock file. */
+static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir, enum cache_how how)
 {
 	struct stat st;
 	if (stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
@@ -165,6 +167,7 @@ static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
 	if (r != 0)
 		return r;
 	e->state = e->created ? CACHE_CREATED : CACHE_EXISTING;
+	e->how = how;
 	return 0;
 }
 
@@ -183,35 +186,46 @@ static int set_env(struct policy *p, const char *name, const char *dir)
 	return strv_take(&p->cache_env, s);
 }
 
-/* A default location that does not exist, moved by its variable: to
- * STATE/caches/NAME[/tail], made there (the state dir is cordon's own,
- * which no command may write: only the location itself is granted) and
- * named to the command by the variable. */
-static int resolve_moved(cordon *c, struct cache_entry *e, const struct cache_loc *loc)
+/* How a location is moved under the state dir: var set to
+ * STATE/caches/name, the location at STATE/caches/name[/tail]. */
+struct move {
+	const char *var, *name, *tail;
+};
+
+/* A location moved under the state dir: to STATE/caches/NAME[/tail],
+ * made there (the state dir is cordon's own, which no command may write:
+ * only the location itself is granted) and named to the command by the
+ * variable. from: the cache that exists (or that a variable names) in
+ * its place, which the run does not use, or NULL. */
+static int resolve_moved(cordon *c, struct cache_entry *e, struct move mv, int is_dir,
+			 const char *from)
 {
 	char dir[CORDON_PATH_MAX], path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
 	struct stat st;
 	if (runtmp_caches_dir(c, real, sizeof(real)) != 0 ||
-	    path_join(dir, sizeof(dir), real, loc->move_name) != 0 ||
-	    path_join(path, sizeof(path), dir, loc->tail != NULL ? loc->tail : "") != 0)
+	    path_join(dir, sizeof(dir), real, mv.name) != 0 ||
+	    path_join(path, sizeof(path), dir, mv.tail != NULL ? mv.tail : "") != 0)
 		return 0;
+	if (from != NULL && (e->from = strdup(from)) == NULL)
+		return CORDON_ENOMEM;
 	if (entry_path(e, path) != 0)
 		return CORDON_ENOMEM;
+	e->created = 0;
 	int rr = policy_resolve_untampered(&c->pol, path, real, sizeof(real));
 	if (rr == POLICY_REDIRECTED)
 		e->state = CACHE_REDIRECTED;
 	if (rr != 0 || strcmp(real, path) != 0)
 		return 0;
 	if (lstat(path, &st) != 0) {
-		if (make_checked(&c->pol, path, loc->is_dir) != 0)
+		if (make_checked(&c->pol, path, is_dir) != 0)
 			return 0;
 		e->created = 1;
 	}
-	int r = grant(c, e, path, loc->is_dir);
+	int r = grant(c, e, path, is_dir, CACHE_MOVED);
 	if (r != 0 || (e->state != CACHE_CREATED && e->state != CACHE_EXISTING))
 		return r;
-	e->variable = loc->move_var;
-	return set_env(&c->pol, loc->move_var, dir);
+	e->variable = mv.var;
+	return set_env(&c->pol, mv.var, dir);
 }
 
 /* Whether the missing location loc (at real) is made where it is: where
@@ -232,13 +246,103 @@ static int made_in_place(const struct cache_loc *loc, const char *missing_home, 
 	return stat(own, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A writable tree other than a cache lies strictly inside path: an
+ * overlay there would hide it. */
+static int holds_writable(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].kind != W_DEVICE && p->w[i].kind != W_CACHE &&
+		    strcmp(p->w[i].path, path) != 0 && path_within(path, p->w[i].path))
+			return 1;
+	return 0;
+}
+
+/* The user's cache directory real (there): seen through an overlay when
+ * the run can make one (layered), else moved to cordon's own by the
+ * variable that names it alone, else left read-only. */
+static int resolve_user_dir(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			    const char *real, int layered)
+{
+	struct cache_layer *l = NULL;
+	if (entry_path(e, real) != 0)
+		return CORDON_ENOMEM;
+	if (policy_is_broad(c, real)) {
+		e->state = CACHE_REFUSED;
+		return 0;
+	}
+	if (layered && !holds_writable(&c->pol, real) &&
+	    cachelayer_open(c, loc->tool, real, &l) == 0) {
+		char *layer = strdup(l->layer);
+		int r = layer != NULL ? policy_add_layered(&c->pol, real, l) : CORDON_ENOMEM;
+		if (layer == NULL)
+			cache_layer_free(l);
+		if (r != 0) {
+			free(layer);
+			return r == CORDON_ENOMEM ? r : 0;
+		}
+		e->layer = layer;
+		e->state = e->created ? CACHE_CREATED : CACHE_EXISTING;
+		e->how = CACHE_OVERLAY;
+		return 0;
+	}
+	if (loc->alone_var != NULL)
+		return resolve_moved(c, e, (struct move){ loc->alone_var, loc->alone_name, NULL },
+				     1, real);
+	e->state = CACHE_READ_ONLY;
+	return 0;
+}
+
+/* A location in a writable tree: written there directly, or through the
+ * overlay of the cache that holds it. */
+static int resolve_inside(const struct policy *p, struct cache_entry *e, const char *real)
+{
+	e->state = CACHE_INSIDE;
+	e->how = CACHE_DIRECT;
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].layer != NULL && path_within(p->w[i].path, real)) {
+			e->how = CACHE_OVERLAY;
+			if ((e->layer = strdup(p->w[i].layer->layer)) == NULL)
+				return CORDON_ENOMEM;
+		}
+	return entry_path(e, real);
+}
+
+/* A location that does not exist (at real). Never made where the tool
+ * would not make it; made empty where it would, when the run sees it
+ * through an overlay (an empty directory runs nothing); else moved. */
+static int resolve_missing(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			   const char *real, const char *missing_home, int layered)
+{
+	struct move mv = { loc->move_var, loc->move_name, loc->tail };
+	if (!made_in_place(loc, missing_home, real)) {
+		e->state = CACHE_MISSING;
+		return mv.var != NULL ? resolve_moved(c, e, mv, loc->is_dir, NULL) : 0;
+	}
+	if (loc->is_dir && !layered) {
+		e->state = CACHE_MISSING;
+		if (loc->alone_var == NULL)
+			return 0;
+		mv = (struct move){ loc->alone_var, loc->alone_name, NULL };
+		return resolve_moved(c, e, mv, 1, loc->from_var ? real : NULL);
+	}
+	if (make_checked(&c->pol, real, loc->is_dir) != 0) {
+		struct stat st;
+		e->created = lstat(real, &st) == 0;
+		return 0;
+	}
+	e->created = 1;
+	return 1;
+}
+
 /* One cache location. It is resolved without following a symlink that
  * lies in a writable tree (policy_resolve_untampered): a run with
  * CARGO_HOME in its workspace could otherwise replace .cargo/registry
  * with a link and have the next run grant whatever it names. A location
  * inside a writable tree is writable already and gets no grant (nor a
- * directory made for it) of its own. */
-static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missing_home)
+ * directory made for it) of its own. A file (cargo's package-cache lock,
+ * which cargo only locks) is written where it is. */
+static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missing_home,
+		       int layered)
 {
 	struct policy *p = &c->pol;
 	struct cache_entry *e = NULL;
@@ -250,30 +354,26 @@ static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missi
 	e->is_dir = loc->is_dir;
 	if (loc->homeless) {
 		e->state = CACHE_MISSING;
-		return loc->move_var != NULL ? resolve_moved(c, e, loc) : 0;
+		struct move mv = { loc->move_var, loc->move_name, loc->tail };
+		return mv.var != NULL ? resolve_moved(c, e, mv, loc->is_dir, NULL) : 0;
 	}
 	int rr = policy_resolve_untampered(p, loc->path, real, sizeof(real));
 	if (rr == 0 && policy_inside_writable(p, real))
-		e->state = CACHE_INSIDE;
-	else if (rr == POLICY_REDIRECTED)
+		return resolve_inside(p, e, real);
+	if (rr == POLICY_REDIRECTED) {
 		e->state = CACHE_REDIRECTED;
-	if (rr != 0 || e->state == CACHE_INSIDE) {
-		if (rr == 0 || rr == POLICY_REDIRECTED)
-			(void)entry_path(e, real); /* out of memory: the name stays */
+		(void)entry_path(e, real); /* out of memory: the name stays */
+	}
+	if (rr != 0)
 		return 0;
-	}
-	if (lstat(real, &st) != 0) {
-		if (!made_in_place(loc, missing_home, real)) {
-			e->state = CACHE_MISSING;
-			return loc->move_var != NULL ? resolve_moved(c, e, loc) : 0;
-		}
-		if (make_checked(p, real, loc->is_dir) != 0) {
-			e->created = lstat(real, &st) == 0;
-			return 0;
-		}
-		e->created = 1;
-	}
-	return grant(c, e, real, loc->is_dir);
+	if (lstat(real, &st) != 0 &&
+	    (r = resolve_missing(c, e, loc, real, missing_home, layered)) != 1)
+		return r;
+	if (!loc->is_dir)
+		return grant(c, e, real, 0, CACHE_DIRECT);
+	if (lstat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return resolve_user_dir(c, e, loc, real, layered);
 }
 
 /* The home the default caches are under: $HOME as given (homes_load
@@ -306,7 +406,7 @@ static size_t locate(const cordon *c, unsigned mask, struct cache_loc locs[CACHE
 			     too_long);
 }
 
-static int resolve(cordon *c)
+static int resolve(cordon *c, int layered)
 {
 	struct cache_loc locs[CACHE_LOC_MAX];
 	unsigned too_long = 0;
@@ -338,7 +438,7 @@ static int resolve(cordon *c)
 			 * then in place of the next one, else not at all. */
 			if (locs[i].legacy && !(replaced = exists(locs[i].path)))
 				continue;
-			if ((r = resolve_one(c, &locs[i], missing_home)) != 0)
+			if ((r = resolve_one(c, &locs[i], missing_home, layered)) != 0)
 				return r;
 		}
 		/* A location that cannot be a path: reported, never granted. */
@@ -381,9 +481,9 @@ int caches_untrusted(cordon *c)
 	return 0;
 }
 
-int caches_resolve(cordon *c)
+int caches_resolve(cordon *c, int layered)
 {
-	int r = resolve(c);
+	int r = resolve(c, layered);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 

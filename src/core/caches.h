@@ -69,13 +69,16 @@ const char *const *caches_tool_programs(unsigned bit);
 /*
  * For a run: locate the caches of c->caches, decide which tools are
  * present (variable set, cache already there, or a program on PATH) and
- * add their caches to the writable set. A missing cache is made
- * (owner-only) where the tool's variable names it or inside the tool's
- * own directory where that exists; a missing default one is moved under
- * the state dir by its variable (c->pol.cache_env), never made in the
- * home. 0, or an error with its message.
+ * add their caches to the writable set. With layered (the run can see
+ * them through overlays: cachelayer_usable), each cache of the user's is
+ * an overlay over it (a missing one made empty first where the tool's
+ * variable names it or inside the tool's own directory); without, each
+ * is moved to cordon's own under the state dir by the variable that
+ * names it alone (c->pol.cache_env), or left read-only. A missing
+ * default one is moved under the state dir by its variable, never made
+ * in the home. 0, or an error with its message.
  */
-int caches_resolve(cordon *c);
+int caches_resolve(cordon *c, int layered);
 /* Adds every tool cache location to c->pol.untrusted. 0 or CORDON_ENOMEM. */
 int caches_untrusted(cordon *c);
 

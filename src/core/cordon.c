@@ -90,6 +90,9 @@ static void release_run(cordon *c)
 	gitguard_release(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
+	/* Every process of the run is gone, and with the launch its mount
+	 * namespace: the caches' writes into their layers. */
+	cachelayer_end(c);
 	env_free(c->envp);
 	c->envp = NULL;
 	strv_free(&c->env_removed);
@@ -598,6 +601,28 @@ int run_prepare(cordon *c)
 	return r;
 }
 
+/* The tool caches for the decision: seen through overlays where its
+ * backend can make them, else moved by their variables. Resolved again
+ * when a plan made again changes that (a mount layer only assumed to
+ * work was refused): what the first made is dropped, its run dirs
+ * removed. 0, or an error with its message. */
+static int plan_caches(cordon *c)
+{
+	int layered = cachelayer_usable(c);
+	if (c->caches_resolved && layered == c->caches_layered)
+		return 0;
+	if (c->caches_resolved) {
+		cachelayer_end(c); /* nothing ran: nothing to merge */
+		policy_drop_caches(&c->pol);
+	}
+	int r = caches_resolve(c, layered);
+	if (r != 0)
+		return r;
+	c->caches_resolved = 1;
+	c->caches_layered = layered;
+	return 0;
+}
+
 /* The decision, and the plan the backend prepares from it. 0, or a
  * CORDON_E* code; CORDON_EUNAVAILABLE when required mode refused (its
  * events are written; the run has ended). */
@@ -620,11 +645,8 @@ static int plan(cordon *c)
 				   c->dec.detail ? "; " : "", c->dec.detail ? c->dec.detail : "");
 	}
 	if (c->mode != CORDON_MODE_OFF) {
-		if (c->dec.applied && !c->caches_resolved) {
-			if ((r = caches_resolve(c)) != 0)
-				return r;
-			c->caches_resolved = 1;
-		}
+		if (c->dec.applied && (r = plan_caches(c)) != 0)
+			return r;
 		if (policy_add_writable(&c->pol, c->rundir, 1, W_TMPDIR) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
@@ -661,11 +683,40 @@ static int plan(cordon *c)
 	return 0;
 }
 
+/* The command's environment (c->envp), made again after a plan made
+ * again (the caches' variables may have changed). 0, or an error with
+ * its message. */
+static int make_env(cordon *c)
+{
+	/* Secrets leave the environment whenever cordon confines or tries
+	 * to (auto unconfined too: the same command sees the same
+	 * environment on every host); off is a plain exec. */
+	struct env_opts eo = {
+		.clean = c->clean_env,
+		.drop_secrets = c->mode != CORDON_MODE_OFF && c->default_deny_read,
+		.specs = (const char *const *)c->envspec.v,
+		.nspecs = c->envspec.n,
+		.tmpdir = c->rundir,
+		.set = (const char *const *)c->pol.cache_env.v,
+		.nset = c->pol.cache_env.n,
+	};
+	env_free(c->envp);
+	strv_free(&c->env_removed);
+	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
+	if (c->envp == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return workdir_env(c);
+}
+
 /* Plan again, what was prepared released first. */
 static int replan(cordon *c)
 {
 	launch_release(&c->launch);
-	return plan(c);
+	int r = plan(c);
+	/* After begin made it: the environment of the plan as it is now. */
+	if (r == 0 && c->envp != NULL)
+		r = make_env(c);
+	return r;
 }
 
 /* Plan again once every layer is known: after a refusal met on a layer
@@ -742,22 +793,7 @@ static int begin(cordon *c)
 		r = workdir_readable(c);
 	if (r != 0)
 		return r;
-	/* Secrets leave the environment whenever cordon confines or tries
-	 * to (auto unconfined too: the same command sees the same
-	 * environment on every host); off is a plain exec. */
-	struct env_opts eo = {
-		.clean = c->clean_env,
-		.drop_secrets = c->mode != CORDON_MODE_OFF && c->default_deny_read,
-		.specs = (const char *const *)c->envspec.v,
-		.nspecs = c->envspec.n,
-		.tmpdir = c->rundir,
-		.set = (const char *const *)c->pol.cache_env.v,
-		.nset = c->pol.cache_env.n,
-	};
-	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
-	if (c->envp == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	if ((r = workdir_env(c)) != 0)
+	if ((r = make_env(c)) != 0)
 		return r;
 	/* With a layer still unsure, the first spawn's child settles it and
 	 * the start event waits for its report. */

@@ -306,6 +306,8 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
 			return e;
+	if ((e = cachemount_apply(m)) != 0)
+		return e;
 	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
 		return e;
 	for (size_t i = 0; i < m->npin; i++)
@@ -405,8 +407,9 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 	char shm[CORDON_PATH_MAX];
 	int have_shm = realpath("/dev/shm", shm) != NULL;
 	for (size_t i = 0; i < pol->nw; i++) {
-		/* Device nodes stay writable on a read-only mount. */
-		if (pol->w[i].kind == W_DEVICE)
+		/* Device nodes stay writable on a read-only mount; a cache
+		 * seen through an overlay is mounted, never bound writable. */
+		if (pol->w[i].kind == W_DEVICE || pol->w[i].layer != NULL)
 			continue;
 		if (push(&m->rw, &m->nrw, pol->w[i].path) != 0)
 			return backend_fail(res, CORDON_ENOMEM, "out of memory");
@@ -438,6 +441,9 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 		}
 	if (plan_covers(m, pol) != 0)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
+	int r = cachemount_prepare(run, res, m);
+	if (r != 0)
+		return r;
 	/* The run's working directory (workdir.c), entered again after the
 	 * mounts; getcwd(NULL, 0) allocates what the path needs. */
 	m->cwd = pol->cwd != NULL ? strdup(pol->cwd) : getcwd(NULL, 0);
@@ -466,6 +472,7 @@ void mountns_free(struct mount_plan *m)
 	}
 	free(m->covers);
 	scratchhome_free(m->home);
+	cachemount_free(m);
 	free(m->scratch);
 	free(m->void_dir);
 	free(m->empty_file);

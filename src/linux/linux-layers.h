@@ -55,6 +55,10 @@ struct mount_plan {
 	struct cover *covers;
 	size_t ncovers;
 	struct scratch_home *home; /* --scratch-home (layer-scratchhome.c), or NULL */
+	/* The tool caches seen through overlays (layer-caches.c), mounted
+	 * after the writable binds, before the scratch home. */
+	struct cache_mount *cmounts;
+	size_t ncmounts;
 	/* The run's temp dirs (layer-tmp.c): the run's dir, bound on the
 	 * private /tmp and /var/tmp. */
 	char *rundir;
@@ -69,6 +73,16 @@ struct mount_plan {
 	 * would hide the tree; the machine's stays, read-only outside the
 	 * writable set. */
 	int shm_kept;
+};
+
+/* A tool cache seen through an overlay (layer-caches.c). */
+struct cache_mount {
+	char *target; /* the user's cache: the mount point and the lowest layer */
+	char *rundir; /* STATE/layers/NAME/.run-ID: the child makes sK/{upper,work} in it */
+	char *opts; /* the overlay's options, relative to rundir/sK */
+	mode_t mode; /* the cache's mode, owner and group: its overlay root's */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* A private temp dir: the run's dir, bound on view; each carry is a tree
@@ -232,6 +246,26 @@ int scratchhome_mount(const struct mount_plan *m);
 /* The home the plan covers, or NULL. */
 const char *scratchhome_path(const struct linux_plan *plan);
 void scratchhome_free(struct scratch_home *h);
+
+/* layer-caches.c: the tool caches seen through overlays (a part of the
+ * mount layer; their layers: src/core/cachelayer.c). */
+/* The overlay's options for the cache (lower layers and upper and work
+ * dirs relative to the run's sK dir; userxattr in a user namespace) in
+ * size bytes: 0, or -1 when they do not fit. Pure. */
+int cachemount_options(const char *cache, int userns, char *out, size_t size);
+/* Parent, in mountns_prepare: m->cmounts from the writable entries that
+ * have a layer. 0 or CORDON_E* (res->error set). */
+int cachemount_prepare(const struct run_spec *run, struct run_result *res, struct mount_plan *m);
+/* Child, in mountns_apply after the writable binds: 0 or errno. */
+int cachemount_apply(const struct mount_plan *m);
+/* Child, in landlock_apply: each overlay's root granted rights in
+ * ruleset. 0 or errno. */
+int cachemount_grant(const struct linux_plan *plan, int ruleset, uint64_t rights);
+void cachemount_free(struct mount_plan *m);
+/* The backend's cache_layers: whether overlays with their upper dirs in
+ * dir work for a run of d (the mount layer, a file system that can hold
+ * an upper dir), tried once and kept in dir. */
+int cachemount_usable(const struct decision *d, const char *dir);
 
 /* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
  * and the IPC namespace. */
