@@ -102,13 +102,17 @@ writes_each() {
 	# shellcheck disable=SC2086 # one path per word (the test's paths have no spaces)
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
 		-- sh -c 'for d; do echo w >"$d/cordon-w" || exit 1; done' sh $paths) >"$T/w.out" 2>&1 || bad=1
+	local n=0
 	while read -r p how layer; do
+		n=$((n + 1))
 		if [ "$how" = overlay ]; then
 			[ "$(cat "$layer/shared/cordon-w" 2>/dev/null)" = w ] && [ ! -e "$p/cordon-w" ] || bad=1
 		else
 			[ "$(cat "$p/cordon-w" 2>/dev/null)" = w ] || bad=1
 		fi
 	done < <(json_field "$T/s.json" status '"\n".join(c["path"] + " " + c["how"] + " " + (c["layer"] or "-") for c in e["caches"])')
+	# Every granted path was looked at (the event says how each is written).
+	[ "$n" -gt 0 ] && [ "$n" -eq "$(wc -w <<<"$paths")" ] || bad=1
 	[ "$bad" -eq 0 ] || sed 's/^/#   /' "$T/w.out" | head -n 3
 	return "$bad"
 }

@@ -73,7 +73,9 @@ static struct cache_loc *add(struct locator *l, unsigned bit, unsigned flags, co
 	e->is_dir = (flags & L_DIR) != 0;
 	e->from_var = (flags & L_VAR) != 0;
 	e->legacy = (flags & L_LEGACY) != 0;
-	if (flags & L_OWN) {
+	/* In the tool's own directory: at its default place, or where its
+	 * variable names it. */
+	if ((flags & L_OWN) || ((flags & L_VAR) && leaf != NULL)) {
 		e->tail = leaf;
 		if (base != NULL && join3(own, l->cwd, base, sub, NULL) == 0 &&
 		    path_within(own, e->path))
@@ -193,8 +195,9 @@ static void locate_go(struct locator *l, cache_getenv_fn get, void *ctx, struct 
 			has_gopath = 1;
 		}
 	}
-	/* The default GOPATH (~/go) where it does not exist: moved whole. */
-	const char *mv = gflags & L_VAR ? NULL : "GOPATH";
+	/* GOPATH (~/go, or its first entry) where it does not exist: moved
+	 * whole. */
+	const char *mv = "GOPATH";
 	v = var(get, ctx, "GOMODCACHE");
 	if (v != NULL && v[0] == '/')
 		alone(add(l, bit, L_DIR | L_VAR, v, "", NULL), "GOMODCACHE", "go/pkg/mod");
@@ -270,11 +273,9 @@ static void locate_gradle(struct locator *l, cache_getenv_fn get, void *ctx)
 	const unsigned bit = CORDON_CACHE_GRADLE;
 	const char *v = var(get, ctx, "GRADLE_USER_HOME");
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (v != NULL)
-			add(l, bit, L_DIR | L_VAR, v, "", parts[i]);
-		else
-			moved_by(add(l, bit, L_DIR | L_OWN, l->home, ".gradle", parts[i]),
-				 "GRADLE_USER_HOME", "gradle");
+		moved_by(add(l, bit, L_DIR | (v != NULL ? L_VAR : L_OWN), v != NULL ? v : l->home,
+			     v != NULL ? "" : ".gradle", parts[i]),
+			 "GRADLE_USER_HOME", "gradle");
 }
 
 /* Maven: the local repository ~/.m2/repository (moved only in
@@ -359,8 +360,8 @@ static void locate_hf(struct locator *l, cache_getenv_fn get, void *ctx)
 		if (v != NULL)
 			alone(add(l, bit, L_DIR | L_VAR, v, "", NULL), name, parts[i].name);
 		else
-			alone(moved_by(add(l, bit, hflags, hf, hsub, parts[i].leaf),
-				       hflags & L_VAR ? NULL : "HF_HOME", "huggingface"),
+			alone(moved_by(add(l, bit, hflags, hf, hsub, parts[i].leaf), "HF_HOME",
+				       "huggingface"),
 			      parts[i].var, parts[i].name);
 	}
 }
@@ -374,10 +375,9 @@ static void locate_cargo(struct locator *l, cache_getenv_fn get, void *ctx)
 	const char *v = var(get, ctx, "CARGO_HOME");
 	const char *base = v ? v : l->home, *sub = v ? "" : ".cargo";
 	unsigned f = v ? L_VAR : L_OWN;
-	const char *mv = v ? NULL : "CARGO_HOME";
-	moved_by(add(l, bit, L_DIR | f, base, sub, "registry"), mv, "cargo");
-	moved_by(add(l, bit, L_DIR | f, base, sub, "git"), mv, "cargo");
-	moved_by(add(l, bit, f, base, sub, ".package-cache"), mv, "cargo");
+	moved_by(add(l, bit, L_DIR | f, base, sub, "registry"), "CARGO_HOME", "cargo");
+	moved_by(add(l, bit, L_DIR | f, base, sub, "git"), "CARGO_HOME", "cargo");
+	moved_by(add(l, bit, f, base, sub, ".package-cache"), "CARGO_HOME", "cargo");
 }
 
 /* ccache: CCACHE_DIR, else ~/.ccache where it exists, else the cache

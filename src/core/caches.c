@@ -15,6 +15,7 @@
  * the command's environment; where no variable moves it alone, it is not
  * granted. With HOME unset the locations under the home have no path.
  */
+#include "cachelayer.h"
 #include "caches.h"
 #include "path.h"
 
@@ -228,6 +229,29 @@ static int resolve_moved(cordon *c, struct cache_entry *e, struct move mv, int i
 	return set_env(&c->pol, mv.var, dir);
 }
 
+/* The name under STATE/caches a location is moved to: name itself for a
+ * default location; for one the user's variable names, name and a hash
+ * of path (the tool's directory, or the location), so that two caches of
+ * the user's never share cordon's copy. NULL when it does not fit. */
+static const char *moved_name(char *buf, size_t size, const char *name, const struct cache_loc *loc,
+			      const char *path)
+{
+	if (!loc->from_var)
+		return name;
+	return cachelayer_name(name, path, buf, size) == 0 ? buf : NULL;
+}
+
+/* The tool's own directory of loc (CARGO_HOME) into own: 0, or -1 when
+ * it has none. */
+static int own_dir(const struct cache_loc *loc, char own[CORDON_PATH_MAX])
+{
+	if (loc->own_len == 0 || loc->own_len >= CORDON_PATH_MAX)
+		return -1;
+	memcpy(own, loc->path, loc->own_len);
+	own[loc->own_len] = '\0';
+	return 0;
+}
+
 /* Whether the missing location loc (at real) is made where it is: where
  * the tool's variable names it (never in a home that does not exist:
  * HOME=/nonexistent), or in the tool's own directory where that exists.
@@ -239,11 +263,7 @@ static int made_in_place(const struct cache_loc *loc, const char *missing_home, 
 	struct stat st;
 	if (loc->from_var)
 		return missing_home == NULL || !path_within(missing_home, real);
-	if (loc->own_len == 0 || loc->own_len >= sizeof(own))
-		return 0;
-	memcpy(own, loc->path, loc->own_len);
-	own[loc->own_len] = '\0';
-	return stat(own, &st) == 0 && S_ISDIR(st.st_mode);
+	return own_dir(loc, own) == 0 && stat(own, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* A writable tree other than a cache lies strictly inside path: an
@@ -285,11 +305,37 @@ static int resolve_user_dir(cordon *c, struct cache_entry *e, const struct cache
 		e->how = CACHE_OVERLAY;
 		return 0;
 	}
-	if (loc->alone_var != NULL)
-		return resolve_moved(c, e, (struct move){ loc->alone_var, loc->alone_name, NULL },
-				     1, real);
+	char buf[96];
+	const char *name = moved_name(buf, sizeof(buf), loc->alone_name, loc, real);
+	if (loc->alone_var != NULL && name != NULL)
+		return resolve_moved(c, e, (struct move){ loc->alone_var, name, NULL }, 1, real);
 	e->state = CACHE_READ_ONLY;
 	return 0;
+}
+
+/* Without overlays, a missing location the user's variable names (or in
+ * a tool's directory that exists): no directory is made there. Moved
+ * whole with the tool's directory where that does not exist either (it
+ * holds no configuration then: CARGO_HOME), else by the variable that
+ * names it alone, else not granted; a file (cargo's lock, which holds
+ * nothing) is made in place (1). */
+static int move_missing(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			const char *real)
+{
+	char own[CORDON_PATH_MAX], buf[96];
+	struct stat st;
+	const char *from = loc->from_var ? real : NULL, *name;
+	e->state = CACHE_MISSING;
+	if (loc->move_var != NULL && own_dir(loc, own) == 0 && lstat(own, &st) != 0 &&
+	    (name = moved_name(buf, sizeof(buf), loc->move_name, loc, own)) != NULL)
+		return resolve_moved(c, e, (struct move){ loc->move_var, name, loc->tail },
+				     loc->is_dir, from);
+	if (!loc->is_dir)
+		return 1;
+	if (loc->alone_var == NULL ||
+	    (name = moved_name(buf, sizeof(buf), loc->alone_name, loc, real)) == NULL)
+		return 0;
+	return resolve_moved(c, e, (struct move){ loc->alone_var, name, NULL }, 1, from);
 }
 
 /* A location in a writable tree: written there directly, or through the
@@ -313,18 +359,20 @@ static int resolve_inside(const struct policy *p, struct cache_entry *e, const c
 static int resolve_missing(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
 			   const char *real, const char *missing_home, int layered)
 {
+	char own[CORDON_PATH_MAX], buf[96];
 	struct move mv = { loc->move_var, loc->move_name, loc->tail };
 	if (!made_in_place(loc, missing_home, real)) {
 		e->state = CACHE_MISSING;
-		return mv.var != NULL ? resolve_moved(c, e, mv, loc->is_dir, NULL) : 0;
+		if (mv.var != NULL)
+			mv.name = moved_name(buf, sizeof(buf), mv.name, loc,
+					     own_dir(loc, own) == 0 ? own : real);
+		return mv.var != NULL && mv.name != NULL
+			       ? resolve_moved(c, e, mv, loc->is_dir, NULL)
+			       : 0;
 	}
-	if (loc->is_dir && !layered) {
-		e->state = CACHE_MISSING;
-		if (loc->alone_var == NULL)
-			return 0;
-		mv = (struct move){ loc->alone_var, loc->alone_name, NULL };
-		return resolve_moved(c, e, mv, 1, loc->from_var ? real : NULL);
-	}
+	int r = layered ? 1 : move_missing(c, e, loc, real);
+	if (r != 1)
+		return r;
 	if (make_checked(&c->pol, real, loc->is_dir) != 0) {
 		struct stat st;
 		e->created = lstat(real, &st) == 0;

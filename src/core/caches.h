@@ -29,14 +29,15 @@ struct cache_loc {
 	/* Under the home, but there is none (HOME unset): path is "". */
 	int homeless;
 	/* The length of the prefix of path that is the tool's own directory
-	 * at its default place (~/.cargo, ~/go, ~/.gradle): where that
-	 * exists, a missing location is made in it. 0: none. */
+	 * at its default place (~/.cargo, ~/go, ~/.gradle), or where its
+	 * variable names it (CARGO_HOME): where that exists, a missing
+	 * location is made in it. 0: none. */
 	size_t own_len;
-	/* The variable that moves a default location: set to
+	/* The variable that moves a location that does not exist: set to
 	 * STATE/caches/move_name, it puts the location at
 	 * STATE/caches/move_name[/tail]. It moves the tool's own directory
-	 * when own_len is not 0, else the location itself. NULL: none
-	 * moves it alone. */
+	 * when own_len is not 0 (only where that does not exist: it holds
+	 * nothing then), else the location itself. NULL: none moves it. */
 	const char *move_var, *move_name, *tail;
 	/* The variable that names this location alone, and the name below
 	 * STATE/caches a run points it to when it cannot see the cache

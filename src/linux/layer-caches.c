@@ -234,15 +234,15 @@ int cachemount_apply(const struct mount_plan *m)
 	int e = 0;
 	for (size_t i = 0; e == 0 && i < m->ncmounts; i++) {
 		const struct cache_mount *cm = &m->cmounts[i];
-		if (mount(cm->rundir, cm->rundir, NULL, MS_BIND, NULL) != 0)
-			e = errno;
-		else if ((e = set_writable(cm->rundir)) == 0 && chdir(cm->rundir) != 0)
+		int bound = mount(cm->rundir, cm->rundir, NULL, MS_BIND, NULL) == 0;
+		e = bound ? set_writable(cm->rundir) : errno;
+		if (e == 0 && chdir(cm->rundir) != 0)
 			e = errno;
 		if (e == 0)
 			e = mount_one(cm);
 		if (fchdir(back) != 0 && e == 0)
 			e = errno;
-		if (umount2(cm->rundir, MNT_DETACH) != 0 && e == 0)
+		if (bound && umount2(cm->rundir, MNT_DETACH) != 0 && e == 0)
 			e = errno;
 	}
 	close(back);
@@ -292,7 +292,7 @@ static int usable_child(void *arg)
 	struct usable_trial *t = arg;
 	struct caches_mount_attr ro = { CORDON_MOUNT_ATTR_RDONLY, 0, 0, 0 };
 	struct mount_plan m;
-	int e, fd;
+	int fd;
 	if (unshare(CLONE_NEWNS | (t->userns ? CLONE_NEWUSER : 0)) != 0)
 		return 10;
 	if (t->userns && (write_text("/proc/self/setgroups", "deny") != 0 ||
@@ -306,7 +306,7 @@ static int usable_child(void *arg)
 	memset(&m, 0, sizeof(m));
 	m.cmounts = &t->cm;
 	m.ncmounts = 1;
-	if ((e = cachemount_apply(&m)) != 0)
+	if (cachemount_apply(&m) != 0)
 		return 13;
 	if ((fd = open(t->made, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
 		return 14;

@@ -330,8 +330,10 @@ static void test_moves(void)
 	       "go: GOCACHE alone; GOPATH moves ~/go whole; a GOMODCACHE set is not moved");
 	static const char *const cv[] = { "CARGO_HOME=/c", "npm_config_cache=/n", NULL };
 	is_str(moves_of(CORDON_CACHE_CARGO | CORDON_CACHE_NPM, cv, "/home/u"),
-	       "/c/registry! /c/git! /c/.package-cache! /n!",
-	       "locations the tool's variables name are never moved");
+	       "/c/registry![own=2]>CARGO_HOME:cargo/registry /c/git![own=2]>CARGO_HOME:cargo/git "
+	       "/c/.package-cache![own=2]>CARGO_HOME:cargo/.package-cache /n!",
+	       "a CARGO_HOME that is set is the tool's own directory (moved whole only where it "
+	       "does not exist, and the runs cannot see caches through overlays)");
 #if !defined(__APPLE__)
 	is_str(moves_of(CORDON_CACHE_MAVEN | CORDON_CACHE_CCACHE, none, "/home/u"),
 	       "/home/u/.m2/repository[own=11] /home/u/.m2/wrapper[own=11] /home/u/.ccache "
@@ -343,8 +345,11 @@ static void test_moves(void)
 	       "/home/u/.cache/huggingface/datasets[own=26]>HF_HOME:huggingface/datasets",
 	       "huggingface: the default HF_HOME is moved whole");
 	static const char *const hv[] = { "HF_HOME=/hf", NULL };
-	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, hv, "/home/u"), "/hf/hub! /hf/xet! /hf/datasets!",
-	       "huggingface: in an HF_HOME that is set, made where it says");
+	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, hv, "/home/u"),
+	       "/hf/hub![own=3]>HF_HOME:huggingface/hub /hf/xet![own=3]>HF_HOME:huggingface/xet "
+	       "/hf/datasets![own=3]>HF_HOME:huggingface/datasets",
+	       "huggingface: in an HF_HOME that is set, made where it says (moved whole only "
+	       "where it does not exist and no overlay is made)");
 	is_str(moves_of(CORDON_CACHE_PNPM | CORDON_CACHE_YARN, none, "/home/u"),
 	       "/home/u/.cache/yarn>YARN_CACHE_FOLDER:yarn "
 	       "/home/u/.yarn/berry>YARN_GLOBAL_FOLDER:yarn-berry "
