@@ -32,7 +32,12 @@
  *
  * Options: nosuid, nodev (the cache keeps its programs runnable: npx and
  * Playwright run from theirs); metacopy=off and index=off, so the upper
- * dir holds whole files the merge can move into a lower layer;
+ * dir holds whole files the merge can move into a lower layer; volatile
+ * (Linux 5.10): an overlay's unmount syncs its upper file system whole
+ * (ovl_sync_fs), a cost that grows with everything dirty on the state
+ * dir's file system, not with the run; an upper dir is never mounted
+ * again, so the only loss is durability after a crash of the machine
+ * (a file of the layer may be left truncated: remove STATE/layers);
  * redirect_dir=nofollow (the default with userxattr, which refuses "off"):
  * renaming a directory the run did not make fails with EXDEV and tools
  * copy instead; in a user namespace userxattr (the overlay's marks are
@@ -112,7 +117,8 @@ int cachemount_options(const char *cache, int userns, char *out, size_t size)
 	out[0] = '\0';
 	if (put(out, size, &at, "lowerdir=../../shared:") != 0 ||
 	    put_escaped(out, size, &at, cache) != 0 ||
-	    put(out, size, &at, ",upperdir=upper,workdir=work,metacopy=off,index=off") != 0 ||
+	    put(out, size, &at, ",upperdir=upper,workdir=work,metacopy=off,index=off,volatile") !=
+		    0 ||
 	    put(out, size, &at, userns ? ",userxattr" : ",redirect_dir=nofollow") != 0)
 		return -1;
 	return 0;

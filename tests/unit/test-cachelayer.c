@@ -62,18 +62,18 @@ static void test_options(void)
 	is_int(cachemount_options("/home/u/.npm", 0, out, sizeof(out)), 0, "root's options");
 	is_str(out,
 	       "lowerdir=../../shared:/home/u/.npm,upperdir=upper,workdir=work,metacopy=off,"
-	       "index=off,redirect_dir=nofollow",
+	       "index=off,volatile,redirect_dir=nofollow",
 	       "root: cordon's layer above the cache; no metacopy, index or redirects");
 	is_int(cachemount_options("/home/u/.npm", 1, out, sizeof(out)), 0, "a user namespace");
 	is_str(out,
 	       "lowerdir=../../shared:/home/u/.npm,upperdir=upper,workdir=work,metacopy=off,"
-	       "index=off,userxattr",
+	       "index=off,volatile,userxattr",
 	       "a user namespace: userxattr (which means no redirects)");
 	is_int(cachemount_options("/c/a,upperdir=/x:/y\\z", 1, out, sizeof(out)), 0,
 	       "a cache with , : and \\");
 	is_str(out,
 	       "lowerdir=../../shared:/c/a\\,upperdir=/x\\:/y\\\\z,upperdir=upper,workdir=work,"
-	       "metacopy=off,index=off,userxattr",
+	       "metacopy=off,index=off,volatile,userxattr",
 	       "',', ':' and '\\' are escaped: no option or layer of the path's own");
 	char small[40];
 	is_int(cachemount_options("/home/u/.npm", 1, small, sizeof(small)), -1,
