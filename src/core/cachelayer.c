@@ -79,7 +79,7 @@ enum merge_step cachelayer_step(int up_dir, int up_opaque, enum layer_kind share
 #if defined(__linux__)
 
 struct merger {
-	int trash;
+	int trash_at, trash; /* trash/ in trash_at, made when first needed (-1) */
 	const char *xattr;
 	unsigned long ntrash;
 	struct merge_count *n;
@@ -141,6 +141,14 @@ static int move_in(struct merger *m, int up, int shared, const char *name, int i
 {
 	mode_t mode = 0;
 	int fd = -1, r = 0;
+	if (aside && m->trash < 0) {
+		if (mkdirat(m->trash_at, "trash", 0700) != 0 && errno != EEXIST)
+			return -1;
+		m->trash = openat(m->trash_at, "trash",
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (m->trash < 0)
+			return -1;
+	}
 	if (aside) {
 		char t[32];
 		snprintf(t, sizeof(t), "t%lu", m->ntrash++);
@@ -225,17 +233,22 @@ static int merge_dir(struct merger *m, int up, int shared, int depth)
 	return 0;
 }
 
-int cachelayer_merge(int up, int shared, int trash, const char *opaque_xattr, struct merge_count *n)
+int cachelayer_merge(int up, int shared, int trash_at, const char *opaque_xattr,
+		     struct merge_count *n)
 {
-	struct merger m = { trash, opaque_xattr, 0, n };
-	return merge_dir(&m, up, shared, 0);
+	struct merger m = { trash_at, -1, opaque_xattr, 0, n };
+	int r = merge_dir(&m, up, shared, 0);
+	if (m.trash >= 0)
+		close(m.trash);
+	return r;
 }
 
 #else
 
-int cachelayer_merge(int up, int shared, int trash, const char *opaque_xattr, struct merge_count *n)
+int cachelayer_merge(int up, int shared, int trash_at, const char *opaque_xattr,
+		     struct merge_count *n)
 {
-	(void)up, (void)shared, (void)trash, (void)opaque_xattr, (void)n;
+	(void)up, (void)shared, (void)trash_at, (void)opaque_xattr, (void)n;
 	return -1; /* no overlay here: nothing to merge */
 }
 
@@ -455,6 +468,42 @@ static void merge_uppers(int run, int shared, int trash, struct merge_count *n)
 	}
 }
 
+/* The run dir as a merge leaves it (each sK's empty upper dir and the
+ * work dir of a volatile overlay) removed name by name: a few calls
+ * instead of a tree removal's. 0, or -1 when it holds anything else (a
+ * whiteout's inode in work/, what the merge dropped, its trash/): then
+ * remove_tree_at. */
+static int remove_known(int key, const char *runname, int run)
+{
+	static const char *const names[] = { "work/work/incompat/volatile/dirty",
+					     "work/work/incompat/volatile",
+					     "work/work/incompat",
+					     "work/work",
+					     "work",
+					     "upper" };
+	for (unsigned k = 0;; k++) {
+		char s[16];
+		snprintf(s, sizeof(s), "s%u", k);
+		int sk = openat(run, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sk < 0)
+			break;
+		/* overlayfs makes work/work owner-inaccessible (0000): its
+		 * dirs opened up first, innermost last (a failure shows as the
+		 * run dir's removal failing). */
+		for (size_t i = 4; i-- > 1;)
+			if (fchmodat(sk, names[i], 0700, 0) != 0)
+				break;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (unlinkat(sk, names[i], i == 0 ? 0 : AT_REMOVEDIR) != 0 &&
+			    errno != ENOENT)
+				break;
+		close(sk);
+		if (unlinkat(run, s, AT_REMOVEDIR) != 0)
+			return -1;
+	}
+	return unlinkat(key, runname, AT_REMOVEDIR);
+}
+
 /* The run's writes to one cache into its layer, then its .run dir gone. */
 static void merge_layer(const struct cache_layer *l)
 {
@@ -465,20 +514,18 @@ static void merge_layer(const struct cache_layer *l)
 		return;
 	int shared = openat(key, "shared", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int lock = openat(key, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int trash = own_dir_at(l->lock_fd, "trash");
-	if (shared >= 0 && lock >= 0 && trash >= 0 && flock(lock, LOCK_EX) == 0) {
-		merge_uppers(l->lock_fd, shared, trash, &n);
+	if (shared >= 0 && lock >= 0 && flock(lock, LOCK_EX) == 0) {
+		merge_uppers(l->lock_fd, shared, l->lock_fd, &n);
 		(void)flock(lock, LOCK_UN);
 	}
 	if (shared >= 0)
 		close(shared);
 	if (lock >= 0)
 		close(lock);
-	if (trash >= 0)
-		close(trash);
 	/* What is left past the budget is a dead run's, for a sweep. */
 	struct rm_budget b = { 4194304ul, 0, NULL, 0, 0, 0 };
-	(void)remove_tree_at(key, runname, -1, -1, &b);
+	if (remove_known(key, runname, l->lock_fd) != 0)
+		(void)remove_tree_at(key, runname, -1, -1, &b);
 	close(key);
 }
 

@@ -39,9 +39,10 @@ struct merge_count {
 /* Merge the upper dir open on up into the layer's dir open on shared:
  * every entry renamed in, never through a symlink, whiteouts and opaque
  * directories (the xattr opaque_xattr "y") kept as they are; what it
- * replaces is renamed into trash (a dir on the same file system) under
- * a fresh name. 0, or -1 when up cannot be read. */
-int cachelayer_merge(int up, int shared, int trash, const char *opaque_xattr,
+ * replaces is renamed under a fresh name into trash/ of the dir open on
+ * trash_at (same file system; trash/ made when first needed). 0, or -1
+ * when up cannot be read. */
+int cachelayer_merge(int up, int shared, int trash_at, const char *opaque_xattr,
 		     struct merge_count *n);
 
 #endif

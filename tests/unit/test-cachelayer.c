@@ -178,9 +178,9 @@ static void test_merge(void)
 	chmod(p, 0555);
 	snprintf(p, sizeof(p), "%s/shared/ro", top);
 	chmod(p, 0555);
-	dir("trash");
+	dir("runs");
 
-	int up = open_dir("up"), sh = open_dir("shared"), tr = open_dir("trash");
+	int up = open_dir("up"), sh = open_dir("shared"), tr = open_dir("runs");
 	struct merge_count n = { 0, 0 };
 	is_int(cachelayer_merge(up, sh, tr, xattr, &n), 0, "the merge");
 	is_str(get("shared/new"), "n", "a new file is in the layer");
