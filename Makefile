@@ -43,7 +43,7 @@ UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets.c runtmp.c workdir.c \
-                 stdfds.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c)
+                 stdfds.c emit.c status.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
@@ -194,6 +194,12 @@ $(B)/tests/test-seatbelt-probe: tests/unit/test-seatbelt-probe.c \
 $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+# The helpers that call the library link its archive, as a program of its
+# user would.
+$(B)/helpers/spawn-stdio: tests/helpers/spawn-stdio.c $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcordon.a $(LDLIBS)
 
 # cordon(1) whose runs always make their first child the trial
 # (tests/helpers/cordon-first-child.c): the CLI's objects, its main

@@ -326,6 +326,44 @@ CORDON_EXPORT int cordon_begin(cordon *c);
  * may refuse the run here: CORDON_EUNAVAILABLE, both events written, the
  * run ended. Spawns from other threads wait until the decision is known. */
 CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
+
+/* A spawn's own fds 0, 1 and 2 (cordon_spawn_stdio): what the command
+ * gets as each, instead of the caller's. Nothing process-wide changes
+ * (no dup2 in the caller): spawns from several threads at once each get
+ * their own. */
+enum cordon_stdio_how {
+	CORDON_STDIO_INHERIT = 0, /* the caller's own fd 0, 1 or 2 (cordon_spawn's way) */
+	CORDON_STDIO_FD = 1, /* fd[i], an open fd of the caller's (borrowed) */
+	CORDON_STDIO_PIPE = 2, /* a new pipe: fd[i] receives the caller's end */
+	CORDON_STDIO_NULL = 3, /* /dev/null */
+	CORDON_STDIO_STDOUT = 4 /* fd 2 only: whatever fd 1 gets (2>&1) */
+};
+struct cordon_stdio {
+	int how[3]; /* an enum cordon_stdio_how for fd 0, 1 and 2 */
+	/* In, with CORDON_STDIO_FD: the fd the command gets a copy of. It
+	 * is borrowed: cordon never closes it, and the caller may close it
+	 * once the call returned. Out, with CORDON_STDIO_PIPE: the caller's
+	 * end of the pipe, close-on-exec and the caller's to close (the
+	 * write end for fd 0: close it to give the command end-of-file; the
+	 * read end for 1 and 2), or -1 when the call failed (nothing is left
+	 * open then). Not read or written otherwise. */
+	int fd[3];
+};
+/* cordon_spawn() with the fds 0-2 io says (NULL: cordon_spawn()). The
+ * command's output goes into a pipe whose reader is the caller: read it
+ * while the command runs (cordon_wait() reads nothing; a full pipe
+ * stops the command). When confinement is applied, an fd given is
+ * judged as the caller's own fds 0-2 are (the CLI reference's fds
+ * section): a directory outside the writable set becomes /dev/null, a
+ * regular file outside on fd 0 is opened again read-only where the
+ * mount layer can; a fd the start event's gaps would have to name and
+ * do not (a regular file outside on fd 1 or 2, or one on fd 0 that
+ * cannot be opened again, without stdio_metadata_not_restricted; a
+ * network socket with the network off or an allow-list, without
+ * inherited_network_socket) is refused: CORDON_EREFUSED, nothing run.
+ * A bad how, or a fd that is not open: CORDON_EINVAL. */
+CORDON_EXPORT int cordon_spawn_stdio(cordon *c, const char *const argv[], struct cordon_stdio *io,
+				     cordon_proc **out);
 /* Process id of the command; it leads its own process group. */
 CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 /* Send a signal to the command's whole process group. */

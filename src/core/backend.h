@@ -83,8 +83,10 @@ struct launch {
 	int (*hook)(const void *state);
 	const void *state;
 	/* Starts the child in place of child_start(), or NULL: e.g. from a
-	 * thread that lives as long as the run, into new namespaces. */
-	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+	 * thread that lives as long as the run, into new namespaces. tty:
+	 * one of the fds the command gets as 0-2 is a terminal. */
+	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		       int tty);
 	/* In the child, after hook(), or NULL (the child becomes the command):
 	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
 	 * process, which stays behind as the run's reaper and reports the

@@ -789,7 +789,8 @@ int cordon_begin(cordon *c)
  * error pipe's end); on a refusal the layers are all tried (settle) and
  * the command started again under the decision that holds. The command
  * has not run when a child fails before exec, so it never runs twice. */
-static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+static int first_spawn(cordon *c, const char *const argv[], const struct spawn_io *io,
+		       cordon_proc **out)
 {
 	const struct backend *be = c->dec.backend;
 	/* Another run of this process may have learnt more meanwhile. */
@@ -800,9 +801,13 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	}
 	if (c->dec.cov.unsure == 0) {
 		emit_start(c);
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	}
-	int r = spawn_command(c, argv, out);
+	int r = spawn_command(c, argv, io, out);
+	/* Refused before any child (an fd of the spawn's own): nothing
+	 * learnt; the next spawn is the trial. */
+	if (r == CORDON_EREFUSED)
+		return r;
 	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
 		/* Every layer was applied: the command (or its exec, or the
 		 * working directory: CORDON_EINVAL) ran. */
@@ -826,31 +831,47 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	if (e != 0)
 		return run_failed(c, e);
 	emit_start(c);
-	return spawn_command(c, argv, out);
+	return spawn_command(c, argv, io, out);
 }
 
-int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out)
 {
-	if (c == NULL)
-		return CORDON_EINVAL;
-	if (out == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
-	if (c->stage != ST_BEGUN)
-		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
-	if (argv == NULL || argv[0] == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "empty command");
 	pthread_mutex_lock(&c->spawn_lock);
 	int r = 0, settled = c->start_written;
 	if (c->stage != ST_BEGUN) /* another thread's first spawn was refused */
 		r = cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
 				"confinement unavailable: the run was refused");
 	else if (!settled)
-		r = first_spawn(c, argv, out);
+		r = first_spawn(c, argv, io, out);
 	pthread_mutex_unlock(&c->spawn_lock);
 	/* Once the decision is final, spawns run side by side. */
 	if (r == 0 && settled)
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	return r;
+}
+
+/* The checks every spawn makes first: 0, or an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
+	if (argv == NULL || argv[0] == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "empty command");
+	return 0;
+}
+
+int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct spawn_io io;
+	if (c == NULL)
+		return CORDON_EINVAL;
+	int r = spawn_check(c, argv, out);
+	if (r != 0)
+		return r;
+	spawn_io_inherit(&io);
+	return spawn_run(c, argv, &io, out);
 }
 
 long cordon_proc_pid(const cordon_proc *p)

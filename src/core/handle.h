@@ -85,7 +85,15 @@ struct runtmp_sweep;
 /* ---- caches.c (moves missing caches under runtmp.c's state dir) ---- */
 int caches_resolve(cordon *c);
 
-/* ---- stdfds.c: fds 0-2 that point outside ---- */
+/* ---- stdfds.c: fds 0-2 that point outside, and a spawn's own ---- */
+/* What a command gets as fds 0-2: the caller's own, or fds the spawn
+ * gives it (cordon_spawn_stdio, spawnio.c). */
+struct spawn_io {
+	int src[3]; /* the fd that becomes 0, 1, 2 (k itself: the caller's own) */
+	unsigned own; /* bit k: src[k] is the spawn's, put in place by the child */
+};
+/* The caller's own fds 0-2 (cordon_spawn). */
+void spawn_io_inherit(struct spawn_io *io);
 enum stdio_action { STDIO_KEEP, STDIO_NULL, STDIO_REOPEN };
 struct stdio_plan {
 	enum stdio_action action[3];
@@ -93,8 +101,14 @@ struct stdio_plan {
 	dev_t dev;
 	ino_t ino;
 };
-/* Parent, per command. */
-void stdio_plan_make(const cordon *c, struct stdio_plan *sp);
+/* Parent, per command, for the fds io gives it. */
+void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp);
+/* Parent, per command: CORDON_EREFUSED (with its message) when an fd of
+ * the spawn's own would need a gap the run does not report, else 0. */
+int stdio_refusal(cordon *c, const struct spawn_io *io);
+/* Child, before the fds are closed: the spawn's own fds as 0-2; 0 or
+ * errno. */
+int stdio_take(const struct spawn_io *io);
 /* Child, after confinement: async-signal-safe; 0 or errno. */
 int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
@@ -239,8 +253,15 @@ struct live_proc {
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */
 int configurable(cordon *c);
 
+/* ---- cordon.c: a spawn of the run, with the fds io gives it ---- */
+/* What every spawn checks first (its arguments, the run begun): 0, or
+ * an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out);
+
 /* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
-int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_command(cordon *c, const char *const argv[], const struct spawn_io *io,
+		  cordon_proc **out);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 /* The end of the run: every command not waited for, and every process of
  * its PID namespace (or its process group without one), is killed, and

@@ -384,7 +384,8 @@ struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups);
 int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
 struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
-pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		   int tty);
 void runner_after_exec(const void *state, pid_t pid, int reached);
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);
