@@ -197,7 +197,7 @@ $(B)/helpers/%: tests/helpers/%.c
 
 # The helpers that call the library link its archive, as a program of its
 # user would.
-$(B)/helpers/spawn-stdio: tests/helpers/spawn-stdio.c $(B)/libcordon.a
+$(B)/helpers/spawn-stdio $(B)/helpers/probe-run: $(B)/helpers/%: tests/helpers/%.c $(B)/libcordon.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcordon.a $(LDLIBS)
 

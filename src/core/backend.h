@@ -122,6 +122,10 @@ struct probe_opts {
 	/* A child of a run applied these layers (a bit set of enum
 	 * layer_id) and went on to exec: they work here. */
 	unsigned confirmed;
+	/* The home a scratch home would cover, or NULL: the coverage
+	 * offers the scratch home's layer only where it can be made on
+	 * this home (a run's question, asked by the probe alike). */
+	const char *scratch_home;
 };
 
 /* What the platform's probe found. */

@@ -151,7 +151,10 @@ static void decision_finish(struct decision *d)
 	d->gap_list[k] = NULL;
 }
 
-static void decide_into(const cordon *c, struct decision *d)
+/* The decision; with judge_home, the scratch home's layer is offered
+ * only where it can be made on this run's home (a run that asks for one,
+ * and the probe, whose answer is such a run's). */
+static void decide_into(const cordon *c, struct decision *d, int judge_home)
 {
 	struct backend_probe pr;
 
@@ -165,7 +168,8 @@ static void decide_into(const cordon *c, struct decision *d)
 	}
 	d->backend = backend_for_platform();
 	memset(&pr, 0, sizeof(pr));
-	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi }, &pr);
+	const char *home = judge_home && c->nhomes > 0 ? c->homes[0] : NULL;
+	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi, .scratch_home = home }, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
@@ -190,7 +194,7 @@ static void decide_into(const cordon *c, struct decision *d)
 
 static void decide(cordon *c)
 {
-	decide_into(c, &c->dec);
+	decide_into(c, &c->dec, c->scratch_home);
 }
 
 /* Whether what the process knows now would change this run's decision
@@ -198,7 +202,7 @@ static void decide(cordon *c)
 static int decision_changed(cordon *c)
 {
 	struct decision now;
-	decide_into(c, &now);
+	decide_into(c, &now, c->scratch_home);
 	if (now.applied == c->dec.applied && now.offered == c->dec.offered) {
 		c->dec.cov.unsure = now.cov.unsure;
 		return 0;
@@ -216,7 +220,11 @@ int cordon_probe(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF)
 		be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-	decide(c);
+	/* The home a run would cover with a scratch home (none when it
+	 * cannot be had: a run would have none either). */
+	if (homes_load(c) != 0)
+		c->nhomes = 0;
+	decide_into(c, &c->dec, 1);
 	c->stage = ST_PROBED;
 	return 0;
 }
