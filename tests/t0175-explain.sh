@@ -195,6 +195,28 @@ PRE=("$DENY" nons -- "$DENY" noseccomp --)
 run gap --explain --network off
 is "$(json_field "$T/gap.json" status '"network_not_restricted" in e["gaps"]')|$(refusal gap network)" \
 	"true|NONE" "--network off not enforced: no network refusal"
+# The temp dirs the line calls the machine's, read-only, are the ones
+# that are: the home lies in /tmp here (the test's dir), so /tmp stays
+# the machine's (tmp_shared_read_only), while with the mount layer
+# /var/tmp is the run's own, and writable.
+tmpname=/tmp/$(basename "$T")-x
+(cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/tmp.json" --explain -- sh -c \
+	'echo x >/var/tmp/f && echo var-wrote; echo x >"$0" 2>/dev/null && echo tmp-wrote; exit 1' \
+	"$tmpname") >"$T/tmp.out" 2>"$T/tmp.err"
+rm -f "$tmpname"
+if grep -q var-wrote "$T/tmp.out"; then
+	! grep -q "/var/tmp are the machine's\|/var/tmp is the machine's" "$T/tmp.err"
+	ok $? "/var/tmp was the run's own and writable: the line does not call it the machine's, read-only"
+else
+	grep -q "/var/tmp are the machine's and read-only\|/var/tmp is the machine's and read-only" "$T/tmp.err"
+	ok $? "/var/tmp was the machine's, read-only: the line says so"
+fi
+if grep -q tmp-wrote "$T/tmp.out"; then
+	ok 1 "a write to /tmp outside the writable set went through"
+else
+	grep -q "; /tmp is the machine's and read-only\|; /tmp and /var/tmp are the machine's and read-only" "$T/tmp.err"
+	ok $? "/tmp was the machine's, read-only: the line says so"
+fi
 # Success: the event still lists them; no line.
 (cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/ok.json" --explain --network off -- true) 2>"$T/ok.err"
 is "$(wc -c <"$T/ok.err")|$(json_field "$T/ok.json" exit '"network" in [r["kind"] for r in e["refusals"]]')" \

@@ -165,7 +165,7 @@ struct run_result {
 	/* The run's own /tmp and /var/tmp (views: see struct policy). */
 	struct private_tmp ptmp[2];
 	size_t nptmp;
-	int tmp_shared;
+	unsigned tmp_shared; /* TMP_SHARED_* (policy.h) */
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
 	char error[512]; /* the message of a failure, or "" */
