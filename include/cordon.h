@@ -249,7 +249,10 @@ CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *o
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
-/* ... and/or are appended to this file (created 0600 if missing). */
+/* ... and/or are appended to this file (created 0600 if missing). Where
+ * they cannot be written (the fd's reader has gone, the disk is full),
+ * one line says so on fd 2, once per run and destination, and the run
+ * goes on: its events from then on are lost there. */
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);

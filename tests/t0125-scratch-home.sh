@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
-layers=$(crun --status-fd 1 -- true | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
+layers=$(crun --status-fd 1 -- true 2>/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
 if [[ " $layers " != *" mount_namespace "* ]]; then
 	skip_all "no mount layer here (layers: $layers): the scratch home needs it"
 fi

@@ -37,7 +37,7 @@ else
 fi
 
 # ---- the fds a spawn gives, judged ----
-has_mount_layer() { (cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-fd 3 -- true 3>&1 >/dev/null) | grep -q '"mount_namespace"'; }
+has_mount_layer() { (cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null) | grep -q '"mount_namespace"'; }
 
 mkdir -p "$OUT/dir"
 touch -d '2001-02-03 04:05:06' "$OUT/dir"

@@ -711,6 +711,7 @@ static int begin(cordon *c)
 	if ((r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
+	c->status_lost = 0; /* no event of this run is written yet */
 	pthread_mutex_lock(&c->lock);
 	c->ending = 0;
 	pthread_mutex_unlock(&c->lock);

@@ -118,6 +118,8 @@ int stdio_metadata_gap(const cordon *c);
 int inherited_network_socket(const cordon *c);
 
 /* ---- emit.c: the events' writer ---- */
+#define STATUS_LOST_FD 1u
+#define STATUS_LOST_FILE 2u
 /* One line (a newline added) to the status fd and file, whole, one
  * writer at a time: the run's own events and the proxy's threads'. */
 void status_emit(cordon *c, const char *line);
@@ -186,6 +188,9 @@ struct cordon {
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;
+	/* The run's events could not be written there (emit.c warned once):
+	 * STATUS_LOST_FD, STATUS_LOST_FILE. Guarded by emit.c's lock. */
+	unsigned status_lost;
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
