@@ -283,7 +283,7 @@ if [ "$NOPROXY" = 0 ]; then
 		"refused not_allowed 127.0.0.1:$PA connect" "refused not_allowed ::1:$PA connect" \
 		"refused bad_request a.test:$PA connect" \
 		"refused not_allowed b.test:$PB socks5" "refused not_allowed 127.0.0.1:$PA socks5" \
-		"refused plain_http :0 http" "refused head_too_large :0 http"; do
+		"refused plain_http a.test:$PA http" "refused head_too_large :0 http"; do
 		grep -qxF "$want" <<<"$ev"
 		ok $? "event: $want"
 	done
