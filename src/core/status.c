@@ -382,7 +382,9 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_c
 	}
 	jb_raw(&b, "]");
 	netproxy_exit_fields(&b, c);
-	jb_key(&b, "refusals");
+	/* The kinds this run's policy can cause, not refusals seen (named
+	 * "refusals" until 2026-12-06). */
+	jb_key(&b, "possible_refusals");
 	write_refusals(&b, c);
 	jb_raw(&b, "}");
 	return jb_finish(&b);
@@ -730,8 +732,9 @@ static void refusal_means(struct jbuf *b, const cordon *c, enum refusal_id k)
 	}
 }
 
-/* The exit event's "refusals": {kind, means} per kind of refusal this
- * run's policy can cause; null when confinement was not applied. */
+/* The exit event's "possible_refusals": {kind, means} per kind of
+ * refusal this run's policy can cause (whether or not one happened:
+ * cordon sees few of them); null when confinement was not applied. */
 static void write_refusals(struct jbuf *b, const cordon *c)
 {
 	if (!c->dec.applied) {
