@@ -468,9 +468,6 @@ static int apply_flag(struct cli_args *a, int o)
 	case O_ALLOW_BROAD:
 		a->allow_broad = 1;
 		break;
-	case O_EXPLAIN:
-		a->explain = 1;
-		break;
 	case O_SCRATCH_HOME:
 		a->scratch_home = 1;
 		break;
@@ -483,6 +480,22 @@ static int apply_flag(struct cli_args *a, int o)
 	default:
 		break;
 	}
+	return 0;
+}
+
+/* --explain (short) or --explain=short|full: given again, the fuller one
+ * holds (it only says more). */
+static int apply_explain(struct cli_args *a, const char *v)
+{
+	int how = 1;
+	if (v != NULL && strcmp(v, "full") == 0)
+		how = 2;
+	else if (v != NULL && strcmp(v, "short") != 0)
+		return fail(
+			a, "bad --explain '%s' (want --explain, --explain=short or --explain=full)",
+			v);
+	if (how > a->explain)
+		a->explain = how;
 	return 0;
 }
 
@@ -519,6 +532,9 @@ static int parse_run(int argc, char *const argv[], int i, struct cli_args *a)
 				val = argv[++i];
 			}
 			if (apply_value(a, o, val) != 0)
+				return -1;
+		} else if (o == O_EXPLAIN) {
+			if (apply_explain(a, val) != 0)
 				return -1;
 		} else {
 			if (val != NULL)

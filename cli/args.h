@@ -58,7 +58,7 @@ struct cli_args {
 	int *keep_fds;
 	size_t nkeep;
 	int allow_broad;
-	int explain;
+	int explain; /* 0, 1 (--explain), 2 (--explain=full) */
 	int scratch_home; /* --scratch-home */
 	int max_abi; /* testing knob; 0: none */
 	char *const *command; /* after "--", NULL-terminated */

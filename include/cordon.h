@@ -296,10 +296,19 @@ CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
  * processes_may_outlive_run is then not reported). Default off: a
  * library caller's other children would be killed too. */
 CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
-/* When a confined command ends with a non-zero status, write one line on
- * fd 2 saying it ran confined, what was writable, and which errors mean
- * "refused by cordon" (default off; the CLI's --explain). */
-CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
+/* When a confined command ends with a non-zero status, write on fd 2
+ * that it ran confined and what a refusal by cordon gives it (default
+ * off; the CLI's --explain):
+ *   CORDON_EXPLAIN_SHORT: two lines, the errors each kind of refusal the
+ *     run's policy can cause gives, and where the rest is; the whole of
+ *     it when cordon saw a refusal of the run's (its proxy refused a
+ *     connection, its memory bound killed a process);
+ *   CORDON_EXPLAIN_FULL: one line of the whole of it, always (what was
+ *     writable, each kind's errors on this machine, the paths denied...;
+ *     the exit event's possible_refusals holds the same).
+ * Another value: CORDON_EINVAL. */
+enum cordon_explain { CORDON_EXPLAIN_OFF = 0, CORDON_EXPLAIN_SHORT = 1, CORDON_EXPLAIN_FULL = 2 };
+CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
 /* A scratch home (default off): writes under the home ($HOME, else the
  * password database's) succeed and are discarded when the run ends; the
  * caches, the workspace and --allow-write paths in it stay the real,

@@ -112,7 +112,7 @@ refusal() {
 kinds() { json_field "$T/$1.json" exit "None if e['possible_refusals'] is None else [r['kind'] for r in e['possible_refusals']]"; }
 
 # Control: unconfined, every attempt but the network ones gets through.
-run ctl --sandbox off --explain
+run ctl --sandbox off --explain=full
 is "$(got ctl key)|$(got ctl netrc)|$(got ctl awsfile)|$(got ctl unix)|$(got ctl env)" \
 	"ok 'KEY-SECRET'|ok 'machine example.invalid password NETRC-SECRET'|ok 'AWS-SECRET'|ok|ENV-SECRET" \
 	"control (--sandbox off): the secrets, the socket and the variable are there"
@@ -120,7 +120,7 @@ is "$(wc -c <"$T/ctl.line")|$(kinds ctl)" "0|null" "... and no explanation, poss
 : >"$T/seen.log"
 
 # The mount layer (a namespace), the network off.
-run mnt --explain --network off
+run mnt --explain=full --network off
 is "$(json_field "$T/mnt.json" exit '["refusals" in e, "possible_refusals" in e]')" "[false, true]" \
 	"the exit event names its kinds possible_refusals (not refusals: they are what the policy can cause)"
 if [ "$(json_field "$T/mnt.json" status '"mount_namespace" in e["layers"]')" != true ]; then
@@ -169,7 +169,7 @@ fi
 
 # Without namespaces: the Landlock read layer, the seccomp network filter.
 PRE=("$DENY" nons --)
-run nons --explain --network off
+run nons --explain=full --network off
 is "$(json_field "$T/nons.json" status '["mount_namespace" in e["layers"], "read_deny" in e["layers"], "network_seccomp" in e["layers"]]')" \
 	"[false, true, true]" "no namespace: the Landlock read layer and the network filter"
 is "$(got nons key)|$(got nons netrc)|$(got nons awsfile)" \
@@ -189,14 +189,14 @@ is "$(wc -l <"$T/seen.log")" 0 "the socket outside saw no connection from a conf
 
 # Kinds the policy cannot cause are not named: the network on, the
 # default lists off (--no-default-deny-read keeps the variables too).
-run on --explain --no-default-deny-read
+run on --explain=full --no-default-deny-read
 is "$(got on key)|$(got on env)" "ok 'KEY-SECRET'|ENV-SECRET" "--no-default-deny-read: the secrets are readable (control)"
 is "$(kinds on)" '["write", "unix_socket"]' "... possible_refusals: write, unix_socket only"
 ! has on 'reads: ' && ! has on '--network off' && ! has on 'environment: '
 ok $? "... and the line names neither reads, nor the network, nor variables"
 # --network off that nothing enforces (auto): not named either.
 PRE=("$DENY" nons -- "$DENY" noseccomp --)
-run gap --explain --network off
+run gap --explain=full --network off
 is "$(json_field "$T/gap.json" status '"network_not_restricted" in e["gaps"]')|$(refusal gap network)" \
 	"true|NONE" "--network off not enforced: no network refusal"
 # The temp dirs the line calls the machine's, read-only, are the ones
@@ -204,7 +204,7 @@ is "$(json_field "$T/gap.json" status '"network_not_restricted" in e["gaps"]')|$
 # the machine's (tmp_shared_read_only), while with the mount layer
 # /var/tmp is the run's own, and writable.
 tmpname=/tmp/$(basename "$T")-x
-(cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/tmp.json" --explain -- sh -c \
+(cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/tmp.json" --explain=full -- sh -c \
 	'echo x >/var/tmp/f && echo var-wrote; echo x >"$0" 2>/dev/null && echo tmp-wrote; exit 1' \
 	"$tmpname") >"$T/tmp.out" 2>"$T/tmp.err"
 rm -f "$tmpname"
@@ -221,6 +221,28 @@ else
 	grep -q "; /tmp is the machine's and read-only\|; /tmp and /var/tmp are the machine's and read-only" "$T/tmp.err"
 	ok $? "/tmp was the machine's, read-only: the line says so"
 fi
+# The short --explain (the default): two lines, the errors each kind
+# gives (those the full line names), and where the rest is.
+run short --explain --network off
+is "$(grep -c '' "$T/short.err"):$(grep -c '^cordon: explain: ' "$T/short.err")" "2:2" \
+	"--explain: two lines on stderr"
+is "$(($(wc -c <"$T/short.err") < 600))" 1 "... under 600 bytes ($(wc -c <"$T/short.err"); the full line: $(wc -c <"$T/mnt.line"))"
+grep -q "what each means in this run, and where: --explain=full, or the exit event's possible_refusals" "$T/short.err"
+ok $? "... the second says how to have the rest"
+if [ "$(json_field "$T/short.json" status '"mount_namespace" in e["layers"]')" = true ]; then
+	for err in EROFS EXDEV ENOENT EACCES ENETUNREACH ECONNREFUSED EAI_AGAIN; do
+		has short "$err" && grep -q "$err" "$T/mnt.line"
+		ok $? "... names $err, as the full line does"
+	done
+else
+	skip "the short line's errors with the mount layer: no mount layer here"
+fi
+is "$(got short key)|$(got short connect)" "$(got mnt key)|$(got mnt connect)" "... the command met the same refusals"
+run bogus --explain=loud
+is "$(wc -l <"$T/bogus.err")" 1 "--explain=loud: one line"
+grep -q "^cordon: bad --explain 'loud'" "$T/bogus.err"
+ok $? "... saying why ($(cat "$T/bogus.err"))"
+
 # Success: the event still lists them; no line.
 (cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/ok.json" --explain --network off -- true) 2>"$T/ok.err"
 is "$(wc -c <"$T/ok.err")|$(json_field "$T/ok.json" exit '"network" in [r["kind"] for r in e["possible_refusals"]]')" \

@@ -617,6 +617,8 @@ PY
 		"\"$PY\" \"$T/client.py\" connect-b=b.test,$PB,/way-x; exit 3"
 	grep -q "it refused b.test:$PB .*--network allow=" "$T/explain.out"
 	ok $? "--explain: names b.test:$PB and --network allow= ($(grep -o 'it refused[^;]*' "$T/explain.out" | head -c 140))"
+	grep -q "; cordon saw a refusal: the proxy refused 1 of the run's connection; " "$T/explain.out"
+	ok $? "... the whole text with the short --explain: cordon saw the refusal"
 
 	# -- the command decides how many connections, not how many lines:
 	# 1,500 refused connects write the first 1,000 events, one

@@ -131,8 +131,16 @@ char *status_start_json(const cordon *c);
 char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
-/* The --explain line for a confined command that ended with r (no
- * newline; caller frees), or NULL. */
+
+/* ---- explain.c: what a refusal looks like ---- */
+struct jbuf;
+/* The exit event's "possible_refusals": {kind, means} per kind of
+ * refusal this run's policy can cause (whether or not one happened:
+ * cordon sees few of them); null when confinement was not applied. */
+void status_possible_refusals(struct jbuf *b, const cordon *c);
+/* The --explain lines (c->explain: CORDON_EXPLAIN_SHORT or _FULL) for a
+ * confined command that ended with r: one or two lines, newline-separated
+ * and without the last newline (caller frees), or NULL. */
 char *status_explain(const cordon *c, const struct cordon_result *r);
 
 /* The backend's prepare for the run as the handle has it now
@@ -153,7 +161,8 @@ struct cordon {
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
 	unsigned caches;
-	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
+	int default_protect, clean_env, allow_broad, foreground, reap_all;
+	int explain; /* enum cordon_explain */
 	int scratch_home; /* cordon_set_scratch_home */
 	char *state_dir_opt;
 	int status_fd;
