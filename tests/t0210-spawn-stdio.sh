@@ -27,6 +27,21 @@ for mode in required auto off; do
 	is "$(cat "$T/err")" "" "$mode: nothing written to the caller's stderr"
 done
 
+# Without namespaces (Landlock and seccomp only), and with the first
+# spawn the trial of a refusal (the mount layer refused in its child):
+# the same, from threads at once.
+if [ -x "$HELPERS/seccomp-deny" ]; then
+	out=$(cd "$WS" && "$HELPERS/seccomp-deny" nons -- "$H" --state "$STATE" -w "$WS" threads 6 2 </dev/null 2>"$T/err")
+	is "$(grep -c '^ok ' <<<"$out"):$(grep '^end' <<<"$out")" "12:end 0" \
+		"no namespaces: 6 threads x 2 spawns, each its own output and exit status"
+	out=$(cd "$WS" && "$HELPERS/seccomp-deny" killmount -- "$H" --mode auto --state "$STATE" -w "$WS" threads 6 2 </dev/null 2>"$T/err")
+	is "$(grep -c '^ok ' <<<"$out"):$(grep '^end' <<<"$out")" "12:end 0" \
+		"a refusal met by the first spawn's child, tried and run again: each its own output"
+else
+	skip "seccomp-deny helper not built"
+	skip "seccomp-deny helper not built"
+fi
+
 # With a terminal on the caller's fds 0-2 (a spawn with a terminal of its
 # own makes namespaces of its own; these give pipes: they join the run's).
 if [ -x "$HELPERS/pty-run" ]; then
