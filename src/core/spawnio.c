@@ -7,7 +7,8 @@
  * spawns from several threads at once each get theirs.
  *
  * What cordon makes (the pipes, /dev/null) is close-on-exec from its
- * birth: another thread's command never inherits it. The command's ends
+ * birth (on macOS, without pipe2, a pipe a moment after: see
+ * pipe_cloexec): another thread's command never inherits it. The command's ends
  * are closed here once the spawn returned (the child has its copies);
  * the caller's ends are handed back, or closed when the spawn failed.
  */
@@ -52,7 +53,7 @@ static int stdio_make(cordon *c, const struct cordon_stdio *io, struct spawn_io 
 			sio->src[fd] = io->fd[fd];
 			break;
 		case CORDON_STDIO_PIPE:
-			if (pipe2(p, O_CLOEXEC) != 0)
+			if (pipe_cloexec(p) != 0)
 				return cordon_fail_errno(c, CORDON_ESYS, errno, "stdio: pipe");
 			/* fd 0 reads what the caller writes; 1 and 2 the reverse. */
 			m->theirs[fd] = p[fd == 0 ? 0 : 1];
