@@ -201,6 +201,9 @@ struct tamper {
 	char *path; /* what the run left */
 	char *moved; /* where it is now, "" when removed */
 };
+/* The guard's list of what the run left, without the git guard itself
+ * (which gitguard_begin starts): agentcfg.c records there too. */
+int gitguard_open(cordon *c);
 int gitguard_begin(cordon *c);
 /* After the run: the number of files neutralised (gitguard_tamper). */
 int gitguard_end(cordon *c);
