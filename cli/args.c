@@ -125,6 +125,7 @@ enum opt {
 	O_MAX_TMP,
 	O_NETWORK_ALLOW_FILE,
 	O_NETWORK_RESOLVE,
+	O_ALLOW_AGENT_CONFIG,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
@@ -164,6 +165,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_MAX_TMP] = "max-tmp",
 	[O_NETWORK_ALLOW_FILE] = "network-allow-file",
 	[O_NETWORK_RESOLVE] = "network-resolve",
+	[O_ALLOW_AGENT_CONFIG] = "allow-agent-config",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
 	[O_NO_DEFAULT_DENY_READ] = "no-default-deny-read",
@@ -309,6 +311,8 @@ static int apply_string(struct cli_args *a, int o, const char *v)
 		return push(&a->allow_read, &a->nallow_read, v);
 	case O_PROTECT:
 		return push(&a->protect, &a->nprotect, v);
+	case O_ALLOW_AGENT_CONFIG:
+		return push(&a->allow_agent_config, &a->nallow_agent_config, v);
 	case O_ENV: /* the name itself is checked by cordon_add_env() */
 		if (v[0] == '\0' || v[0] == '=')
 			return fail(a, "bad --env '%s' (want NAME or NAME=VALUE)", v);
@@ -592,6 +596,7 @@ void cli_args_free(struct cli_args *a)
 	free(a->allow_write);
 	free(a->allow_socket);
 	free(a->protect);
+	free(a->allow_agent_config);
 	free(a->deny_read);
 	free(a->allow_read);
 	free(a->env);
@@ -601,6 +606,6 @@ void cli_args_free(struct cli_args *a)
 	free(a->network_resolve);
 	a->network_allow = a->network_allow_file = a->network_resolve = NULL;
 	a->allow_write = a->allow_socket = a->protect = a->env = NULL;
-	a->deny_read = a->allow_read = NULL;
+	a->deny_read = a->allow_read = a->allow_agent_config = NULL;
 	a->keep_fds = NULL;
 }

@@ -31,6 +31,8 @@ struct cli_args {
 	const char **protect;
 	size_t nprotect;
 	int no_default_protect;
+	const char **allow_agent_config; /* --allow-agent-config */
+	size_t nallow_agent_config;
 	const char **deny_read;
 	size_t ndeny_read;
 	const char **allow_read;

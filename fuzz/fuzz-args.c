@@ -41,7 +41,8 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 			abort();
 		if ((a->nallow_write && !a->allow_write) ||
 		    (a->nallow_socket && !a->allow_socket) || (a->nprotect && !a->protect) ||
-		    (a->nenv && !a->env) || (a->nkeep && !a->keep_fds))
+		    (a->nallow_agent_config && !a->allow_agent_config) || (a->nenv && !a->env) ||
+		    (a->nkeep && !a->keep_fds))
 			abort();
 		for (size_t i = 0; i < a->nenv; i++)
 			if (a->env[i][0] == '\0' || a->env[i][0] == '=')

@@ -422,7 +422,7 @@ static int put_aside(cordon *c, const char *path, const struct item *it)
 {
 	char aside[CORDON_PATH_MAX];
 	if (gitguard_aside_name(c, path, aside) != 0 || !gitguard_clean(&c->pol, path) ||
-	    rename(path, aside) != 0)
+	    gitguard_rename(path, aside) != 0)
 		return tampered_add(c, path, "");
 	if (it != NULL && it->existed && it->content != NULL && it->kind != K_HOOKS)
 		(void)gitguard_put_back(path, it->content, it->len, it->st.st_mode);
@@ -447,6 +447,31 @@ int gitguard_put_back(const char *path, const char *content, size_t len, mode_t 
 	int ok = off == len && fchmod(fd, mode & 0777) == 0;
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+int gitguard_parent_usable(const char *path)
+{
+	char dir[CORDON_PATH_MAX];
+	struct stat st;
+	size_t n = strlen(path);
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL || slash == path || n >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       (st.st_mode & 0300) != 0300 && chmod(dir, (st.st_mode & 07777) | 0300) == 0;
+}
+
+int gitguard_rename(const char *from, const char *to)
+{
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EACCES && errno != EPERM)
+		return -1;
+	int fixed = gitguard_parent_usable(from);
+	fixed |= gitguard_parent_usable(to);
+	return fixed && rename(from, to) == 0 ? 0 : -1;
 }
 
 int gitguard_aside_name(const cordon *c, const char *path, char *out)
