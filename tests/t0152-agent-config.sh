@@ -230,6 +230,11 @@ echo '{}' >"$WS/.vscode/tasks.json"
 (cd "$WS" && srun --allow-agent-config "$WS/.vscode" -- sh -c 'echo changed > .vscode/tasks.json') 2>/dev/null
 is "$?:$(cat "$WS/.vscode/tasks.json")" "0:changed" "--allow-agent-config of an existing directory: writable"
 fresh
+printf 'allow-agent-config .claude\n' >"$T/agent.policy"
+(cd "$WS" && srun --policy "$T/agent.policy" -- sh -c "$plant_one" sh "$OUT") 2>"$T/e"
+is "$?:$(tampered):$([ -f "$WS/.claude/settings.json" ] && echo there)" "0::there" \
+	"allow-agent-config in a policy file (relative to the workspace): the same"
+fresh
 (cd "$WS" && srun --allow-agent-config src -- true) >"$T/o" 2>"$T/e"
 is "$?:$(wc -l <"$T/e")" "125:1" "--allow-agent-config of a path not held: exit 125, one line"
 grep -q '^cordon: --allow-agent-config src: not a path cordon holds' "$T/e"
