@@ -125,6 +125,7 @@ enum opt {
 	O_MAX_TMP,
 	O_NETWORK_ALLOW_FILE,
 	O_NETWORK_RESOLVE,
+	O_PASS_FILE,
 	/* flags */
 	O_NO_CACHES,
 	O_NO_DEFAULT_PROTECT,
@@ -164,6 +165,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_MAX_TMP] = "max-tmp",
 	[O_NETWORK_ALLOW_FILE] = "network-allow-file",
 	[O_NETWORK_RESOLVE] = "network-resolve",
+	[O_PASS_FILE] = "pass-file",
 	[O_NO_CACHES] = "no-caches",
 	[O_NO_DEFAULT_PROTECT] = "no-default-protect",
 	[O_NO_DEFAULT_DENY_READ] = "no-default-deny-read",
@@ -303,6 +305,8 @@ static int apply_string(struct cli_args *a, int o, const char *v)
 		return push(&a->allow_write, &a->nallow_write, v);
 	case O_ALLOW_SOCKET:
 		return push(&a->allow_socket, &a->nallow_socket, v);
+	case O_PASS_FILE:
+		return push(&a->pass_file, &a->npass_file, v);
 	case O_DENY_READ:
 		return push(&a->deny_read, &a->ndeny_read, v);
 	case O_ALLOW_READ:
@@ -591,6 +595,7 @@ void cli_args_free(struct cli_args *a)
 {
 	free(a->allow_write);
 	free(a->allow_socket);
+	free(a->pass_file);
 	free(a->protect);
 	free(a->deny_read);
 	free(a->allow_read);
@@ -600,7 +605,7 @@ void cli_args_free(struct cli_args *a)
 	free(a->network_allow_file);
 	free(a->network_resolve);
 	a->network_allow = a->network_allow_file = a->network_resolve = NULL;
-	a->allow_write = a->allow_socket = a->protect = a->env = NULL;
+	a->allow_write = a->allow_socket = a->protect = a->env = a->pass_file = NULL;
 	a->deny_read = a->allow_read = NULL;
 	a->keep_fds = NULL;
 }

@@ -27,6 +27,8 @@ struct cli_args {
 	size_t nallow_write;
 	const char **allow_socket;
 	size_t nallow_socket;
+	const char **pass_file; /* --pass-file */
+	size_t npass_file;
 	unsigned caches;
 	const char **protect;
 	size_t nprotect;

@@ -37,6 +37,9 @@ static const char usage_run[] =
 	"  --allow-write PATH      an extra writable tree or file (repeatable)\n"
 	"  --allow-socket PATH     a Unix socket outside the writable set the command\n"
 	"                          may connect to, or a directory of them (repeatable)\n"
+	"  --pass-file FILE        one file outside the writable set the command may\n"
+	"                          create and write (made owner-only when missing;\n"
+	"                          removed after the run if left empty; repeatable)\n"
 	"  --cache LIST            writable tool caches (default cargo,npm,pip,playwright,go;\n"
 	"                          also yarn,pnpm,bun,deno,gradle,maven,composer,gem,\n"
 	"                          ccache,sccache,huggingface)\n"
@@ -258,6 +261,8 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_add_allow_write(c, a->allow_write[i]));
 	for (size_t i = 0; i < a->nallow_socket; i++)
 		check(c, cordon_add_allow_socket(c, a->allow_socket[i]));
+	for (size_t i = 0; i < a->npass_file; i++)
+		check(c, cordon_add_pass_file(c, a->pass_file[i]));
 	check(c, cordon_set_caches(c, a->caches));
 	for (size_t i = 0; i < a->nprotect; i++)
 		check(c, cordon_add_protect(c, a->protect[i]));
