@@ -53,7 +53,7 @@ LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos
 SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
-CLI_SRC := cli/main.c cli/args.c
+CLI_SRC := cli/main.c cli/args.c cli/runcmd.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
@@ -204,9 +204,9 @@ $(B)/hooks/cli-main.o: $(B)/cli/main.o
 	objcopy --redefine-sym main=cordon_cli_main $< $@
 
 $(B)/helpers/cordon-first-child: tests/helpers/cordon-first-child.c $(B)/hooks/cli-main.o \
-                                 $(B)/cli/args.o $(B)/libcordon-cli.o
+                                 $(B)/cli/args.o $(B)/cli/runcmd.o $(B)/libcordon-cli.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o $(B)/cli/runcmd.o \
 	  $(B)/libcordon-cli.o $(LDLIBS)
 
 $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
@@ -372,7 +372,7 @@ SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user t
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
-FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h $(wildcard src/*/*.h) \
+FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h cli/runcmd.h include/cordon.h $(wildcard src/*/*.h) \
                 $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
                 $(wildcard bench/*.c)
 format:
