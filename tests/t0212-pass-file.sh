@@ -23,7 +23,7 @@ PF=$PD/cwd
 # ---- a missing pass file: made, written, kept -------------------------------
 out=$(prun --status-file "$T/s.json" --pass-file "$PF" -- \
 	sh -c "pwd -P >| '$PF' && { echo sibling > '$PD/other'; } 2>/dev/null; echo done" 2>&1)
-is "$out" done "the command ran"
+is "$out" "done" "the command ran"
 is "$(cat "$PF" 2>/dev/null)" "$(cd "$WS" && pwd -P)" "what the command wrote reached the file outside"
 is "$(stat -c '%a %u' "$PF")" "600 $(id -u)" "the file was made owner-only, the caller's"
 [ ! -e "$PD/other" ]
