@@ -3,6 +3,7 @@
  * libcordon; this file parses, reports and maps results to exit codes.
  */
 #include "args.h"
+#include "hookmain.h"
 #include "runcmd.h"
 #include "cordon.h"
 #include "testhooks.h" /* --test-max-abi only; not the library's API */
@@ -19,7 +20,10 @@
 static const char usage_main[] =
 	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]   run one command confined\n"
 	"       cordon probe [--json]                     what confinement works here\n"
-
+	"       cordon hook AGENT                         an agent's pre-tool hook: the\n"
+	"                                                 shell command rewritten to run\n"
+	"                                                 under cordon-sh (claude, codex,\n"
+	"                                                 gemini, cursor)\n"
 	"       cordon --help | --version\n"
 	"\n"
 	"cordon confines what a command, and everything it spawns, may write:\n"
@@ -91,6 +95,16 @@ static const char usage_run[] =
 	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
+
+static const char usage_hook[] =
+	"usage: cordon hook AGENT        (AGENT: claude, codex, gemini or cursor)\n"
+	"\n"
+	"Reads the agent's pre-tool hook JSON on stdin and answers in its format:\n"
+	"a shell command is rewritten to run under cordon-sh, every other field\n"
+	"kept; another tool is left alone. Any problem blocks the call with the\n"
+	"reason (Claude Code, Gemini CLI: exit 2; Codex, Cursor: a deny answer).\n"
+	"Workspace: CORDON_WORKSPACE, else the agent's project dir, else its cwd.\n"
+	"See cordon(1), HOOKS.\n";
 
 static const char usage_probe[] =
 	"usage: cordon probe [--json]\n"
@@ -229,6 +243,15 @@ int main(int argc, char *argv[])
 	struct cli_args a;
 
 	unsigned closed = cli_sanitize_std_fds();
+	/* The hook answers every problem, its arguments' too, with the
+	 * agent's block answer (exit 125 would let the command run). */
+	if (argc >= 2 && strcmp(argv[1], "hook") == 0) {
+		if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			fputs(usage_hook, stdout);
+			return 0;
+		}
+		return cmd_hook(argc == 3 ? argv[2] : argc < 3 ? "" : "(more than one argument)");
+	}
 	if (cli_parse(argc, argv, &a) != 0)
 		die("%s", a.err);
 	/* A status fd that was closed when cordon started is /dev/null now:
