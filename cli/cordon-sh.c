@@ -5,9 +5,12 @@
  * from entry.c's rule, the options of the entry points (entry.c), bash by
  * absolute path. Claude Code's string ends by writing its final directory
  * to a file in the machine's temp dir: that file is passed through the run
- * (--pass-file), and checked after it before Claude reads it.
+ * (--pass-file), and checked after it before Claude reads it; --cd-file
+ * FILE does the same for a caller that names its file (cordon hook's line
+ * for Claude Code).
  */
 #include "entry.h"
+#include "hook.h"
 #include "path.h"
 #include "runcmd.h"
 #include "shargs.h"
@@ -48,6 +51,21 @@ static const char *shell_path(void)
 	return NULL;
 }
 
+/* With --cd-file, the string the shell runs: the command as Claude Code
+ * runs it, then its final directory into the file. */
+static const char *cd_script(const struct sh_args *a)
+{
+	struct jbuf b = { 0 };
+	jb_raw(&b, "eval ");
+	hook_quote(&b, a->string, strlen(a->string));
+	jb_raw(&b, " && pwd -P >| ");
+	hook_quote(&b, a->cd_file, strlen(a->cd_file));
+	char *s = jb_finish(&b);
+	if (s == NULL)
+		die("out of memory");
+	return s;
+}
+
 /* The shell's argv: the shell, its options, then -c STRING and the rest. */
 static const char **shell_argv(const char *shell, const struct sh_args *a)
 {
@@ -60,7 +78,7 @@ static const char **shell_argv(const char *shell, const struct sh_args *a)
 		v[n++] = a->flags[i];
 	if (a->string != NULL) {
 		v[n++] = "-c";
-		v[n++] = a->string;
+		v[n++] = a->cd_file != NULL ? cd_script(a) : a->string;
 	}
 	for (size_t i = 0; i < a->nrest; i++)
 		v[n++] = a->rest[i];
@@ -143,6 +161,11 @@ int main(int argc, char *argv[])
 	cordon_set_reap_all(c, 1);
 	int passing = a.one_string &&
 		      sh_claude_cwd_file(a.string, getenv("TMPDIR"), pass, sizeof(pass)) == 0;
+	if (a.cd_file != NULL) {
+		if (snprintf(pass, sizeof(pass), "%s", a.cd_file) >= (int)sizeof(pass))
+			die("cordon-sh: --cd-file is too long");
+		passing = 1;
+	}
 	if (passing && cordon_add_pass_file(c, pass) != 0)
 		die("%s", cordon_last_error(c));
 	int rc = cli_run(c, sv);

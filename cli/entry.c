@@ -13,6 +13,8 @@
 
 #ifdef __APPLE__
 #include <mach-o/dyld.h>
+#else
+#include <sys/random.h>
 #endif
 
 /* path, absolute and an existing directory, canonical into out
@@ -126,6 +128,38 @@ int entry_inside_run(void)
 	if (id == NULL || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
 		return 0;
 	return no_new_privs();
+}
+
+int entry_tmpdir(char *out, size_t outlen)
+{
+	const char *t = getenv("TMPDIR");
+	if (t == NULL || t[0] != '/')
+		t = "/tmp";
+	size_t n = strlen(t);
+	while (n > 1 && t[n - 1] == '/')
+		n--;
+	if (n >= outlen)
+		return -1;
+	memcpy(out, t, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int entry_random_name(const char *prefix, char *out, size_t outlen)
+{
+	unsigned char r[16];
+#if defined(__APPLE__)
+	arc4random_buf(r, sizeof(r));
+#else
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+#endif
+	int n = snprintf(out, outlen, "%s", prefix);
+	if (n < 0 || (size_t)n + 33 > outlen)
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(out + n + 2 * i, 3, "%02x", r[i]);
+	return 0;
 }
 
 int entry_sh_path(char *out, size_t outlen)

@@ -44,6 +44,13 @@ const char *entry_mode(const cordon *c);
  * a run within the run. */
 int entry_inside_run(void);
 
+/* The caller's temp dir as a path (TMPDIR when absolute, else /tmp), no
+ * trailing slash, into out. 0 or -1. */
+int entry_tmpdir(char *out, size_t outlen);
+
+/* prefix and 32 random hex digits, into out. 0 or -1. */
+int entry_random_name(const char *prefix, char *out, size_t outlen);
+
 /* The absolute path of cordon-sh beside this program, into out. 0 or -1. */
 int entry_sh_path(char *out, size_t outlen);
 

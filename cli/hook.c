@@ -168,40 +168,126 @@ static int unquote(const char *s, size_t len, struct jbuf *out)
 	return out->failed ? -1 : 0;
 }
 
-/* 1 when rest is exactly hook_quote of some word. */
-static int canonical_word(const char *rest, size_t len)
+/* The line that runs cmd[0..len) under sh in ws; with f, one that also
+ * carries the command's final directory to the agent's shell. */
+static void line_for(struct jbuf *b, const char *sh, const char *ws, const char *f, const char *cmd,
+		     size_t len)
 {
-	struct jbuf inner = { 0 }, again = { 0 };
-	int same = 0;
-	if (unquote(rest, len, &inner) == 0) {
-		hook_quote(&again, inner.p != NULL ? inner.p : "", inner.len);
-		same = !again.failed && again.len == len && memcmp(again.p, rest, len) == 0;
+	hook_quote(b, sh, strlen(sh));
+	jb_raw(b, " --workspace ");
+	hook_quote(b, ws, strlen(ws));
+	if (f != NULL) {
+		jb_raw(b, " --cd-file ");
+		hook_quote(b, f, strlen(f));
 	}
+	jb_raw(b, " -c ");
+	hook_quote(b, cmd, len);
+	if (f == NULL)
+		return;
+	/* The agent's own shell: cordon-sh's status kept, its final
+	 * directory (checked by cordon-sh: inside the workspace) entered,
+	 * the file removed, the status given back. */
+	jb_raw(b, "; __cordon_s=$?; [ -s ");
+	hook_quote(b, f, strlen(f));
+	jb_raw(b, " ] && cd -- \"$(< ");
+	hook_quote(b, f, strlen(f));
+	jb_raw(b, ")\"; rm -f -- ");
+	hook_quote(b, f, strlen(f));
+	jb_raw(b, "; (exit $__cordon_s)");
+}
+
+/* The length of the shell word at s: up to the first blank or ';'
+ * outside quotes (hook_quote writes neither there). */
+static size_t word_len(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && s[i] != ' ' && s[i] != ';') {
+		if (s[i] == '\\') { /* \' outside quotes: a quote, taken as it is */
+			i += 2;
+			continue;
+		}
+		const char *e = s[i] == '\'' ? memchr(s + i + 1, '\'', len - i - 1) : NULL;
+		if (s[i] == '\'' && e == NULL)
+			return len;
+		i = e != NULL ? (size_t)(e - s) + 1 : i + 1;
+	}
+	return i < len ? i : len;
+}
+
+/* 1 when f is a name hook_wrap could have chosen in cd->dir:
+ * DIR/cordon-cd- and 32 hex digits. */
+static int cd_name_ok(const struct hook_cd *cd, const char *f)
+{
+	size_t dl = strlen(cd->dir);
+	if (strncmp(f, cd->dir, dl) != 0 || f[dl] != '/')
+		return 0;
+	const char *n = f + dl + 1;
+	return strncmp(n, "cordon-cd-", 10) == 0 && strlen(n + 10) == 32 &&
+	       strspn(n + 10, "0123456789abcdef") == 32;
+}
+
+/* The cd file named at the start of rest (a word, then " -c "), into f;
+ * the bytes it took, or 0 when there is none hook_wrap would write. */
+static size_t cd_word(const struct hook_cd *cd, const char *rest, size_t len, struct jbuf *f)
+{
+	size_t w = word_len(rest, len);
+	if (unquote(rest, w, f) != 0 || f->p == NULL || strlen(f->p) != f->len ||
+	    !cd_name_ok(cd, f->p) || len - w < 4 || memcmp(rest + w, " -c ", 4) != 0)
+		return 0;
+	return w + 4;
+}
+
+/* 1 when cmd is byte for byte the line hook_wrap writes for some inner
+ * command (and, with cd, some cd file it could have chosen). */
+static int already_wrapped(const char *sh, const char *ws, const struct hook_cd *cd,
+			   const char *cmd, size_t len)
+{
+	struct jbuf pre = { 0 }, f = { 0 }, inner = { 0 }, again = { 0 };
+	int same = 0;
+	hook_quote(&pre, sh, strlen(sh));
+	jb_raw(&pre, " --workspace ");
+	hook_quote(&pre, ws, strlen(ws));
+	jb_raw(&pre, cd != NULL ? " --cd-file " : " -c ");
+	if (!pre.failed && len > pre.len && memcmp(cmd, pre.p, pre.len) == 0) {
+		const char *rest = cmd + pre.len;
+		size_t rl = len - pre.len, took = cd != NULL ? cd_word(cd, rest, rl, &f) : 0;
+		if (cd == NULL || took > 0) {
+			rest += took;
+			rl -= took;
+			size_t w = cd != NULL ? word_len(rest, rl) : rl;
+			if (unquote(rest, w, &inner) == 0) {
+				line_for(&again, sh, ws, f.p, inner.p != NULL ? inner.p : "",
+					 inner.len);
+				same = !again.failed && again.len == len &&
+				       memcmp(again.p, cmd, len) == 0;
+			}
+		}
+	}
+	free(pre.p);
+	free(f.p);
 	free(inner.p);
 	free(again.p);
 	return same;
 }
 
-char *hook_wrap(const char *sh, const char *ws, const char *cmd, size_t len, int *already)
+char *hook_wrap(const char *sh, const char *ws, const struct hook_cd *cd, const char *cmd,
+		size_t len, int *already)
 {
-	struct jbuf b = { 0 };
-	*already = 0;
-	hook_quote(&b, sh, strlen(sh));
-	jb_raw(&b, " --workspace ");
-	hook_quote(&b, ws, strlen(ws));
-	jb_raw(&b, " -c ");
-	if (b.failed) {
-		free(b.p);
-		return NULL;
-	}
-	size_t plen = b.len;
-	if (len > plen && memcmp(cmd, b.p, plen) == 0 && canonical_word(cmd + plen, len - plen)) {
-		*already = 1;
-		b.len = 0;
+	struct jbuf b = { 0 }, f = { 0 };
+	*already = already_wrapped(sh, ws, cd, cmd, len);
+	if (*already) {
 		jb_rawn(&b, cmd, len);
-	} else {
-		hook_quote(&b, cmd, len);
+		return jb_finish(&b);
 	}
+	if (cd != NULL) {
+		jb_raw(&f, cd->dir);
+		jb_raw(&f, "/");
+		jb_raw(&f, cd->name);
+	}
+	line_for(&b, sh, ws, cd != NULL ? f.p : NULL, cmd, len);
+	free(f.p);
+	if (f.failed)
+		b.failed = 1;
 	return jb_finish(&b);
 }
 

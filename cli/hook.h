@@ -53,14 +53,30 @@ void hook_call_free(struct hook_call *call);
  * Byte-exact for every byte but NUL. */
 void hook_quote(struct jbuf *b, const char *s, size_t len);
 
+/* For an agent that carries a `cd` from one call to the next in its own
+ * shell (Claude Code): the file through which the command's final
+ * directory comes back, dir/name, with name cordon-cd- and 32 hex digits
+ * (a fresh random one per call). */
+struct hook_cd {
+	const char *dir; /* the agent's TMPDIR, else /tmp; no trailing slash */
+	const char *name;
+};
+
 /* The command line that runs cmd[0..len) confined:
  *   'SH' --workspace 'WS' -c 'CMD'
- * When cmd is already exactly that line for some inner command (a hook
- * that ran twice), cmd itself is returned and *already set: a command
- * recognised so is one this function would have written, so it runs the
- * same inner command under the same options; anything else, however much
- * it looks like cordon, is wrapped again. NULL when out of memory. */
-char *hook_wrap(const char *sh, const char *ws, const char *cmd, size_t len, int *already);
+ * and with cd (Claude Code), F its file:
+ *   'SH' --workspace 'WS' --cd-file 'F' -c 'CMD'; __cordon_s=$?;
+ *   [ -s 'F' ] && cd -- "$(< 'F')"; rm -f -- 'F'; (exit $__cordon_s)
+ * (one line), so the agent's shell enters the directory the command
+ * ended in (cordon-sh keeps it inside the workspace) and its own cwd
+ * tracking sees it. When cmd is already exactly such a line for some
+ * inner command (a hook that ran twice; with cd, for a file name this
+ * function could have chosen in cd->dir), cmd itself is returned and
+ * *already set: such a line runs the same inner command under the same
+ * options. Anything else, however much it looks like cordon, is wrapped
+ * again. NULL when out of memory. */
+char *hook_wrap(const char *sh, const char *ws, const struct hook_cd *cd, const char *cmd,
+		size_t len, int *already);
 
 struct hook_answer {
 	int exit_code;

@@ -100,7 +100,10 @@ static int allow(enum hook_agent a, const struct hook_env *env, const struct hoo
 {
 	const struct jp_node *cmd = &call->doc.nodes[call->command];
 	int already, r = -1;
-	char *line = hook_wrap(env->sh, ws, cmd->s, cmd->len, &already);
+	/* Only Claude Code carries a cd from one call to the next. */
+	struct hook_cd cd = { env->cd_dir, env->cd_name };
+	int carry = a == HOOK_CLAUDE && cd.dir != NULL && cd.name != NULL;
+	char *line = hook_wrap(env->sh, ws, carry ? &cd : NULL, cmd->s, cmd->len, &already);
 	if (line != NULL && strlen(line) >= HOOK_MAX_ARG)
 		snprintf(err, errlen,
 			 "the confined command line would be longer than one argument may be "
@@ -214,6 +217,12 @@ int cmd_hook(const char *agent)
 	}
 	env.cwd = getcwd(here, sizeof(here));
 	env.probe = 1;
+	char tmp[PATH_MAX], name[48];
+	if (entry_tmpdir(tmp, sizeof(tmp)) == 0 &&
+	    entry_random_name("cordon-cd-", name, sizeof(name)) == 0) {
+		env.cd_dir = tmp;
+		env.cd_name = name;
+	}
 	char *in = read_all(&len, &too_long);
 	if (in == NULL && too_long)
 		block(a, &ans, "the hook input is larger than %u bytes", HOOK_MAX_INPUT);

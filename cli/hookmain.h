@@ -18,6 +18,10 @@ struct hook_env {
 	const char *workspace; /* CORDON_WORKSPACE */
 	const char *projects[2]; /* the agent's project dir variables */
 	const char *cwd; /* the hook's own directory, when the JSON names none */
+	/* Claude Code: where its command's final directory comes back
+	 * (hook.h, struct hook_cd): the agent's temp dir, a fresh name; a NULL
+	 * name: not carried. */
+	const char *cd_dir, *cd_name;
 	int probe; /* 1: a required run that cannot be confined here is blocked now */
 };
 

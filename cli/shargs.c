@@ -88,15 +88,19 @@ static int own_options(struct sh_args *a, int argc, char *const argv[], int *i)
 			a->version = 1;
 		} else if (strncmp(arg, "--workspace=", 12) == 0) {
 			a->workspace = arg + 12;
-		} else if (strcmp(arg, "--workspace") == 0) {
+		} else if (strcmp(arg, "--workspace") == 0 || strcmp(arg, "--cd-file") == 0) {
 			if (*i + 1 >= argc)
-				return fail(a, "--workspace needs a directory");
-			a->workspace = argv[++*i];
+				return fail(a, "%s needs a path", arg);
+			if (arg[2] == 'w')
+				a->workspace = argv[++*i];
+			else
+				a->cd_file = argv[++*i];
 		} else {
 			break;
 		}
-		if (a->workspace != NULL && a->workspace[0] == '\0')
-			return fail(a, "empty --workspace");
+		if ((a->workspace != NULL && a->workspace[0] == '\0') ||
+		    (a->cd_file != NULL && a->cd_file[0] == '\0'))
+			return fail(a, "empty %s", arg);
 	}
 	return 0;
 }
@@ -112,6 +116,8 @@ int sh_parse(int argc, char *const argv[], struct sh_args *a)
 	if (shell_options(a, argc, argv, &i, &cmd) != 0)
 		return -1;
 	int operands = argc - i;
+	if (a->cd_file != NULL && !cmd)
+		return fail(a, "--cd-file needs -c STRING");
 	if (cmd) {
 		if (operands == 0)
 			return fail(a, "-c needs a command string");

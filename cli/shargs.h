@@ -8,7 +8,10 @@
  *   cordon-sh [OPTS] -c STRING [NAME [ARG...]]
  *   cordon-sh [OPTS]                      a shell reading its stdin (a
  *                                         terminal: interactive)
- * OPTS: cordon-sh's own --workspace DIR (first), then the shell's -i -l
+ * OPTS: cordon-sh's own --workspace DIR and --cd-file FILE (first; the
+ * second only with -c: the command is run as `eval 'STRING' && pwd -P >|
+ * 'FILE'`, Claude Code's own way, FILE passed through the run), then the
+ * shell's -i -l
  * --login -e -u -x -v, -o NAME / +o NAME, --noprofile --norc, single
  * letters grouped as bash takes them (-lc, -ic, -ec). Anything else is
  * refused: a shell option cordon-sh does not know might change what runs.
@@ -22,6 +25,7 @@
 
 struct sh_args {
 	const char *workspace; /* --workspace DIR */
+	const char *cd_file; /* --cd-file FILE: where the final directory goes */
 	/* The shell's options, each an argument to pass on (-o and its NAME
 	 * are two). */
 	const char *flags[SH_MAX_FLAGS];

@@ -26,18 +26,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define SH "/usr/local/bin/cordon-sh"
 #define WS "/home/u/project it's"
+static const struct hook_cd cd = { "/tmp", "cordon-cd-0123456789abcdef0123456789abcdef" };
 
-static void check_line(const char *line, const char *cmd, size_t len)
+/* The line's part before its tail (Claude's line: the tail enters the
+ * directory), as split_words takes it. */
+static void check_line(const char *line, const char *cmd, size_t len, const struct hook_cd *c)
 {
 	struct words w;
-	int r = split_words(line, &w);
-	if (r != 0 || w.n != 5 || strcmp(w.w[0], SH) != 0 || strcmp(w.w[1], "--workspace") != 0 ||
-	    strcmp(w.w[2], WS) != 0 || strcmp(w.w[3], "-c") != 0 || w.len[4] != len ||
-	    memcmp(w.w[4], cmd, len) != 0)
+	char *head = strdup(line);
+	if (head == NULL)
+		abort();
+	if (c != NULL) {
+		/* The tail is the last one (the command may hold its text). */
+		char *t = NULL;
+		for (char *p = strstr(head, "'; __cordon_s=$?; [ -s "); p != NULL;
+		     p = strstr(p + 1, "'; __cordon_s=$?; [ -s "))
+			t = p;
+		if (t == NULL)
+			abort();
+		t[1] = '\0';
+	}
+	size_t want = c != NULL ? 7 : 5, at = want - 1;
+	int r = split_words(head, &w);
+	free(head);
+	if (r != 0 || w.n != want || strcmp(w.w[0], SH) != 0 ||
+	    strcmp(w.w[1], "--workspace") != 0 || strcmp(w.w[2], WS) != 0 ||
+	    strcmp(w.w[at - 1], "-c") != 0 || w.len[at] != len || memcmp(w.w[at], cmd, len) != 0)
 		abort();
 	words_free(&w);
 	int already;
-	char *again = hook_wrap(SH, WS, line, strlen(line), &already);
+	char *again = hook_wrap(SH, WS, c, line, strlen(line), &already);
 	if (again == NULL || !already || strcmp(again, line) != 0)
 		abort();
 	free(again);
@@ -116,11 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct jp_node *c = &call.doc.nodes[call.command];
 		if (memchr(c->s, '\0', c->len) == NULL) {
 			int already;
-			char *line = hook_wrap(SH, WS, c->s, c->len, &already);
+			const struct hook_cd *carry = a == HOOK_CLAUDE ? &cd : NULL;
+			char *line = hook_wrap(SH, WS, carry, c->s, c->len, &already);
 			if (line == NULL)
 				abort();
 			if (!already)
-				check_line(line, c->s, c->len);
+				check_line(line, c->s, c->len, carry);
 			check_allow(a, &call, line);
 			free(line);
 		}

@@ -136,6 +136,19 @@ unchanged "a string ending with pwd -P >| another file" "$OUT/bashrc" "$before"
 [ ! -e "/tmp/claude-${hex}b-cwd" ]
 ok $? "the name in /tmp when TMPDIR names another dir: not passed"
 
+# ---- --cd-file: the same for a caller that names its file ---------------------
+CDF=$T/cdf
+out=$(cd "$WS" && "$SH" --cd-file "$CDF" -c 'cd sub && echo "$0"' zero)
+is "$?:$out:$(cat "$CDF" 2>/dev/null)" "0:zero:$WSR/sub" "--cd-file: \$0 kept, the final directory in the file"
+(cd "$WS" && "$SH" --cd-file "$CDF" -c "cd '$OUT'")
+is "$(cat "$CDF")" "$WSR" "--cd-file: a directory outside: the workspace instead"
+rm -f "$CDF"
+(cd "$WS" && "$SH" --cd-file "$CDF" -c 'exit 4')
+[ "$?" = 4 ] && [ ! -e "$CDF" ]
+ok $? "--cd-file: a command that fails: its status, no file"
+out=$(cd "$WS" && "$SH" --cd-file "$CDF" 2>&1)
+is "$?:${out%%:*}" "125:cordon" "--cd-file without -c: refused"
+
 # ---- inside a run: no run within it ----------------------------------------------
 id=0123456789abcdef0123456789abcdef
 out=$(cd "$WS" && "$CORDON" run -- sh -c 'echo "${CORDON_RUN_ID:-none}"' 2>&1)

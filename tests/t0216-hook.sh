@@ -134,6 +134,24 @@ out=$(cd "$OUT" && bash -c "$(new_command claude "$T/ans.json")" 2>&1)
 is "$out" "$WSR
 wrote" "a cwd outside the project: the command runs in the project, writes nothing outside"
 
+# ---- Claude Code keeps a cd: its own shell enters where the command ended ----
+# As Claude runs a command: eval of it, then its own cwd file (agent-facts).
+mkdir -m 0700 "$T/tmpd"
+claude_call() { # claude_call COMMAND: the command's status, then Claude's next cwd
+	local q="'\"'\"'" line
+	rm -f "$T/tmpd/claude-ab-cwd"
+	hook_in claude "$1" "$WSR" >"$T/in.json"
+	(cd "$WS" && TMPDIR=$T/tmpd CLAUDE_PROJECT_DIR=$WSR "$CORDON" hook claude <"$T/in.json" >"$T/ans.json")
+	line=$(new_command claude "$T/ans.json")
+	(cd "$WS" && TMPDIR=$T/tmpd bash -c "eval '${line//\'/$q}' < /dev/null && pwd -P >| $T/tmpd/claude-ab-cwd" >/dev/null 2>&1)
+	echo "$?:$(cat "$T/tmpd/claude-ab-cwd" 2>/dev/null)"
+}
+is "$(claude_call 'cd sub')" "0:$WSR/sub" "claude: a cd reaches Claude's own cwd tracking"
+is "$(claude_call 'cd /')" "0:$WSR" "claude: a cd out of the workspace: the workspace instead"
+is "$(claude_call "cd '$OUT'")" "0:$WSR" "claude: a cd outside: the workspace instead"
+is "$(claude_call 'cd sub; exit 3')" "3:" "claude: a failing command: its status, no cd (as without cordon)"
+is "$(find "$T/tmpd" -name 'cordon-cd-*' | wc -l)" 0 "claude: no cd file is left behind"
+
 # ---- not a shell: left alone ---------------------------------------------------
 echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"y"}}' |
 	"$CORDON" hook claude >"$T/ans" 2>"$T/err"

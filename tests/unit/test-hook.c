@@ -20,6 +20,9 @@
 
 static char root[64] = "/tmp/cordon-hook.XXXXXX", ws[128], sub[128], other[128];
 #define SH "/opt/cordon/bin/cordon-sh"
+#define CDN "cordon-cd-0123456789abcdef0123456789abcdef"
+#define CDF "/tmp/" CDN
+static const struct hook_cd cd = { "/tmp", CDN };
 
 /* 1 when line is the five words SH --workspace WS -c CMD exactly. */
 static int runs_exactly(const char *line, const char *wsp, const char *cmd, size_t len)
@@ -32,10 +35,38 @@ static int runs_exactly(const char *line, const char *wsp, const char *cmd, size
 	return okk;
 }
 
+/* Claude Code's line: the seven words SH --workspace WS --cd-file F -c
+ * CMD, then exactly the tail that enters F's directory (written here from
+ * the documented form, not by hook.c). */
+static int claude_runs_exactly(const char *line, const char *wsp, const char *f, const char *cmd,
+			       size_t len)
+{
+	char tail[512];
+	snprintf(tail, sizeof(tail),
+		 "; __cordon_s=$?; [ -s '%s' ] && cd -- \"$(< '%s')\"; rm -f -- '%s'; "
+		 "(exit $__cordon_s)",
+		 f, f, f);
+	const char *t = strstr(line, "; __cordon_s=$?; ");
+	size_t n = strlen(line);
+	if (t == NULL || strcmp(line + n - strlen(tail), tail) != 0)
+		return 0;
+	char *head = strndup(line, (size_t)(line + n - strlen(tail) - line));
+	struct words w;
+	int okk = split_words(head, &w) == 0 && w.n == 7 && strcmp(w.w[0], SH) == 0 &&
+		  strcmp(w.w[1], "--workspace") == 0 && strcmp(w.w[2], wsp) == 0 &&
+		  strcmp(w.w[3], "--cd-file") == 0 && strcmp(w.w[4], f) == 0 &&
+		  strcmp(w.w[5], "-c") == 0 && w.len[6] == len && memcmp(w.w[6], cmd, len) == 0;
+	words_free(&w);
+	free(head);
+	return okk;
+}
+
 /* ---- the answers ---- */
 static struct hook_env env(const char *agent)
 {
-	struct hook_env e = { .agent = agent, .sh = SH, .cwd = ws, .probe = 0 };
+	struct hook_env e = {
+		.agent = agent, .sh = SH, .cwd = ws, .probe = 0, .cd_dir = "/tmp", .cd_name = CDN
+	};
 	return e;
 }
 
@@ -82,8 +113,9 @@ static void test_claude(void)
 	is_int(a.exit_code, 0, "claude: exit 0");
 	ok(a.err == NULL, "claude: nothing on stderr");
 	char *cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
-	ok(cmd != NULL && runs_exactly(cmd, ws, "echo \"a'b\" && cd sub", 20),
-	   "claude: updatedInput.command runs the command, byte-exact, under cordon-sh");
+	ok(cmd != NULL && claude_runs_exactly(cmd, ws, CDF, "echo \"a'b\" && cd sub", 20),
+	   "claude: updatedInput.command runs the command, byte-exact, under cordon-sh, and "
+	   "enters the directory it ended in");
 	free(cmd);
 	char *desc = answer_str(a.out, "hookSpecificOutput", "updatedInput", "description");
 	is_str(desc, "d \xc3\xa9", "claude: every other field of the input is kept (description)");
@@ -164,7 +196,7 @@ static void test_workspace(void)
 	e.projects[0] = ws;
 	respond(&e, in, &a);
 	char *cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
-	ok(cmd != NULL && runs_exactly(cmd, ws, "ls", 2),
+	ok(cmd != NULL && claude_runs_exactly(cmd, ws, CDF, "ls", 2),
 	   "a cwd outside the agent's project: the workspace is still the project");
 	free(cmd);
 	hook_answer_free(&a);
@@ -172,7 +204,8 @@ static void test_workspace(void)
 	e.projects[0] = NULL;
 	respond(&e, in, &a);
 	cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
-	ok(cmd != NULL && runs_exactly(cmd, other, "ls", 2), "no project named: the JSON's cwd");
+	ok(cmd != NULL && claude_runs_exactly(cmd, other, CDF, "ls", 2),
+	   "no project named: the JSON's cwd");
 	free(cmd);
 	hook_answer_free(&a);
 
@@ -180,7 +213,8 @@ static void test_workspace(void)
 	e.projects[0] = ws;
 	respond(&e, in, &a);
 	cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
-	ok(cmd != NULL && runs_exactly(cmd, sub, "ls", 2), "CORDON_WORKSPACE comes first");
+	ok(cmd != NULL && claude_runs_exactly(cmd, sub, CDF, "ls", 2),
+	   "CORDON_WORKSPACE comes first");
 	free(cmd);
 	hook_answer_free(&a);
 
@@ -341,9 +375,14 @@ static void test_quoting(void)
 	};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		int already;
-		char *line = hook_wrap(SH, ws, cmds[i], strlen(cmds[i]), &already);
+		char *line = hook_wrap(SH, ws, NULL, cmds[i], strlen(cmds[i]), &already);
 		ok(line != NULL && !already && runs_exactly(line, ws, cmds[i], strlen(cmds[i])),
 		   "quoting [%zu]: the shell reads back exactly the command", i);
+		free(line);
+		line = hook_wrap(SH, ws, &cd, cmds[i], strlen(cmds[i]), &already);
+		ok(line != NULL && !already &&
+			   claude_runs_exactly(line, ws, CDF, cmds[i], strlen(cmds[i])),
+		   "quoting [%zu], Claude's line: exactly the command too", i);
 		free(line);
 	}
 	/* A NUL inside is refused before wrapping (test_blocks); the wrapper
@@ -352,7 +391,7 @@ static void test_quoting(void)
 	for (int i = 0; i < 255; i++)
 		all[i] = (char)(i + 1);
 	int already;
-	char *line = hook_wrap(SH, ws, all, sizeof(all), &already);
+	char *line = hook_wrap(SH, ws, NULL, all, sizeof(all), &already);
 	struct jbuf b = { 0 };
 	hook_quote(&b, all, sizeof(all));
 	ok(line != NULL && strlen(line) > sizeof(all), "all 255 non-NUL bytes wrap");
@@ -364,8 +403,8 @@ static void test_quoting(void)
 static void test_already(void)
 {
 	int already;
-	char *once = hook_wrap(SH, ws, "echo 'hi'", 9, &already);
-	char *twice = hook_wrap(SH, ws, once, strlen(once), &already);
+	char *once = hook_wrap(SH, ws, NULL, "echo 'hi'", 9, &already);
+	char *twice = hook_wrap(SH, ws, NULL, once, strlen(once), &already);
 	ok(already && strcmp(once, twice) == 0, "wrapping cordon's own line again changes nothing");
 	free(twice);
 
@@ -389,17 +428,65 @@ static void test_already(void)
 	for (size_t i = 0; i < sizeof(spoofs) / sizeof(spoofs[0]); i++) {
 		char spoof[1024];
 		snprintf(spoof, sizeof(spoof), "%s%s%s", spoofs[i].a, spoofs[i].b, spoofs[i].c);
-		char *line = hook_wrap(SH, ws, spoof, strlen(spoof), &already);
+		char *line = hook_wrap(SH, ws, NULL, spoof, strlen(spoof), &already);
 		ok(line != NULL && !already && runs_exactly(line, ws, spoof, strlen(spoof)),
 		   "not taken as wrapped, wrapped again whole: %s", spoofs[i].name);
 		free(line);
 	}
-	char *other_ws = hook_wrap(SH, sub, "x", 1, &already);
-	char *line = hook_wrap(SH, ws, other_ws, strlen(other_ws), &already);
+	char *other_ws = hook_wrap(SH, sub, NULL, "x", 1, &already);
+	char *line = hook_wrap(SH, ws, NULL, other_ws, strlen(other_ws), &already);
 	ok(!already && runs_exactly(line, ws, other_ws, strlen(other_ws)),
 	   "wrapped for another workspace: wrapped again for this one");
 	free(line);
 	free(other_ws);
+	free(once);
+}
+
+/* Claude's line: recognised with any name hook_wrap could choose in the
+ * same directory, and with nothing else. */
+static void test_already_claude(void)
+{
+	int already;
+	static const struct hook_cd other_name = { "/tmp",
+						   "cordon-cd-ffffffffffffffffffffffffffffffff" };
+	char *once = hook_wrap(SH, ws, &cd, "cd sub", 6, &already);
+	char *twice = hook_wrap(SH, ws, &other_name, once, strlen(once), &already);
+	ok(already && strcmp(once, twice) == 0,
+	   "Claude's line wrapped again (another fresh name): left as it was");
+	free(twice);
+	static const char hard[] = "echo 'a; b' \\' ;x; '";
+	char *q1 = hook_wrap(SH, ws, &cd, hard, strlen(hard), &already);
+	char *q2 = hook_wrap(SH, ws, &cd, q1, strlen(q1), &already);
+	ok(already && strcmp(q1, q2) == 0,
+	   "... also when the command holds quotes, blanks and ';'");
+	free(q1);
+	free(q2);
+	struct {
+		const char *from, *to, *name;
+	} spoofs[] = {
+		{ CDF, "/home/u/.bashrc", "a cd file that is not cordon's name" },
+		{ CDF, "/var/tmp/" CDN, "cordon's name in another directory" },
+		{ CDF, "/tmp/cordon-cd-0123", "a short name" },
+		{ CDF, "/tmp/cordon-cd-0123456789ABCDEF0123456789ABCDEF", "capital hex" },
+		{ "(exit $__cordon_s)", "(exit 0)", "another tail" },
+		{ "--cd-file", "--cd-file  ", "other blanks" },
+	};
+	for (size_t i = 0; i < sizeof(spoofs) / sizeof(spoofs[0]); i++) {
+		/* once with every `from` replaced by `to` */
+		char spoof[2048] = "";
+		const char *p = once;
+		for (const char *q; (q = strstr(p, spoofs[i].from)) != NULL;
+		     p = q + strlen(spoofs[i].from)) {
+			strncat(spoof, p, (size_t)(q - p));
+			strcat(spoof, spoofs[i].to);
+		}
+		strcat(spoof, p);
+		char *line = hook_wrap(SH, ws, &cd, spoof, strlen(spoof), &already);
+		ok(line != NULL && !already &&
+			   claude_runs_exactly(line, ws, CDF, spoof, strlen(spoof)),
+		   "Claude's line, not taken as wrapped: %s", spoofs[i].name);
+		free(line);
+	}
 	free(once);
 }
 
@@ -422,6 +509,7 @@ int main(void)
 	test_pass();
 	test_quoting();
 	test_already();
+	test_already_claude();
 	rmdir(sub);
 	rmdir(ws);
 	rmdir(other);

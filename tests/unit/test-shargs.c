@@ -69,6 +69,10 @@ static void test_forms(void)
 	is_int(parse(v, &a), 0, "-l alone: a login shell on stdin");
 	ok(a.string == NULL && strcmp(flags(&a), "-l") == 0, "... no string");
 
+	v = ARGV("--cd-file", "/tmp/f", "-c", "cd x");
+	is_int(parse(v, &a), 0, "--cd-file FILE -c STRING");
+	ok(a.cd_file != NULL && strcmp(a.cd_file, "/tmp/f") == 0 && strcmp(a.string, "cd x") == 0,
+	   "... the file and the string");
 	v = ARGV("--help");
 	ok(parse(v, &a) == 0 && a.help, "--help");
 	v = ARGV("--version");
@@ -92,6 +96,9 @@ static void test_refusals(void)
 		{ ARGV("--posix", "-c", "ls"), "an unknown long option" },
 		{ ARGV("-o"), "-o without a name" },
 		{ ARGV("--workspace"), "--workspace without a directory" },
+		{ ARGV("--cd-file", "/f"), "--cd-file without -c" },
+		{ ARGV("--cd-file", "/f", "cd x"), "--cd-file with the one-string form" },
+		{ ARGV("--cd-file", "", "-c", "x"), "an empty --cd-file" },
 		{ ARGV("--workspace", "", "-c", "x"), "an empty --workspace" },
 		{ ARGV("-c", "ls", "--workspace", "/w"),
 		  "--workspace after the string: an operand" },
