@@ -52,8 +52,8 @@ static const char *shell_path(void)
 }
 
 /* With --cd-file, the string the shell runs: the command as Claude Code
- * runs it, then its final directory into the file. */
-static const char *cd_script(const struct sh_args *a)
+ * runs it, then its final directory into the file. Caller frees. */
+static char *cd_script(const struct sh_args *a)
 {
 	struct jbuf b = { 0 };
 	jb_raw(&b, "eval ");
@@ -66,8 +66,9 @@ static const char *cd_script(const struct sh_args *a)
 	return s;
 }
 
-/* The shell's argv: the shell, its options, then -c STRING and the rest. */
-static const char **shell_argv(const char *shell, const struct sh_args *a)
+/* The shell's argv: the shell, its options, then -c STRING (with
+ * --cd-file, script: its own string) and the rest. */
+static const char **shell_argv(const char *shell, const struct sh_args *a, const char *script)
 {
 	const char **v = calloc(a->nflags + a->nrest + 4, sizeof(*v));
 	size_t n = 0;
@@ -78,7 +79,7 @@ static const char **shell_argv(const char *shell, const struct sh_args *a)
 		v[n++] = a->flags[i];
 	if (a->string != NULL) {
 		v[n++] = "-c";
-		v[n++] = a->cd_file != NULL ? cd_script(a) : a->string;
+		v[n++] = script != NULL ? script : a->string;
 	}
 	for (size_t i = 0; i < a->nrest; i++)
 		v[n++] = a->rest[i];
@@ -141,7 +142,8 @@ int main(int argc, char *argv[])
 	const char *shell = shell_path();
 	if (shell == NULL)
 		die("cordon-sh: no shell at /bin/bash, /usr/bin/bash or /bin/sh");
-	const char **sv = shell_argv(shell, &a);
+	char *script = a.cd_file != NULL ? cd_script(&a) : NULL;
+	const char **sv = shell_argv(shell, &a, script);
 	/* Already confined: the shell runs here, in the run it is in. */
 	if (entry_inside_run()) {
 		execv(shell, (char *const *)sv);
@@ -172,5 +174,6 @@ int main(int argc, char *argv[])
 	if (passing)
 		check_cwd_file(pass, ws);
 	free(sv);
+	free(script);
 	return rc;
 }
