@@ -73,14 +73,14 @@ int entry_workspace(const char *configured, const char *const projects[], size_t
 
 int entry_configure(cordon *c, const char *workspace, char *err, size_t errlen)
 {
-	/* A typed setter: a policy's own "sandbox" line replaces it. */
-	if (cordon_set_mode(c, CORDON_MODE_REQUIRED) != 0 ||
-	    cordon_set_workspace(c, workspace) != 0) {
+	/* The workspace first: a policy file's relative paths resolve
+	 * against it. The mode by its typed setter, which a "sandbox" line of
+	 * the user's own options replaces. */
+	if (cordon_set_workspace(c, workspace) != 0 ||
+	    cordon_set_mode(c, CORDON_MODE_REQUIRED) != 0 || cordon_use_agent_policy(c) != 0) {
 		snprintf(err, errlen, "%s", cordon_last_error(c));
 		return -1;
 	}
-	/* The user's agent options (policy files, profiles) join here once
-	 * the policy loader is on main: cordon_use_agent_policy(c). */
 	return 0;
 }
 

@@ -27,10 +27,11 @@
 int entry_workspace(const char *configured, const char *const projects[], size_t nprojects,
 		    const char *cwd, char *out, size_t outlen, char *err, size_t errlen);
 
-/* The options both entry points run with: mode "required" unless the
- * user's options say otherwise, the workspace, then the user's agent
- * options (policy files and profiles; see docs). 0, or -1 with the
- * reason in err. */
+/* The options both entry points run with: the workspace, mode
+ * "required", then the user's agent options (cordon_use_agent_policy:
+ * CORDON_PROFILE / CORDON_POLICY, else ~/.config/cordon/agent.policy, else
+ * the profile agent), whose own "sandbox" line wins. 0, or -1 with the
+ * reason in err ("FILE:LINE: what" for a bad policy file). */
 int entry_configure(cordon *c, const char *workspace, char *err, size_t errlen);
 
 /* The mode c will run in ("auto", "required", "off"), after

@@ -104,7 +104,7 @@ static void warn_tampered(const cordon *c)
  * did. */
 static int warn_unconfined(cordon *c)
 {
-	if (cordon_applied(c) || strcmp(cordon_reason(c), "sandbox_off") == 0)
+	if (cordon_applied(c) || strcmp(cordon_reason(c), CORDON_REASON_OFF) == 0)
 		return 0;
 	cli_msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
 		cordon_reason_text(cordon_reason(c)), cordon_reason(c),

@@ -41,6 +41,11 @@ prun --pass-file "$PF" -- sh -c "rm -f '$PF'; mv '$PF' '$PF.moved'" 2>/dev/null
 [ -f "$PF" ] && [ ! -e "$PF.moved" ]
 ok $? "the command cannot remove or rename the pass file"
 
+# ---- from a policy file, as any option ----------------------------------------
+printf 'pass-file %s\n' "$PF" >"$T/p.policy"
+prun --policy "$T/p.policy" -- sh -c "echo from-policy >| '$PF'"
+is "$(cat "$PF")" from-policy "a pass file named in a policy file is written through"
+
 # ---- left empty: removed again; a file that was there stays ------------------
 rm -f "$PF"
 prun --pass-file "$PF" -- sh -c 'exit 3'

@@ -164,12 +164,26 @@ out=$(cd "$WS" && CORDON_RUN_ID=$id "$SH" -c "{ echo pwned > '$OUT/f'; } 2>/dev/
 is "$out" refused "CORDON_RUN_ID set outside any run (no no_new_privs): still confined"
 unchanged "a forged CORDON_RUN_ID" "$OUT/f" "$before"
 
+# ---- the entry points' options (--agent-policy) -----------------------------------
+printf 'profile agent\nstatus-file %s\n' "$T/events.jsonl" >"$T/p.policy"
+(cd "$WS" && CORDON_POLICY=$T/p.policy "$SH" -c 'true')
+is "$(json_field "$T/events.jsonl" status '[e["mode"], e["network"], e["policy"]]')" \
+	"[\"required\", \"off\", [{\"file\": \"$T/p.policy\"}, {\"profile\": \"agent\"}]]" \
+	"CORDON_POLICY: its options apply (a status file, the profile agent: network off), mode required"
+printf 'netwrok off\n' >"$T/bad.policy"
+out=$(cd "$WS" && CORDON_POLICY=$T/bad.policy "$SH" -c "touch '$WS/ran'" 2>&1)
+[ "$?" = 125 ] && [ ! -e "$WS/ran" ] && case $out in *bad.policy:1:*) true ;; *) false ;; esac
+ok $? "a bad line in the policy: refused (exit 125, FILE:LINE), nothing run"
+
 # ---- required by default -------------------------------------------------------
 if "$HELPERS/seccomp-deny" enosys -- true 2>/dev/null; then
 	out=$(cd "$WS" && "$HELPERS/seccomp-deny" enosys -- "$SH" -c "touch '$WS/ran'" 2>&1)
 	rc=$?
 	[ "$rc" = 125 ] && [ ! -e "$WS/ran" ]
 	ok $? "no Landlock: cordon-sh refuses (required), the command does not run ($rc)"
+	printf 'profile default\nsandbox auto\n' >"$T/auto.policy"
+	out=$(cd "$WS" && CORDON_POLICY=$T/auto.policy "$HELPERS/seccomp-deny" enosys -- "$SH" -c "echo ran" 2>/dev/null)
+	is "$out" ran "a policy's 'sandbox auto' replaces required (runs, unconfined, with the warning)"
 else
 	skip "seccomp-deny cannot run here"
 fi

@@ -169,6 +169,10 @@ for input in 'not json' '{"hook_event_name":"PreToolUse","tool_name":"Bash","too
 	echo "$input" | "$CORDON" hook cursor >"$T/ans"
 	is "$(answer_field "$T/ans" 'a["permission"]')" deny "cursor, bad input: permission deny"
 done
+printf 'netwrok off\n' >"$T/bad.policy"
+hook_in claude "ls" "$WSR" >"$T/in.json"
+out=$(cd "$WS" && CORDON_POLICY=$T/bad.policy "$CORDON" hook claude <"$T/in.json" 2>&1 >/dev/null)
+is "$?:$(echo "$out" | grep -c 'bad.policy:1:')" "2:1" "a bad line in the user's policy: blocked, the line named"
 out=$(echo '{}' | "$CORDON" hook nosuch 2>&1)
 is "$?:$(echo "$out" | grep -c 'unknown agent')" "2:1" "an unknown agent: exit 2"
 out=$("$CORDON" hook </dev/null 2>&1)

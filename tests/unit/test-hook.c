@@ -501,6 +501,9 @@ int main(void)
 	mkdir(sub, 0755);
 	mkdir(other, 0755);
 	unsetenv("CORDON_WORKSPACE");
+	unsetenv("CORDON_PROFILE");
+	unsetenv("CORDON_POLICY");
+	setenv("XDG_CONFIG_HOME", root, 1); /* no user's agent.policy: the profile agent */
 	test_claude();
 	test_codex_gemini_cursor();
 	test_workspace();

@@ -26,8 +26,10 @@ static int run_sh(const char *script, int pass, int *begin_rc, char **start)
 	cordon_set_mode(c, CORDON_MODE_REQUIRED);
 	cordon_set_state_dir(c, state);
 	cordon_set_caches(c, 0);
-	if (pass)
+	if (pass == 1)
 		cordon_add_pass_file(c, pf);
+	if (pass == 2) /* by name, as a policy file gives it */
+		cordon_set_option(c, "pass-file", pf);
 	*begin_rc = cordon_begin(c);
 	if (*begin_rc != 0) {
 		diag("begin: %s", cordon_last_error(c));
@@ -84,6 +86,11 @@ int main(void)
 	free(start);
 	start = NULL;
 	ok(stat(pf, &st) == 0 && (st.st_mode & 0777) == 0600, "made owner-only");
+
+	unlink(pf);
+	snprintf(script, sizeof(script), "echo by-name >| '%s'", pf);
+	is_int(run_sh(script, 2, &brc, NULL), 0, "a pass file given by name (cordon_set_option)");
+	ok(file_is(pf, "by-name\n"), "... is written through as well");
 
 	unlink(pf);
 	is_int(run_sh("exit 4", 1, &brc, NULL), 4, "a command that writes nothing: its status");
