@@ -290,6 +290,7 @@ def main():
     if route not in h.ROUTES.get(agent, ()):
         print("1..0 # SKIP no route %s for %s" % (route, agent))
         return 0
+    h.exit_on_signals()
     w = h.World(agent, route)
     confined = route != "none"
     TAP.diag("%s via %s (entry points: %s), temp dir %s" % (

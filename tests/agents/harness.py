@@ -111,9 +111,14 @@ class World:
         with open(os.path.join(ssh, "id_ed25519"), "w") as f:
             f.write(self.secret + "\n")
         self.sessions = 0
+        self.live = []
         self.agents_dir = AGENTS_DIR
 
     def cleanup(self):
+        """Ends every agent and server of this world, then removes it."""
+        for sess in self.live:
+            sess.abort()
+        kill_all(procs_with(self.t))
         subprocess.run(["chmod", "-R", "u+rwx", self.t],
                        stderr=subprocess.DEVNULL)
         shutil.rmtree(self.t, ignore_errors=True)
@@ -302,6 +307,18 @@ class Session:
         self.argv = SETUP[world.agent](world, self.server, self.env,
                                        self.route, cordon)
         self.proc = None
+        world.live.append(self)
+
+    def abort(self):
+        """Whatever is still running of this session, ended."""
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        if self.server.proc.poll() is None:
+            self.server.stop()
 
     def start(self):
         self.stdout = open(os.path.join(self.server.dir, "stdout"), "wb")
@@ -344,6 +361,15 @@ class Session:
         with open(os.path.join(self.server.dir, "stderr"), "rb") as f:
             err = f.read().decode("utf-8", "replace")
         return "rc=%s\n%s" % (self.rc, err[-1500:])
+
+
+def exit_on_signals():
+    """SIGTERM, SIGINT and SIGHUP end the test through its finally blocks
+    (which end the agents and remove the temp dir), not past them."""
+    def handler(sig, frame):
+        raise SystemExit(128 + sig)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, handler)
 
 
 # ---- the status file ------------------------------------------------------------------
