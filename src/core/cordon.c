@@ -7,7 +7,9 @@
 #include "handle.h"
 #include "caches.h"
 #include "netproxy.h"
+#include "options.h"
 #include "path.h"
+#include "policyfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +118,7 @@ void cordon_free(cordon *c)
 	}
 	gitguard_free(c);
 	netproxy_free(c);
+	options_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->cwd_opt);
@@ -700,7 +703,7 @@ static int resolve_policy(cordon *c)
 static int begin(cordon *c)
 {
 	int r;
-	if ((r = check_fds(c)) != 0)
+	if ((r = options_check(c)) != 0 || (r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
 	pthread_mutex_lock(&c->lock);
@@ -724,8 +727,9 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (r = resolve_policy(c)) != 0 || (r = policyfile_check(c)) != 0 ||
+		    (r = workdir_confirm(c)) != 0 || (r = open_status_file(c)) != 0 ||
+		    (r = runtmp_create(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(&(struct probe_opts){ 0 }, &reap);

@@ -124,6 +124,8 @@ char *status_explain(const cordon *c, const struct cordon_result *r);
  * with its message. */
 int run_prepare(cordon *c);
 
+struct optstate;
+
 /* ---- the handle (cordon.c) ---- */
 enum stage { ST_NEW, ST_PROBED, ST_BEGUN, ST_ENDED };
 
@@ -148,6 +150,9 @@ struct cordon {
 	int max_abi;
 	enum cordon_on_tamper on_tamper;
 	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
+	/* Options given by name: what each single-valued one holds, the
+	 * policy files and profiles loaded (options.c, policyfile.c). */
+	struct optstate *opts;
 
 	/* the run */
 	enum stage stage;
