@@ -176,7 +176,7 @@ class Server:
 # ---- entry points ----------------------------------------------------------------
 
 def entry_kind():
-    return os.environ.get("CORDON_AGENTS_ENTRY", "glue")
+    return os.environ.get("CORDON_AGENTS_ENTRY") or "glue"
 
 
 def hook_command(world, cordon=None):
