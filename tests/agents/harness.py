@@ -18,6 +18,8 @@ test's temp dir. Environment:
   CORDON_TOP, CORDON_BUILD  the tree and build dir (cordon, glue)
   CORDON_AGENTS_ENTRY  glue (default) or real: which entry points the
                      routes use (real: `cordon hook AGENT`, build/cordon-sh)
+  CORDON_AGENTS_GLUE_ARGS  more `cordon run` options for the glue (e.g.
+                     --sandbox off, to see the confinement checks fail)
 """
 
 import json
@@ -207,7 +209,9 @@ def base_env(world, server):
            world.key_name: world.key,
            "CORDON_GLUE_BIN": CORDON, "CORDON_GLUE_STATUS": world.status,
            "CORDON_GLUE_WS": world.ws,
-           "CORDON_GLUE_ARGS": "--state-dir " + world.state,
+           "CORDON_GLUE_ARGS": " ".join(
+               ["--state-dir", world.state] +
+               [os.environ.get("CORDON_AGENTS_GLUE_ARGS", "")]).strip(),
            "XDG_STATE_HOME": world.state}
     return env
 
