@@ -43,9 +43,14 @@ static const char usage_run[] =
 	"                          also yarn,pnpm,bun,deno,gradle,maven,composer,gem,\n"
 	"                          ccache,sccache,huggingface)\n"
 	"  --no-caches             no tool cache is writable\n"
-	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
-	"  --no-default-protect    do not guard the workspace's git metadata (hooks,\n"
-	"                          config, commondir...: read-only, planted ones moved aside)\n"
+	"  --protect PATH          keep PATH inside a writable tree read-only; one that does\n"
+	"                          not exist yet: what the run makes there is moved aside\n"
+	"                          (repeatable)\n"
+	"  --no-default-protect    do not guard git's files (hooks, config, commondir...)\n"
+	"                          nor agents' (.claude/, .gemini/, .codex/, .cursor/,\n"
+	"                          .vscode/, .mcp.json...): read-only, planted ones moved aside\n"
+	"  --allow-agent-config PATH  let the command write a held agent-configuration\n"
+	"                          path, e.g. .claude (repeatable)\n"
 	"  --deny-read PATH        the command may not read PATH (repeatable; also inside\n"
 	"                          the workspace, e.g. .env)\n"
 	"  --allow-read PATH       take PATH out of the default deny-read list (the\n"
@@ -65,8 +70,9 @@ static const char usage_run[] =
 	"  --network-allow-http    plain HTTP through the proxy (and port 80 by default)\n"
 	"  --network-resolve NAME=ADDRESS  the proxy takes NAME to be at ADDRESS (tests,\n"
 	"                          private registries; still vetted)\n"
-	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
-	"                          in required mode) or neutralise (moved aside, warned)\n"
+	"  --on-tamper HOW         a run that planted git or agent files: fail (exit 125;\n"
+	"                          default in required mode) or neutralise (moved aside,\n"
+	"                          warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
 	"                          (default $XDG_STATE_HOME/cordon or ~/.local/state/cordon)\n"
 	"  --status-fd N           write JSON status events to fd N\n"
@@ -262,8 +268,8 @@ static void warn_tampered(const cordon *c)
 		return;
 	const char *moved = cordon_tampered_moved(c, 0);
 	msg("cordon: warning: ",
-	    "the run left %zu git file%s that a later git command would run or read; "
-	    "moved aside: %s -> %s%s",
+	    "the run left %zu file%s that a later program would run or read (git's, or an "
+	    "agent's configuration); moved aside: %s -> %s%s",
 	    n, n == 1 ? "" : "s", cordon_tampered_path(c, 0),
 	    moved[0] != '\0' ? moved : "(not moved: left where it is)",
 	    n > 1 ? " (all in the exit event)" : "");

@@ -114,6 +114,11 @@ int cordon_add_protect(cordon *c, const char *path)
 	return add_path(c, &c->protect, "--protect path", path);
 }
 
+int cordon_add_allow_agent_config(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_agent_config, "--allow-agent-config path", path);
+}
+
 int cordon_set_state_dir(cordon *c, const char *dir)
 {
 	return set_path(c, &c->state_dir_opt, "state directory", dir);

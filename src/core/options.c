@@ -263,6 +263,8 @@ static int o_list(cordon *c, const struct optdef *d, const char *v, const struct
 		return cordon_add_allow_write(c, v);
 	if (strcmp(d->name, "allow-socket") == 0)
 		return cordon_add_allow_socket(c, v);
+	if (strcmp(d->name, "allow-agent-config") == 0)
+		return cordon_add_allow_agent_config(c, v);
 	return cordon_add_allow_read(c, v);
 }
 
@@ -440,6 +442,7 @@ static const struct optdef table[] = {
 	{ "no-caches", F, S_CACHE, o_cache },
 	{ "protect", V | F | P, S_NONE, o_list },
 	{ "no-default-protect", F, S_NONE, o_flag },
+	{ "allow-agent-config", V | F | P, S_NONE, o_list },
 	{ "deny-read", V | F | P, S_NONE, o_list },
 	{ "allow-read", V | F | P, S_NONE, o_list },
 	{ "no-default-deny-read", F, S_NONE, o_flag },

@@ -134,6 +134,16 @@ static void test_value_options(void)
 		   strcmp(a.c->protect.v[1], "/q") == 0 && strcmp(a.c->protect.v[2], "/r") == 0,
 	   "--protect collects [/p, /q, /r] in order");
 	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config", ".claude",
+			      "--allow-agent-config=.vscode", "--", "x")),
+	       0, "--allow-agent-config both forms");
+	ok(a.c->allow_agent_config.n == 2 && strcmp(a.c->allow_agent_config.v[0], ".claude") == 0 &&
+		   strcmp(a.c->allow_agent_config.v[1], ".vscode") == 0,
+	   "--allow-agent-config collects [.claude, .vscode] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config")), -1,
+	       "--allow-agent-config without a value");
+	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--cache", "npm,pip", "--", "x")), 0, "--cache V");
 	is_int(a.c->caches, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "--cache npm,pip");
