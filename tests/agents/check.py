@@ -183,17 +183,11 @@ def planted_session(w, confined):
     if confined:
         TAP.ok(not unconfined, "a project hook planted by a confined "
                "command did not run unconfined in the next session",
-               s.tail(), todo=PLANT_TODO.get((w.agent, w.route)))
+               s.tail())
     else:
         TAP.ok(True, "baseline: planted hook %s" % (
             "ran" if ran else "did not run"))
 
-
-# The project-config guard is built in another tree (issue 36); until it
-# lands the hook routes are known to let a planted hook run unconfined.
-PLANT_TODO = {("claude", "hook"): "project-config guard not on main yet",
-              ("gemini", "hook"): "project-config guard not on main yet",
-              ("codex", "hook"): "project-config guard not on main yet"}
 
 # An agent killed (SIGKILL) leaves its calls' shells waiting on cordon;
 # nothing tells cordon that the agent is gone (its parent, the agent's
