@@ -7,6 +7,8 @@
 #   make corpus     tests/corpus_regression (as root also as nobody)
 #   make check-tools cargo build, npm ci, next build, Playwright+Chromium
 #                   confined (installs what they need; not in check)
+#   make check-agents  Claude Code, Codex and Gemini CLI end to end through
+#                   cordon (installs them from npm; AGENT_ROUTES=...)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check, the child
@@ -77,7 +79,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check
+        child-check size-check check-agents
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -257,6 +259,16 @@ corpus: $(B)/cordon $(HELPER_BIN)
 check-tools: $(B)/cordon
 	CORDON_BUILD=$(B) tests/tools/run
 
+# Real coding agents (Claude Code, Codex CLI, Gemini CLI, pinned in
+# tests/agents/versions) with cordon in front of every shell call, against
+# a scripted model server; installs them from the npm registry into
+# $(B)/agents-cache (kept between runs; skips with the reason when the
+# registry cannot be reached). AGENT_ROUTES picks AGENT:ROUTE pairs (default:
+# all); CI runs one route per agent. As root, then as nobody.
+AGENT_ROUTES ?=
+check-agents: $(B)/cordon $(HELPER_BIN)
+	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
+
 # The README's test command. Everything a change must pass: every part
 # runs even after one failed, then a summary names each part's result
 # (tests/run-check).
@@ -391,7 +403,8 @@ tidy:
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
-                   tests/lint/child-contract tests/lint/function-size bench/run demo/run)
+                   tests/lint/child-contract tests/lint/function-size bench/run demo/run \
+                   tests/agents/run tests/agents/install tests/agents/glue/prefix)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
