@@ -57,7 +57,7 @@ extern "C" {
 #define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
-#define CORDON_ETAMPERED (-9) /* the run planted git files (cordon_set_on_tamper) */
+#define CORDON_ETAMPERED (-9) /* the run planted git or agent files (cordon_set_on_tamper) */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -149,6 +149,17 @@ CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
 CORDON_EXPORT int cordon_set_cwd(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A single file outside the writable set that the command may create and
+ * write at its path (a caller's "pass file": where a shell string leaves
+ * its final directory, say). At cordon_begin() its directory must exist
+ * and no other user may rename files in it (not writable by group or
+ * others, or sticky); the file is made there owner-only (0600) when
+ * missing, else it must be a regular file of this user's with one link;
+ * it is never reached through a symlink, and never lies in the state
+ * dir. It joins the writable set (the start event's "writable"). When
+ * the run ends, a pass file the run made and the command left empty is
+ * removed, so a caller that tests for the file finds none. */
+CORDON_EXPORT int cordon_add_pass_file(cordon *c, const char *path);
 /* A pathname Unix socket outside the writable set the command may
  * connect or send to, or a directory of such sockets (Linux: Landlock
  * ABI 9 or the socket supervisor; macOS: the profile). It must exist at
@@ -227,14 +238,26 @@ CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
  * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
  * composer, gem, ccache, sccache, huggingface; comma separated) -> mask. */
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
-/* A path inside a writable tree that must stay read-only. */
+/* A path inside a writable tree that must stay read-only. One that does
+ * not exist yet is held by its name: what the run makes there is moved
+ * aside when it ends (refused by the profile on macOS). */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
-/* Guard the workspace's git metadata (default on): the files a later git
- * command reads to decide what to run (config, hooks, commondir,
- * config.worktree, info/attributes, ".git" files, of the repository, its
- * worktrees and submodules) are read-only when they exist, and any that
- * appear or change are neutralised when the run ends. Off: none of it. */
+/* The default guards (default on). Git's: the files a later git command
+ * reads to decide what to run (config, hooks, commondir, config.worktree,
+ * info/attributes, ".git" files, of the repository, its worktrees and
+ * submodules). Agents': the configuration agents and editors run code
+ * from (.claude/, .gemini/, .codex/, .cursor/, .vscode/, .mcp.json...: the
+ * CLI reference lists them), at the workspace, each --allow-write
+ * directory and each directory down to the working directory. Each is
+ * read-only when it exists, and what appears or changes there is
+ * neutralised when the run ends. Off: none of it. */
 CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
+/* An agent-configuration path the agents' guard holds that the command
+ * may write (repeatable): a held name in one of its directories, e.g.
+ * ".claude" for the workspace's (a relative path from the current
+ * directory). cordon_begin() fails (CORDON_EINVAL) for a path it does not
+ * hold. */
+CORDON_EXPORT int cordon_add_allow_agent_config(cordon *c, const char *path);
 /* What a run that planted such files ends with (cordon_end()): */
 enum cordon_on_tamper {
 	CORDON_TAMPER_DEFAULT = 0, /* FAIL in "required" mode, else NEUTRALISE */
@@ -251,7 +274,10 @@ CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *o
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
-/* ... and/or are appended to this file (created 0600 if missing). */
+/* ... and/or are appended to this file (created 0600 if missing). Where
+ * they cannot be written (the fd's reader has gone, the disk is full),
+ * one line says so on fd 2, once per run and destination, and the run
+ * goes on: its events from then on are lost there. */
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
@@ -295,10 +321,19 @@ CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
  * processes_may_outlive_run is then not reported). Default off: a
  * library caller's other children would be killed too. */
 CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
-/* When a confined command ends with a non-zero status, write one line on
- * fd 2 saying it ran confined, what was writable, and which errors mean
- * "refused by cordon" (default off; the CLI's --explain). */
-CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
+/* When a confined command ends with a non-zero status, write on fd 2
+ * that it ran confined and what a refusal by cordon gives it (default
+ * off; the CLI's --explain):
+ *   CORDON_EXPLAIN_SHORT: two lines, the errors each kind of refusal the
+ *     run's policy can cause gives, and where the rest is; the whole of
+ *     it when cordon saw a refusal of the run's (its proxy refused a
+ *     connection, its memory bound killed a process);
+ *   CORDON_EXPLAIN_FULL: one line of the whole of it, always (what was
+ *     writable, each kind's errors on this machine, the paths denied...;
+ *     the exit event's possible_refusals holds the same).
+ * Another value: CORDON_EINVAL. */
+enum cordon_explain { CORDON_EXPLAIN_OFF = 0, CORDON_EXPLAIN_SHORT = 1, CORDON_EXPLAIN_FULL = 2 };
+CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
 /* A scratch home (default off): writes under the home ($HOME, else the
  * password database's) succeed and are discarded when the run ends; the
  * workspace and --allow-write paths in it stay the real, writable ones,
@@ -308,6 +343,56 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
  * "required" refuses to run. Nothing is done when there is no home
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
+
+/* --- options by name: policy files and profiles ---
+ * Every option of `cordon run` can be given by its long name without the
+ * dashes ("network", "allow-write"), through one table shared by the CLI,
+ * policy files and profiles, and applied through the setters above. A
+ * single-valued option (sandbox, network, cache/no-caches, on-tamper,
+ * state-dir, status-file, status-fd, timeout, max-procs, max-memory,
+ * max-tmp, workspace, cwd) given again by name with a different value
+ * (compared parsed: 1G is 1024M) fails (CORDON_EINVAL) naming both, so a
+ * policy cannot be undone by a later option and the order never changes
+ * the result; lists and flags add up. (The typed setters still replace
+ * a value.) A policy file's format, its rules and the profiles: the CLI
+ * reference, "Policy files and profiles". */
+/* One option: value NULL for one that takes none. Copies. "policy",
+ * "profile" and "agent-policy" call the three functions below. */
+CORDON_EXPORT int cordon_set_option(cordon *c, const char *name, const char *value);
+/* 1 when the option takes a value, 0 when not, 2 when the value may be
+ * left out (explain: "--explain" or "--explain=full"; on a command line
+ * only after '='), CORDON_EINVAL when there is no such option. */
+CORDON_EXPORT int cordon_option_takes_value(const char *name);
+/* Apply a policy file, read now (path borrowed): one option a line,
+ * "NAME VALUE" or "NAME", '#' comment lines; relative paths in it are
+ * resolved against the workspace set so far (none: the current directory
+ * at cordon_begin(), the default workspace), so set the workspace first:
+ * cordon_set_workspace() with another value afterwards fails
+ * (CORDON_ESTATE). A file not owned by the caller or root, writable by
+ * its group or others, or with another hard link is refused
+ * (CORDON_EREFUSED); so is, at cordon_begin(), one that lies in or is
+ * reached through a tree a confined run may write. A bad line:
+ * CORDON_EINVAL, "FILE:LINE: what". After any failure the handle refuses
+ * to begin (the lines before it are applied). */
+CORDON_EXPORT int cordon_load_policy(cordon *c, const char *path);
+/* Apply a named profile (cordon_profile_names()); as a policy file. */
+CORDON_EXPORT int cordon_use_profile(cordon *c, const char *name);
+/* The profiles' names (NULL-terminated, static) and one's text in the
+ * policy file format (static; NULL when there is no such profile). */
+CORDON_EXPORT const char *const *cordon_profile_names(void);
+CORDON_EXPORT const char *cordon_profile_text(const char *name);
+/* The options an agent's entry point (cordon hook, cordon-sh) uses: the
+ * profiles of CORDON_PROFILE (NAME[,NAME...]) and the file of
+ * CORDON_POLICY (an absolute path) when either is set and not empty;
+ * else the user's $XDG_CONFIG_HOME/cordon/agent.policy (an absolute
+ * XDG_CONFIG_HOME, else ~/.config/cordon/agent.policy) when it exists;
+ * else the profile "agent". Never a file of the workspace. Set the
+ * workspace first (cordon_load_policy()). */
+CORDON_EXPORT int cordon_use_agent_policy(cordon *c);
+/* The options given by name so far, in the policy file format with a
+ * comment naming where each group came from; caller frees (NULL when out
+ * of memory). */
+CORDON_EXPORT char *cordon_options_text(const cordon *c);
 
 /* --- the run --- */
 /* Only probes: fills the decision getters below, no temp dir, no event.
@@ -328,6 +413,44 @@ CORDON_EXPORT int cordon_begin(cordon *c);
  * may refuse the run here: CORDON_EUNAVAILABLE, both events written, the
  * run ended. Spawns from other threads wait until the decision is known. */
 CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
+
+/* A spawn's own fds 0, 1 and 2 (cordon_spawn_stdio): what the command
+ * gets as each, instead of the caller's. Nothing process-wide changes
+ * (no dup2 in the caller): spawns from several threads at once each get
+ * their own. */
+enum cordon_stdio_how {
+	CORDON_STDIO_INHERIT = 0, /* the caller's own fd 0, 1 or 2 (cordon_spawn's way) */
+	CORDON_STDIO_FD = 1, /* fd[i], an open fd of the caller's (borrowed) */
+	CORDON_STDIO_PIPE = 2, /* a new pipe: fd[i] receives the caller's end */
+	CORDON_STDIO_NULL = 3, /* /dev/null */
+	CORDON_STDIO_STDOUT = 4 /* fd 2 only: whatever fd 1 gets (2>&1) */
+};
+struct cordon_stdio {
+	int how[3]; /* an enum cordon_stdio_how for fd 0, 1 and 2 */
+	/* In, with CORDON_STDIO_FD: the fd the command gets a copy of. It
+	 * is borrowed: cordon never closes it, and the caller may close it
+	 * once the call returned. Out, with CORDON_STDIO_PIPE: the caller's
+	 * end of the pipe, close-on-exec and the caller's to close (the
+	 * write end for fd 0: close it to give the command end-of-file; the
+	 * read end for 1 and 2), or -1 when the call failed (nothing is left
+	 * open then). Not read or written otherwise. */
+	int fd[3];
+};
+/* cordon_spawn() with the fds 0-2 io says (NULL: cordon_spawn()). The
+ * command's output goes into a pipe whose reader is the caller: read it
+ * while the command runs (cordon_wait() reads nothing; a full pipe
+ * stops the command). When confinement is applied, an fd given is
+ * judged as the caller's own fds 0-2 are (the CLI reference's fds
+ * section): a directory outside the writable set becomes /dev/null, a
+ * regular file outside on fd 0 is opened again read-only where the
+ * mount layer can; a fd the start event's gaps would have to name and
+ * do not (a regular file outside on fd 1 or 2, or one on fd 0 that
+ * cannot be opened again, without stdio_metadata_not_restricted; a
+ * network socket with the network off or an allow-list, without
+ * inherited_network_socket) is refused: CORDON_EREFUSED, nothing run.
+ * A bad how, or a fd that is not open: CORDON_EINVAL. */
+CORDON_EXPORT int cordon_spawn_stdio(cordon *c, const char *const argv[], struct cordon_stdio *io,
+				     cordon_proc **out);
 /* Process id of the command; it leads its own process group. */
 CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 /* Send a signal to the command's whole process group. */

@@ -5,6 +5,7 @@
  * handle, and refuses (CORDON_ESTATE) once the run has begun.
  */
 #include "handle.h"
+#include "options.h"
 #include "testhooks.h"
 
 #include <stdlib.h>
@@ -75,12 +76,27 @@ int cordon_set_mode(cordon *c, enum cordon_mode mode)
 
 int cordon_set_workspace(cordon *c, const char *dir)
 {
+	/* A policy file's relative paths were resolved against the
+	 * workspace of that moment: it stays. */
+	const struct optstate *s = c != NULL ? c->opts : NULL;
+	if (s != NULL && s->ws_pin_origin != NULL && dir != NULL &&
+	    (s->ws_pin == NULL || strcmp(s->ws_pin, dir) != 0))
+		return cordon_fail(c, CORDON_ESTATE,
+				   "set the workspace before loading a policy file with relative "
+				   "paths: %s resolved one against %s",
+				   s->ws_pin_origin,
+				   s->ws_pin != NULL ? s->ws_pin : "the current directory");
 	return set_path(c, &c->workspace_opt, "workspace", dir);
 }
 
 int cordon_add_allow_write(cordon *c, const char *path)
 {
 	return add_path(c, &c->allow_write, "--allow-write path", path);
+}
+
+int cordon_add_pass_file(cordon *c, const char *path)
+{
+	return add_path(c, &c->pass_file, "--pass-file path", path);
 }
 
 int cordon_add_allow_socket(cordon *c, const char *path)
@@ -101,6 +117,11 @@ int cordon_add_allow_read(cordon *c, const char *path)
 int cordon_add_protect(cordon *c, const char *path)
 {
 	return add_path(c, &c->protect, "--protect path", path);
+}
+
+int cordon_add_allow_agent_config(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_agent_config, "--allow-agent-config path", path);
 }
 
 int cordon_set_state_dir(cordon *c, const char *dir)
@@ -214,8 +235,18 @@ FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
-FLAG_SETTER(cordon_set_explain, explain)
 FLAG_SETTER(cordon_set_scratch_home, scratch_home)
+
+int cordon_set_explain(cordon *c, int how)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (how != CORDON_EXPLAIN_OFF && how != CORDON_EXPLAIN_SHORT && how != CORDON_EXPLAIN_FULL)
+		return cordon_fail(c, CORDON_EINVAL, "unknown explain value %d", how);
+	c->explain = how;
+	return 0;
+}
 
 int cordon_set_status_fd(cordon *c, int fd)
 {

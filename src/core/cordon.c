@@ -7,7 +7,9 @@
 #include "handle.h"
 #include "caches.h"
 #include "netproxy.h"
+#include "options.h"
 #include "path.h"
+#include "policyfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,7 +90,9 @@ static void release_run(cordon *c)
 	early_free(c);
 	netproxy_release(c);
 	gitguard_release(c);
+	agentcfg_free(c);
 	runtmp_remove(c);
+	passfile_release(c);
 	launch_release(&c->launch);
 	/* Every process of the run is gone, and with the launch its mount
 	 * namespace: the caches' writes into their layers. */
@@ -119,6 +123,7 @@ void cordon_free(cordon *c)
 	}
 	gitguard_free(c);
 	netproxy_free(c);
+	options_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->cwd_opt);
@@ -126,10 +131,12 @@ void cordon_free(cordon *c)
 	free(c->status_file);
 	free(c->keep_fds);
 	strv_free(&c->allow_write);
+	strv_free(&c->pass_file);
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->deny_read);
 	strv_free(&c->allow_read);
+	strv_free(&c->allow_agent_config);
 	strv_free(&c->envspec);
 	pthread_mutex_destroy(&c->spawn_lock);
 	pthread_mutex_destroy(&c->lock);
@@ -154,7 +161,10 @@ static void decision_finish(struct decision *d)
 	d->gap_list[k] = NULL;
 }
 
-static void decide_into(const cordon *c, struct decision *d)
+/* The decision; with judge_home, the scratch home's layer is offered
+ * only where it can be made on this run's home (a run that asks for one,
+ * and the probe, whose answer is such a run's). */
+static void decide_into(const cordon *c, struct decision *d, int judge_home)
 {
 	struct backend_probe pr;
 
@@ -168,7 +178,8 @@ static void decide_into(const cordon *c, struct decision *d)
 	}
 	d->backend = backend_for_platform();
 	memset(&pr, 0, sizeof(pr));
-	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi }, &pr);
+	const char *home = judge_home && c->nhomes > 0 ? c->homes[0] : NULL;
+	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi, .scratch_home = home }, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
@@ -193,7 +204,7 @@ static void decide_into(const cordon *c, struct decision *d)
 
 static void decide(cordon *c)
 {
-	decide_into(c, &c->dec);
+	decide_into(c, &c->dec, c->scratch_home);
 }
 
 /* Whether what the process knows now would change this run's decision
@@ -201,7 +212,7 @@ static void decide(cordon *c)
 static int decision_changed(cordon *c)
 {
 	struct decision now;
-	decide_into(c, &now);
+	decide_into(c, &now, c->scratch_home);
 	if (now.applied == c->dec.applied && now.offered == c->dec.offered) {
 		c->dec.cov.unsure = now.cov.unsure;
 		return 0;
@@ -219,7 +230,11 @@ int cordon_probe(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF)
 		be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-	decide(c);
+	/* The home a run would cover with a scratch home (none when it
+	 * cannot be had: a run would have none either). */
+	if (homes_load(c) != 0)
+		c->nhomes = 0;
+	decide_into(c, &c->dec, 1);
 	c->stage = ST_PROBED;
 	return 0;
 }
@@ -372,19 +387,34 @@ static int limit_refusal(cordon *c)
 			   reason_name(REASON_LIMIT_NOT_ENFORCEABLE), what[0], what[1], what[2]);
 }
 
-/* The protected paths: enforced when the backend's coverage says so.
- * 1 when one the user named is not. */
+/* The protected paths: enforced when the backend's coverage says so, and
+ * how each is held. One that does not exist is held at the end wherever
+ * its creation cannot be refused (agentcfg.c moves aside what is made
+ * there): no gap, no refusal. 1 when one the user named that exists is
+ * not enforced. */
 static int protect_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
-		c->pol.prot[i].enforced = d->cov.protects;
-		if (c->pol.prot[i].enforced)
+		struct protect_entry *e = &c->pol.prot[i];
+		if (e->absent) {
+			e->enforced = d->applied && d->cov.refuses_absent;
+			e->held = e->enforced ? HELD_CREATION_REFUSED : HELD_MOVED_AT_END;
+			continue;
+		}
+		e->enforced = d->cov.protects;
+		e->held = e->enforced  ? HELD_READ_ONLY
+			  : e->checked ? HELD_CHECKED_AT_END
+				       : HELD_NONE;
+		if (e->enforced)
 			continue;
 		d->cov.gaps |= 1u << GAP_PROTECT;
-		explicit_unenforced |= c->pol.prot[i].explicit_;
+		explicit_unenforced |= e->explicit_;
 	}
+	/* Where a path is writable, the agent-config guard records it now
+	 * (before any command), so that the end can put it back. */
+	agentcfg_hold(c);
 	return explicit_unenforced;
 }
 
@@ -751,9 +781,10 @@ static int resolve_policy(cordon *c)
 static int begin(cordon *c)
 {
 	int r;
-	if ((r = check_fds(c)) != 0)
+	if ((r = options_check(c)) != 0 || (r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
+	c->status_lost = 0; /* no event of this run is written yet */
 	pthread_mutex_lock(&c->lock);
 	c->ending = 0;
 	pthread_mutex_unlock(&c->lock);
@@ -775,9 +806,12 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
+		    (r = passfile_prepare(c)) != 0 || (r = resolve_policy(c)) != 0 ||
+		    (r = policyfile_check(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
 		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
-		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
+		    (r = gitguard_open(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
+		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
@@ -825,7 +859,8 @@ int cordon_begin(cordon *c)
  * error pipe's end); on a refusal the layers are all tried (settle) and
  * the command started again under the decision that holds. The command
  * has not run when a child fails before exec, so it never runs twice. */
-static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+static int first_spawn(cordon *c, const char *const argv[], const struct spawn_io *io,
+		       cordon_proc **out)
 {
 	const struct backend *be = c->dec.backend;
 	/* Another run of this process may have learnt more meanwhile. */
@@ -836,9 +871,13 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	}
 	if (c->dec.cov.unsure == 0) {
 		emit_start(c);
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	}
-	int r = spawn_command(c, argv, out);
+	int r = spawn_command(c, argv, io, out);
+	/* Refused before any child (an fd of the spawn's own): nothing
+	 * learnt; the next spawn is the trial. */
+	if (r == CORDON_EREFUSED)
+		return r;
 	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
 		/* Every layer was applied: the command (or its exec, or the
 		 * working directory: CORDON_EINVAL) ran. */
@@ -862,31 +901,47 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	if (e != 0)
 		return run_failed(c, e);
 	emit_start(c);
-	return spawn_command(c, argv, out);
+	return spawn_command(c, argv, io, out);
 }
 
-int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out)
 {
-	if (c == NULL)
-		return CORDON_EINVAL;
-	if (out == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
-	if (c->stage != ST_BEGUN)
-		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
-	if (argv == NULL || argv[0] == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "empty command");
 	pthread_mutex_lock(&c->spawn_lock);
 	int r = 0, settled = c->start_written;
 	if (c->stage != ST_BEGUN) /* another thread's first spawn was refused */
 		r = cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
 				"confinement unavailable: the run was refused");
 	else if (!settled)
-		r = first_spawn(c, argv, out);
+		r = first_spawn(c, argv, io, out);
 	pthread_mutex_unlock(&c->spawn_lock);
 	/* Once the decision is final, spawns run side by side. */
 	if (r == 0 && settled)
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	return r;
+}
+
+/* The checks every spawn makes first: 0, or an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
+	if (argv == NULL || argv[0] == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "empty command");
+	return 0;
+}
+
+int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct spawn_io io;
+	if (c == NULL)
+		return CORDON_EINVAL;
+	int r = spawn_check(c, argv, out);
+	if (r != 0)
+		return r;
+	spawn_io_inherit(&io);
+	return spawn_run(c, argv, &io, out);
 }
 
 long cordon_proc_pid(const cordon_proc *p)
@@ -941,7 +996,9 @@ int cordon_end(cordon *c)
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
 	netproxy_stop(c); /* its counts are final */
-	int tampered = gitguard_end(c);
+	(void)gitguard_end(c);
+	agentcfg_end(c);
+	int tampered = (int)gitguard_ntampered(c);
 	runtmp_remove(c);
 	enum cordon_on_tamper how = c->on_tamper;
 	if (how == CORDON_TAMPER_DEFAULT)
@@ -967,8 +1024,8 @@ int cordon_end(cordon *c)
 	c->stage = ST_ENDED;
 	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
-				   "the run left %d git file%s that a later git command would run "
-				   "or read (first: %s); %s",
+				   "the run left %d file%s that a later program would run or read "
+				   "(git's, or an agent's configuration; first: %s); %s",
 				   tampered, tampered == 1 ? "" : "s", gitguard_tamper(c, 0)->path,
 				   unmoved ? "NOT all could be moved aside: see the exit event"
 					   : "moved aside");
