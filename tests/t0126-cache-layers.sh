@@ -269,7 +269,7 @@ is "$(cache_field "$T/s.json" "$HOME/.npm" how):$(cache_field "$T/s.json" "$HOME
 	"[\"moved\"]:[\"npm_config_cache\"]:[\"$STATE/caches/npm\"]" \
 	"... the event says so: moved, by npm_config_cache, from ~/.npm"
 is "$(cache_field "$T/s.json" "$HOME/.cargo/registry" state):$(cache_field "$T/s.json" "$X/go-build" how)" \
-	'["read_only"]:["moved"]' "... cargo's registry (no variable moves it alone) read_only, go's build cache moved (GOCACHE)"
+	'["not_isolated"]:["moved"]' "... cargo's registry (no variable moves it alone) not_isolated, go's build cache moved (GOCACHE)"
 is "$(snap_all)" "$before" "the user's caches: unchanged"
 
 done_testing

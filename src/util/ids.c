@@ -317,7 +317,7 @@ const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
 			    "it does not exist, and cordon makes no cache in the home outside the "
 			    "tool's own directory, and no variable of the tool moves it: not "
 			    "granted" },
-	[CACHE_READ_ONLY] = { "read_only",
+	[CACHE_READ_ONLY] = { "not_isolated",
 			      "it exists, no mount layer can show it to the run through an overlay, "
 			      "and no variable of the tool moves it alone: left read-only, so that "
 			      "no write reaches the user's own cache" },
