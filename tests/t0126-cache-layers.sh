@@ -210,8 +210,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 dead=$(find "$LAYER_NPM" -maxdepth 1 -name '.run-*')
-kill -KILL "$cpid"
-wait "$cpid" 2>/dev/null
+{
+	kill -KILL "$cpid"
+	wait "$cpid"
+} 2>/dev/null # bash's "Killed" line
 [ -n "$dead" ] && [ -d "$dead" ]
 ok $? "a run killed with SIGKILL leaves its run dir (${dead##*/})"
 (cd "$WS" && run_c -- true) >/dev/null 2>&1
