@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,15 +440,18 @@ out:
 /* The xattr overlayfs marks an opaque directory with: the mount layer
  * mounts with userxattr in a user namespace, which it makes when cordon
  * is not root (layer-mountns.c). */
+#if defined(__linux__)
 static const char *opaque_xattr(void)
 {
 	return geteuid() == 0 ? "trusted.overlay.opaque" : "user.overlay.opaque";
 }
+#endif
 
 /* Each upper dir of the run (sK/upper, K from 0) merged into shared, in
  * the order the mount namespaces were made. */
 static void merge_uppers(int run, int shared, int trash, struct merge_count *n)
 {
+#if defined(__linux__)
 	for (unsigned k = 0;; k++) {
 		char s[16];
 		mode_t mode;
@@ -466,6 +470,9 @@ static void merge_uppers(int run, int shared, int trash, struct merge_count *n)
 			close(w);
 		close(sk);
 	}
+#else
+	(void)run, (void)shared, (void)trash, (void)n; /* no overlay here */
+#endif
 }
 
 /* The run dir as a merge leaves it (each sK's empty upper dir and the
