@@ -28,13 +28,20 @@ CC        ?= cc
 B         ?= build
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wimplicit-fallthrough -Wvla
-HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 OPT       ?= -O2
 CFLAGS    ?= $(OPT) -g
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment or the command line are
+# used as given (a package build's dpkg-buildflags). _FORTIFY_SOURCE is
+# left to them when they name it (CPPFLAGS=-D_FORTIFY_SOURCE=3 after our
+# =2 is "redefined", an error under -Werror), and off with -O0, where it
+# does nothing and some glibc versions warn that it needs optimisation
+# (dpkg-buildflags drops it for DEB_BUILD_OPTIONS=noopt too).
+FORTIFY   := $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS))$(filter -O0,$(CFLAGS)),,-D_FORTIFY_SOURCE=2)
+HARDEN    := $(FORTIFY) -fstack-protector-strong
 # Everything is built with hidden visibility; CORDON_BUILDING makes the
 # header's CORDON_EXPORT functions visible (include/cordon.h).
 ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -DCORDON_BUILDING -fvisibility=hidden -fPIC \
-             -Iinclude $(SRC_INC) $(CFLAGS) $(EXTRA_CFLAGS)
+             -Iinclude $(SRC_INC) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
 # The library by area (each folder's README says what it owns and what
