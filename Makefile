@@ -13,7 +13,8 @@
 #                   contract and function sizes (tests/lint/)
 #   make fuzz       libFuzzer targets (clang)
 #   make bench      bench/run: cordon's cost against plain runs and other sandboxes
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=$(PREFIX)/lib ...)
+#   make check-pure what the package build runs (no root, network, kernel feature)
 
 # The one version string is CORDON_VERSION in include/cordon.h.
 VERSION   := $(shell sed -n 's/^\#define CORDON_VERSION "\(.*\)"$$/\1/p' include/cordon.h)
@@ -74,7 +75,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check
+        child-check size-check check-pure
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -149,7 +150,8 @@ $(B)/libcordon.so: $(LIB_OBJ) src/cordon.map
 
 # Only the header's functions leave the library: the shared library's
 # dynamic symbols and the archive's global ones are exactly cordon.h's
-# CORDON_EXPORT functions, and so is the export list. No test hook
+# CORDON_EXPORT functions, and so are the export list and the Debian
+# package's symbols file (debian/symbols-from-map). No test hook
 # (cordon_test_*, src/core/testhooks.h) leaves it, and nothing in it reads a
 # CORDON_TEST_* variable: no such name in its sources nor in its bytes.
 API_FUNCS = grep -o 'CORDON_EXPORT[^;]*' include/cordon.h | grep -o 'cordon_[a-z_0-9]*(' | tr -d '(' | sort
@@ -167,8 +169,9 @@ symbols-check: $(B)/libcordon.so $(B)/libcordon.a
 	@if grep -rn 'CORDON_TEST_' src include || \
 	    grep -a -o 'CORDON_TEST_[A-Z_0-9]*' $(B)/libcordon.so $(B)/libcordon.a; then \
 	  echo "symbols-check: the library names a CORDON_TEST_* variable (above)"; exit 1; fi
+	@debian/symbols-from-map --check
 	@echo "symbols-check: libcordon.so and libcordon.a export the $$(wc -l <$(B)/api.txt) functions of cordon.h, nothing else;" \
-	  "no test hook exported, no CORDON_TEST_* variable read"
+	  "no test hook exported, no CORDON_TEST_* variable read; debian/libcordon0.symbols lists them"
 
 # The CLI links the library statically: one program start, no loader work.
 $(B)/cordon: $(CLI_OBJ) $(B)/libcordon-cli.o
@@ -223,6 +226,19 @@ $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cl
 
 unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
 	prove --directives $(UNIT_BIN)
+
+# What a package build runs (debian/rules, dh_auto_test): checks that
+# need no root, no network and nothing of the build machine's kernel (no
+# Landlock, namespace or seccomp; a build daemon promises none of them),
+# so that they pass or fail the same on every machine, in seconds: the
+# header alone, the exported symbols, no test hook in the library, the
+# unit tests of the pure code (parsers, tables, text builders) and the
+# fuzz corpus replay. The confinement itself is what check and
+# check-deb (the installed package) test.
+PURE_UNIT := $(addprefix $(B)/tests/test-,args caches capture env gitfmt ids json netallow path \
+               scratchhome seatbelt-argv)
+check-pure: header-check symbols-check release-check $(PURE_UNIT) replay
+	prove --directives $(PURE_UNIT)
 
 replay: $(REPLAY_BIN)
 	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \
@@ -375,6 +391,7 @@ tidy:
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
