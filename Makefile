@@ -14,6 +14,7 @@
 #   make fuzz       libFuzzer targets (clang)
 #   make bench      bench/run: cordon's cost against plain runs and other sandboxes
 #   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=$(PREFIX)/lib ...)
+#   make check-deb  build the Debian packages (debian/) and check them
 #   make check-pure what the package build runs (no root, network, kernel feature)
 
 # The one version string is CORDON_VERSION in include/cordon.h.
@@ -75,7 +76,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check check-pure
+        child-check size-check check-pure check-deb
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -390,7 +391,7 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   tests/tools/run tests/run-check tests/check-deb tests/helpers/sshd-own .ci/run .ci/check-macos \
                    debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run)
 shellcheck:
@@ -449,6 +450,13 @@ $(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxydial.h src
 
 bench: all bench-lib $(B)/helpers/seccomp-deny
 	bench/run
+
+# ---- Debian package ----
+# dpkg-buildpackage of a copy of this tree (debian/), lintian, what each
+# package holds, and the packages used: extracted into a temp root, and as
+# root through dpkg -i and dpkg --purge (tests/check-deb). A few minutes.
+check-deb:
+	tests/check-deb
 
 # ---- demo ----
 demo: $(B)/cordon
