@@ -40,19 +40,21 @@ LDLIBS    += -lpthread
 # The library by area (each folder's README says what it owns and what
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
-GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c)
+GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c reviewjudge.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c secrets.c runtmp.c workdir.c \
-                 stdfds.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c)
+                 stdfds.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c \
+                 review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
+                 overlay.c layer-review.c \
                  layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
                  linux-runner.c)
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos
 SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
-CLI_SRC := cli/main.c cli/args.c
+CLI_SRC := cli/main.c cli/args.c cli/review.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 

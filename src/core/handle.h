@@ -141,6 +141,7 @@ struct cordon {
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
 	int scratch_home; /* cordon_set_scratch_home */
+	int review; /* cordon_set_review */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -180,6 +181,11 @@ struct cordon {
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
+	/* --review (review.c): the held run of this run, until its end; the
+	 * last apply's refusals (reviewapply.c). */
+	struct review *rv;
+	struct review_refused *refused;
+	size_t nrefused;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;

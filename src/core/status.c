@@ -7,6 +7,7 @@
 #include "json.h"
 #include "netproxy.h"
 #include "options.h"
+#include "review.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -400,6 +401,7 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_c
 	}
 	jb_raw(&b, "]");
 	netproxy_exit_fields(&b, c);
+	review_exit_fields(&b, c);
 	jb_key(&b, "refusals");
 	write_refusals(&b, c);
 	jb_raw(&b, "}");
