@@ -205,10 +205,10 @@ $(B)/hooks/cli-main.o: $(B)/cli/main.o
 	objcopy --redefine-sym main=cordon_cli_main $< $@
 
 $(B)/helpers/cordon-first-child: tests/helpers/cordon-first-child.c $(B)/hooks/cli-main.o \
-                                 $(B)/cli/args.o $(B)/libcordon-cli.o
+                                 $(B)/cli/args.o $(B)/cli/review.o $(B)/libcordon-cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o \
-	  $(B)/libcordon-cli.o $(LDLIBS)
+	  $(B)/cli/review.o $(B)/libcordon-cli.o $(LDLIBS)
 
 $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)
