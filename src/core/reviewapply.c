@@ -188,7 +188,7 @@ static const char *judge(struct apply *a, const struct rchange *ch)
 	const char *ul, *rl;
 	int up = ch->kind != RK_DELETED ? review_upper_parent(a, ch, &ul) : -1;
 	int rp = review_parent_fd(a->ws, ch->path, &rl);
-	struct judge_in j = { ch->kind, ch->type, a->h->rec.cwd, -1, -1, 0 };
+	struct judge_in j = { ch->kind, ch->type, a->h->rec.cwd, -1, -1, 0, ch->mode };
 	if (ch->type == 'f') {
 		j.held_fd = open_leaf(up, ul);
 		j.real_fd = open_leaf(rp, rl);

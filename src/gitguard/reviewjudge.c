@@ -17,7 +17,9 @@
  *     file (it names the repository git uses); a config beside a HEAD
  *     (a bare repository git would find there).
  *
- * Removing any of them is never refused: nothing is planted.
+ * Removing any of them is never refused: nothing is planted. A setuid or
+ * setgid file or directory never lands (where the seccomp layer is
+ * missing, a run could have made one in its upper dir).
  */
 #include "reviewjudge.h"
 #include "gitfmt.h"
@@ -186,6 +188,8 @@ const char *reviewjudge(const char *rel, const struct judge_in *j)
 {
 	if (j->kind == 'd')
 		return NULL; /* a removal plants nothing */
+	if ((j->type == 'f' || j->type == 'd') && (j->mode & 06000) != 0)
+		return "a setuid or setgid file (the seccomp layer refuses to make one)";
 	const char *why = agent_config(rel, j->cwd);
 	if (why != NULL)
 		return why;

@@ -12,6 +12,7 @@ struct judge_in {
 	int held_fd; /* the held file, readable, or -1 */
 	int real_fd; /* the real file at the same path, readable, or -1 */
 	int beside_head; /* a file named HEAD lies in the same directory (held or real) */
+	unsigned mode; /* the held mode bits */
 };
 
 /* Why a guard would move aside the held change at rel (relative to the
