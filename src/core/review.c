@@ -226,7 +226,7 @@ void review_exit_fields(struct jbuf *b, const cordon *c)
 	}
 	jb_raw(b, "]");
 	jb_key(b, "changes_total");
-	jb_int(b, (long long)(shown + omitted));
+	jb_int(b, (long long)shown + (long long)omitted);
 	jb_key(b, "changes_omitted");
 	jb_int(b, (long long)omitted);
 	jb_raw(b, "}");

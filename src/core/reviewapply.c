@@ -144,8 +144,11 @@ const char *cordon_apply_refused_reason(const cordon *c, size_t i)
 
 static int slot_of(const struct rchange *ch)
 {
-	int k = ch->slot[0] == 's' ? atoi(ch->slot + 1) : -1;
-	return k >= 0 && k < REVIEW_SLOTS ? k : -1;
+	char *end;
+	long k = ch->slot[0] == 's' && ch->slot[1] != '\0' ? strtol(ch->slot + 1, &end, 10) : -1;
+	if (k >= 0 && *end != '\0')
+		k = -1;
+	return k >= 0 && k < REVIEW_SLOTS ? (int)k : -1;
 }
 
 /* The held entry's parent in its upper dir. */
@@ -162,7 +165,7 @@ int review_upper_parent(struct apply *a, const struct rchange *ch, const char **
 /* Whether a file named HEAD lies beside rel, held or real. */
 static int beside_head(struct apply *a, const struct rchange *ch)
 {
-	const char *leaf;
+	const char *leaf = "";
 	struct stat st;
 	int found = 0;
 	int fd = review_upper_parent(a, ch, &leaf);
@@ -185,7 +188,7 @@ static int open_leaf(int pfd, const char *leaf)
 /* The guards' word on change i, or NULL. */
 static const char *judge(struct apply *a, const struct rchange *ch)
 {
-	const char *ul, *rl;
+	const char *ul = "", *rl = "";
 	int up = ch->kind != RK_DELETED ? review_upper_parent(a, ch, &ul) : -1;
 	int rp = review_parent_fd(a->ws, ch->path, &rl);
 	struct judge_in j = { ch->kind, ch->type, a->h->rec.cwd, -1, -1, 0, ch->mode };

@@ -59,7 +59,7 @@ static int same_link_target(int afd, const char *an, int bfd, const char *bn)
 static int landed(struct apply *a, const struct rchange *ch, const struct rstate *cur, int pfd,
 		  const char *leaf)
 {
-	const char *ul;
+	const char *ul = "";
 	if (ch->kind == RK_DELETED)
 		return cur->type == '-';
 	if (ch->type == 'd')
@@ -102,7 +102,7 @@ static int conflict(struct apply *a, const struct rchange *ch, const char *what)
 static int check_one(struct apply *a, size_t i)
 {
 	const struct rchange *ch = &a->h->rec.v[i];
-	const char *leaf;
+	const char *leaf = "";
 	struct rstate cur;
 	char what[96];
 	if (under_made_dir(a, i))
@@ -188,7 +188,7 @@ static int copy_file(int up, const char *ul, int pfd, const char *tmp, unsigned 
 /* What the change holds, made at a fresh name tmp beside leaf. */
 static int make_beside(struct apply *a, const struct rchange *ch, int pfd, const char *tmp)
 {
-	const char *ul;
+	const char *ul = "";
 	char target[CORDON_PATH_MAX];
 	int up = review_upper_parent(a, ch, &ul), r = -1;
 	if (up < 0)
@@ -220,7 +220,7 @@ static int make_beside(struct apply *a, const struct rchange *ch, int pfd, const
 
 static int land_one(struct apply *a, const struct rchange *ch)
 {
-	const char *leaf;
+	const char *leaf = "";
 	char tmp[64];
 	int pfd = review_parent_fd(a->ws, ch->path, &leaf), r = 0;
 	if (pfd < 0)
@@ -263,7 +263,7 @@ static int dir_modes(struct apply *a)
 	const struct rrecord *rec = &a->h->rec;
 	for (size_t i = rec->n; i-- > 0;) {
 		const struct rchange *ch = &rec->v[i];
-		const char *leaf;
+		const char *leaf = "";
 		if (a->skip[i] == 1 || ch->type != 'd' || ch->kind == RK_DELETED)
 			continue;
 		int pfd = review_parent_fd(a->ws, ch->path, &leaf);

@@ -356,10 +356,13 @@ static void walk_dir(struct walk *w, int ufd, int rfd, int depth)
 	char **names = names_of(w, ufd, &n);
 	for (size_t i = 0; i < n; i++) {
 		struct stat ust;
-		if (w->err == 0 && (len + strlen(names[i]) + 2 > sizeof(w->rel) ||
-				    fstatat(ufd, names[i], &ust, AT_SYMLINK_NOFOLLOW) != 0))
-			w->err = errno != 0 ? errno : ENAMETOOLONG;
-		if (w->err == 0) {
+		if (w->err != 0) {
+			/* stopped: the names are freed below */
+		} else if (len + strlen(names[i]) + 2 > sizeof(w->rel)) {
+			w->err = ENAMETOOLONG;
+		} else if (fstatat(ufd, names[i], &ust, AT_SYMLINK_NOFOLLOW) != 0) {
+			w->err = errno;
+		} else {
 			snprintf(w->rel + len, sizeof(w->rel) - len, "%s%s", len ? "/" : "",
 				 names[i]);
 			if (S_ISDIR(ust.st_mode))

@@ -155,7 +155,7 @@ static char *label(const char *prefix, const char *path)
 
 static void diff_file(struct apply *a, FILE *out, const struct rchange *ch)
 {
-	const char *ul, *rl;
+	const char *ul = "", *rl = "";
 	int up = ch->kind != RK_DELETED ? review_upper_parent(a, ch, &ul) : -1;
 	int rp = review_parent_fd(a->ws, ch->path, &rl);
 	int x = rp >= 0 && ch->real.type == 'f'
@@ -185,7 +185,7 @@ static void diff_file(struct apply *a, FILE *out, const struct rchange *ch)
 static void diff_one(struct apply *a, FILE *out, const struct rchange *ch)
 {
 	char target[CORDON_PATH_MAX];
-	const char *ul;
+	const char *ul = "";
 	fputs("diff --cordon ", out);
 	quoted(out, "", ch->path);
 	fprintf(out, "\n");

@@ -117,10 +117,9 @@ int ovl_held_mount(const struct ovl_held *o)
 	if (back < 0)
 		return errno;
 	int e = 0, bound = mount(o->rundir, o->rundir, NULL, MS_BIND, NULL) == 0;
-	if (!bound)
-		e = errno;
-	else if (syscall(OVL_SYS_mount_setattr, AT_FDCWD, o->rundir, 0, &rw, sizeof(rw)) != 0 ||
-		 chdir(o->rundir) != 0)
+	if (!bound ||
+	    syscall(OVL_SYS_mount_setattr, AT_FDCWD, o->rundir, 0, &rw, sizeof(rw)) != 0 ||
+	    chdir(o->rundir) != 0)
 		e = errno;
 	if (e == 0)
 		e = mount_in_slot(o);
