@@ -54,7 +54,7 @@ LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos
 SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
-CLI_SRC := cli/main.c cli/args.c cli/review.c
+CLI_SRC := cli/main.c cli/args.c cli/held.c
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
@@ -205,10 +205,10 @@ $(B)/hooks/cli-main.o: $(B)/cli/main.o
 	objcopy --redefine-sym main=cordon_cli_main $< $@
 
 $(B)/helpers/cordon-first-child: tests/helpers/cordon-first-child.c $(B)/hooks/cli-main.o \
-                                 $(B)/cli/args.o $(B)/cli/review.o $(B)/libcordon-cli.o
+                                 $(B)/cli/args.o $(B)/cli/held.o $(B)/libcordon-cli.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o \
-	  $(B)/cli/review.o $(B)/libcordon-cli.o $(LDLIBS)
+	  $(B)/cli/held.o $(B)/libcordon-cli.o $(LDLIBS)
 
 $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
 	@mkdir -p $(dir $@)

@@ -20,7 +20,7 @@ enum cli_cmd {
 	CLI_VERSION,
 	CLI_OPTIONS,
 	CLI_PROFILE,
-	CLI_HELD /* changes, diff, apply, discard: a held run (cli/review.c) */
+	CLI_HELD /* changes, diff, apply, discard: a held run (cli/held.c) */
 };
 
 struct cli_args {
@@ -53,7 +53,7 @@ struct cli_args {
 int cli_parse(int argc, char *const argv[], struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 
-/* cli/review.c: cordon changes|diff|apply|discard (the exit status), and
+/* cli/held.c: cordon changes|diff|apply|discard (the exit status), and
  * the line a --review run ends with. */
 int cli_held(const struct cli_args *a);
 void cli_review_note(const cordon *c);

@@ -23,6 +23,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#if defined(__APPLE__)
+#define RV_MTIM(st) ((st).st_mtimespec)
+#define RV_CTIM(st) ((st).st_ctimespec)
+#define RV_ATIM(st) ((st).st_atimespec)
+#else
+#define RV_MTIM(st) ((st).st_mtim)
+#define RV_CTIM(st) ((st).st_ctim)
+#define RV_ATIM(st) ((st).st_atim)
+#endif
+
 /* What one held change does (kind) and what it holds (type). */
 enum rkind { RK_ADDED = 'a', RK_MODIFIED = 'm', RK_DELETED = 'd', RK_MODE = 'p', RK_SYMLINK = 'l' };
 /* Types: 'f' file, 'd' dir, 'l' symlink, 'p' fifo, 's' socket, 'o' other,

@@ -37,7 +37,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #define REMOVE_BUDGET 4194304ul

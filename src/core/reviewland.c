@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__linux__)
 #include <sys/xattr.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -145,12 +147,16 @@ static int remove_path(int pfd, const char *leaf)
 /* The overlay's own marks (origin, impure...) are not the run's. */
 static void strip_overlay_xattrs(int fd)
 {
+#if !defined(__linux__)
+	(void)fd; /* no overlay there: --review is refused */
+#else
 	char names[4096];
 	ssize_t n = flistxattr(fd, names, sizeof(names));
 	for (ssize_t at = 0; n > 0 && at < n; at += (ssize_t)strlen(names + at) + 1)
 		if (strncmp(names + at, "trusted.overlay.", 16) == 0 ||
 		    strncmp(names + at, "user.overlay.", 13) == 0)
 			(void)fremovexattr(fd, names + at);
+#endif
 }
 
 static int copy_file(int up, const char *ul, int pfd, const char *tmp, unsigned mode)
@@ -172,7 +178,7 @@ static int copy_file(int up, const char *ul, int pfd, const char *tmp, unsigned 
 	if (e == 0 && (n < 0 || fstat(in, &st) != 0 || fchmod(out, mode) != 0))
 		e = errno;
 	if (e == 0) {
-		struct timespec t[2] = { st.st_atim, st.st_mtim };
+		struct timespec t[2] = { RV_ATIM(st), RV_MTIM(st) };
 		(void)futimens(out, t);
 	}
 	if (in >= 0)
@@ -209,8 +215,12 @@ static int make_beside(struct apply *a, const struct rchange *ch, int pfd, const
 			r = symlinkat(target, pfd, tmp);
 		}
 	} else {
+#if defined(__linux__)
 		mode_t t = ch->type == 'p' ? S_IFIFO : S_IFSOCK;
 		r = mknodat(pfd, tmp, t | (ch->mode & 07777), 0);
+#else
+		errno = ENOTSUP; /* no held run there: --review is refused */
+#endif
 	}
 	int e = errno;
 	close(up);

@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__linux__)
 #include <sys/xattr.h>
+#endif
 #include <unistd.h>
 
 #define RMAGIC "cordon-review 1"
@@ -71,8 +73,8 @@ static unsigned long long fold(unsigned long long h, const void *p, size_t n)
 static unsigned long long fold_stat(unsigned long long h, const char *name, const struct stat *st)
 {
 	long long v[7] = { (long long)st->st_mode,	  (long long)st->st_size,
-			   (long long)st->st_mtim.tv_sec, (long long)st->st_mtim.tv_nsec,
-			   (long long)st->st_ctim.tv_sec, (long long)st->st_ctim.tv_nsec,
+			   (long long)RV_MTIM(*st).tv_sec, (long long)RV_MTIM(*st).tv_nsec,
+			   (long long)RV_CTIM(*st).tv_sec, (long long)RV_CTIM(*st).tv_nsec,
 			   (long long)st->st_ino };
 	h = fold(h, name, strlen(name) + 1);
 	return fold(h, v, sizeof(v));
@@ -119,10 +121,10 @@ void review_real_state(int dirfd, const char *name, int with_tree, struct rstate
 		return;
 	rs->type = type_of(st.st_mode);
 	rs->size = (long long)st.st_size;
-	rs->mtime_s = (long long)st.st_mtim.tv_sec;
-	rs->mtime_ns = (long long)st.st_mtim.tv_nsec;
-	rs->ctime_s = (long long)st.st_ctim.tv_sec;
-	rs->ctime_ns = (long long)st.st_ctim.tv_nsec;
+	rs->mtime_s = (long long)RV_MTIM(st).tv_sec;
+	rs->mtime_ns = (long long)RV_MTIM(st).tv_nsec;
+	rs->ctime_s = (long long)RV_CTIM(st).tv_sec;
+	rs->ctime_ns = (long long)RV_CTIM(st).tv_nsec;
 	rs->ino = (unsigned long long)st.st_ino;
 	rs->dev = (unsigned long long)st.st_dev;
 	if (with_tree && rs->type == 'd') {
@@ -191,8 +193,13 @@ static int opaque(int ufd, const char *name)
 	if (fd < 0)
 		return 0;
 	int r = 0;
+#if defined(__linux__)
 	for (size_t i = 0; !r && i < 2; i++)
 		r = fgetxattr(fd, names[i], v, sizeof(v)) == 1 && v[0] == 'y';
+#else
+	(void)names;
+	(void)v;
+#endif
 	close(fd);
 	return r;
 }
