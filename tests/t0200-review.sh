@@ -205,6 +205,28 @@ touch -d '8 days ago' "$STATE/review/$id9/record"
 [ "$?" -eq 125 ] && grep -q "no held run" "$T/e" && [ ! -e "$WS/e.txt" ]
 ok $? "one that expired is swept by a later run (nothing of it landed)"
 
+# The exit event's list is bounded: at most 1,000 changes, the rest
+# counted; cordon changes lists them all.
+mkdir -p "$T/many"
+(cd "$T/many" && crun --review -w . --status-file "$T/s11.json" -- sh -c 'i=0; while [ $i -lt 1100 ]; do : >f$i; i=$((i+1)); done') >/dev/null 2>&1
+is "$(json_field "$T/s11.json" exit '[len(e["review"]["changes"]), e["review"]["changes_omitted"], e["review"]["changes_total"]]')" \
+	"[1000, 100, 1100]" "the exit event lists 1,000 of 1,100 changes and counts the other 100"
+id11=$(run_id_of "$T/s11.json")
+is "$("$CORDON" changes --state-dir "$STATE" "$id11" | grep -c '^added')" 1100 "cordon changes lists all 1,100"
+"$CORDON" discard --state-dir "$STATE" "$id11"
+[ -z "$(ls "$T/many")" ]
+ok $? "... and the real directory stayed empty"
+
+# With a scratch home too: the workspace under the home is still held
+# (the scratch home binds the held overlay again, not the real tree).
+mkdir -p "$HOME/proj" && echo a >"$HOME/proj/f"
+before=$(snapshot "$HOME")
+out=$(cd "$HOME/proj" && crun --review --scratch-home -w . --status-file "$T/s12.json" -- sh -c 'echo b >f; echo h >"$HOME/h"; cat f' 2>/dev/null)
+is "$out" b "--review --scratch-home: the workspace under the home is written inside"
+unchanged "the home and the workspace in it after --review --scratch-home" "$HOME" "$before"
+is "$(json_field "$T/s12.json" exit '[(c["kind"], c["path"]) for c in e["review"]["changes"]]')" '[["modified", "f"]]' \
+	"... the held change is the workspace's only (the home's write is the scratch home's)"
+
 # Without the mount layer, or with confinement off: refused, whatever the
 # mode; the workspace unchanged.
 before=$(snapshot "$WS")
