@@ -105,6 +105,9 @@ void review_real_state(int dirfd, const char *name, int with_tree, struct rstate
 int review_same_state(const struct rstate *a, const struct rstate *b);
 int review_record_write(const char *dir, const struct rrecord *rec);
 int review_record_read(const char *dir, struct rrecord *rec);
+/* The record's text (len bytes of buf, which it may change) into rec:
+ * 0, or -1 with rec empty. */
+int review_record_parse(char *buf, size_t len, struct rrecord *rec);
 void review_record_free(struct rrecord *rec);
 /* The kind's name ("added"...). */
 const char *review_kind_name(char kind);

@@ -72,7 +72,7 @@ static unsigned long long fold(unsigned long long h, const void *p, size_t n)
 
 static unsigned long long fold_stat(unsigned long long h, const char *name, const struct stat *st)
 {
-	long long v[7] = { (long long)st->st_mode,	  (long long)st->st_size,
+	long long v[7] = { (long long)st->st_mode,	   (long long)st->st_size,
 			   (long long)RV_MTIM(*st).tv_sec, (long long)RV_MTIM(*st).tv_nsec,
 			   (long long)RV_CTIM(*st).tv_sec, (long long)RV_CTIM(*st).tv_nsec,
 			   (long long)st->st_ino };
@@ -547,6 +547,9 @@ static int get_change(char **f, struct rchange *c)
 		return -1;
 	c->kind = f[1][0];
 	c->type = f[2][0];
+	if (strchr("amdpl", c->kind) == NULL || strchr("fdlpso-", c->type) == NULL ||
+	    strchr("fdlpso-", f[4][0]) == NULL || c->path[0] == '\0' || c->path[0] == '/')
+		return -1;
 	snprintf(c->slot, sizeof(c->slot), "%s", f[3]);
 	c->real.type = f[4][0];
 	c->replaced = (int)nums[0];
@@ -608,15 +611,22 @@ int review_record_read(const char *dir, struct rrecord *rec)
 			got += (size_t)r;
 		}
 	close(fd);
+	int r = buf != NULL && got == (size_t)st.st_size ? review_record_parse(buf, got, rec) : -1;
+	free(buf);
+	if (r != 0)
+		errno = EINVAL;
+	return r;
+}
+
+int review_record_parse(char *buf, size_t len, struct rrecord *rec)
+{
 	size_t nf = 0;
-	char **f = buf != NULL && got == (size_t)st.st_size ? split_fields(buf, got, &nf) : NULL;
+	memset(rec, 0, sizeof(*rec));
+	char **f = split_fields(buf, len, &nf);
 	int r = f != NULL ? parse(f, nf, rec) : -1;
 	free(f);
-	free(buf);
-	if (r != 0) {
+	if (r != 0)
 		review_record_free(rec);
-		errno = EINVAL;
-	}
 	return r;
 }
 
