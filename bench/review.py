@@ -152,30 +152,32 @@ def apply_rows():
     return rows
 
 
+def show(r):
+    if "ratio" in r:
+        print("| %s | %.3f | %.3f | %.2fx | <= 1.2x: %s |" % (
+            r["name"], r["confined_s"], r["review_s"], r["ratio"],
+            "met" if r["ratio"] <= 1.2 else "NOT met"), flush=True)
+    else:
+        print("| %s | | %.3f | | %s |" % (
+            r["name"], r["review_s"],
+            "seconds, not minutes: %s" % ("met" if r["review_s"] < 60 else "NOT met")
+            if "apply" in r["name"] else ""), flush=True)
+
+
 def main():
-    rows = []
+    print("| workload | confined (s) | --review (s) | ratio | target |")
+    print("| --- | --- | --- | --- | --- |", flush=True)
     try:
         if "npm" not in SKIP:
-            rows.append(npm_rows())
+            show(npm_rows())
         if "zlib" not in SKIP:
-            rows.append(zlib_rows())
+            show(zlib_rows())
         if "apply" not in SKIP:
-            rows += apply_rows()
+            for r in apply_rows():
+                show(r)
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", W])
         shutil.rmtree(W, ignore_errors=True)
-    print("| workload | confined (s) | --review (s) | ratio | target |")
-    print("| --- | --- | --- | --- | --- |")
-    for r in rows:
-        if "ratio" in r:
-            print("| %s | %.3f | %.3f | %.2fx | <= 1.2x: %s |" % (
-                r["name"], r["confined_s"], r["review_s"], r["ratio"],
-                "met" if r["ratio"] <= 1.2 else "NOT met"))
-        else:
-            print("| %s | | %.3f | | %s |" % (
-                r["name"], r["review_s"],
-                "seconds, not minutes: met" if r["review_s"] < 60 or "apply" not in r["name"]
-                else "NOT met"))
     print("(medians of %d runs each, the two ways interleaved; %s)" % (RUNS, time.strftime("%Y-%m-%d")))
 
 

@@ -144,6 +144,10 @@ struct apply {
  * a->skip and listed in c->refused. CORDON_ETAMPERED (nothing changed)
  * when any is and drop is 0. */
 int review_judge_all(struct apply *a, int drop);
+/* Change i lies below one of the dirs stacked (earlier changes' indices;
+ * those it is not below are popped): O(1) amortised in the record's
+ * order. */
+int review_below(const struct rrecord *rec, size_t *stack, size_t *n, size_t i);
 /* The held entry's parent dir in its upper dir (review_parent_fd). */
 int review_upper_parent(struct apply *a, const struct rchange *ch, const char **leaf);
 /* The last apply's refusals (cordon_apply_refused_*) freed. */

@@ -212,29 +212,46 @@ static const char *judge(struct apply *a, const struct rchange *ch)
 }
 
 /* Judge every change: what is dropped (and below a dropped dir) marked. */
+/* Whether change i lies below one of the dirs on the stack (indices of
+ * earlier changes), popping those it is not below: the record is in the
+ * walk's order, so what lies below a dir comes right after it. */
+int review_below(const struct rrecord *rec, size_t *stack, size_t *n, size_t i)
+{
+	while (*n > 0 && !(path_within(rec->v[stack[*n - 1]].path, rec->v[i].path) &&
+			   strcmp(rec->v[stack[*n - 1]].path, rec->v[i].path) != 0))
+		(*n)--;
+	return *n > 0;
+}
+
 int review_judge_all(struct apply *a, int drop)
 {
 	struct rrecord *rec = &a->h->rec;
+	size_t *stack = calloc(rec->n + 1, sizeof(*stack)), ns = 0;
+	if (stack == NULL)
+		return cordon_fail(a->c, CORDON_ENOMEM, "out of memory");
 	review_refused_free(a->c);
 	for (size_t i = 0; i < rec->n; i++) {
 		const struct rchange *ch = &rec->v[i];
-		const char *why = judge(a, ch);
-		for (size_t k = 0; why == NULL && k < i; k++)
-			if (a->skip[k] == 1 && rec->v[k].type == 'd' &&
-			    path_within(rec->v[k].path, ch->path))
-				why = "below a directory that is not applied";
+		const char *why = review_below(rec, stack, &ns, i)
+					  ? "below a directory that is not applied"
+					  : judge(a, ch);
 		if (why == NULL)
 			continue;
 		a->skip[i] = 1;
+		if (ch->type == 'd')
+			stack[ns++] = i;
 		struct review_refused *v =
 			realloc(a->c->refused, (a->c->nrefused + 1) * sizeof(*v));
-		if (v == NULL)
+		if (v == NULL || (v[a->c->nrefused].path = strdup(ch->path)) == NULL) {
+			if (v != NULL)
+				a->c->refused = v;
+			free(stack);
 			return cordon_fail(a->c, CORDON_ENOMEM, "out of memory");
+		}
 		a->c->refused = v;
-		if ((v[a->c->nrefused].path = strdup(ch->path)) == NULL)
-			return cordon_fail(a->c, CORDON_ENOMEM, "out of memory");
 		v[a->c->nrefused++].reason = why;
 	}
+	free(stack);
 	if (a->c->nrefused > 0 && !drop)
 		return cordon_fail(
 			a->c, CORDON_ETAMPERED,

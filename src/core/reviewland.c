@@ -35,20 +35,6 @@ static const char *type_name(char t)
 	}
 }
 
-/* An earlier change (kept) makes or replaces a directory above path:
- * path's real state is that change's (its tree digest covers it). */
-static int under_made_dir(const struct apply *a, size_t i)
-{
-	const struct rrecord *rec = &a->h->rec;
-	for (size_t k = 0; k < i; k++) {
-		const struct rchange *d = &rec->v[k];
-		if (a->skip[k] != 1 && d->type == 'd' && d->kind == RK_ADDED &&
-		    path_within(d->path, rec->v[i].path) && strcmp(d->path, rec->v[i].path) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 static int same_link_target(int afd, const char *an, int bfd, const char *bn)
 {
 	char x[CORDON_PATH_MAX], y[CORDON_PATH_MAX];
@@ -107,8 +93,6 @@ static int check_one(struct apply *a, size_t i)
 	const char *leaf = "";
 	struct rstate cur;
 	char what[96];
-	if (under_made_dir(a, i))
-		return 0;
 	int pfd = review_parent_fd(a->ws, ch->path, &leaf);
 	if (pfd < 0)
 		return conflict(a, ch,
@@ -350,9 +334,22 @@ static int prepare(struct apply *a, int drop)
 	if ((a->skip = calloc(rec->n + 1, 1)) == NULL)
 		return cordon_fail(a->c, CORDON_ENOMEM, "out of memory");
 	int r = review_judge_all(a, drop);
-	for (size_t i = 0; r == 0 && i < rec->n; i++)
-		if (a->skip[i] == 0)
+	/* A change below a dir an earlier change makes or replaces: that
+	 * change's tree digest covers its real state. */
+	size_t *stack = r == 0 ? calloc(rec->n + 1, sizeof(*stack)) : NULL, ns = 0;
+	if (r == 0 && stack == NULL)
+		r = cordon_fail(a->c, CORDON_ENOMEM, "out of memory");
+	for (size_t i = 0; r == 0 && i < rec->n; i++) {
+		const struct rchange *ch = &rec->v[i];
+		int below = review_below(rec, stack, &ns, i);
+		if (a->skip[i] == 1)
+			continue;
+		if (ch->type == 'd' && ch->kind == RK_ADDED)
+			stack[ns++] = i;
+		if (!below)
 			r = check_one(a, i);
+	}
+	free(stack);
 	return r;
 }
 

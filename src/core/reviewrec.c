@@ -210,7 +210,7 @@ static int same_bytes(int ufd, int rfd, const char *name)
 	int a = openat(ufd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int b = rfd >= 0 ? openat(rfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
 	int same = a >= 0 && b >= 0;
-	static char x[65536], y[65536]; /* the end's walk is one thread's */
+	char x[16384], y[16384];
 	while (same) {
 		ssize_t n = read(a, x, sizeof(x));
 		ssize_t m = n > 0 ? read(b, y, (size_t)n) : read(b, y, 1);
