@@ -6,7 +6,7 @@ the two ways interleaved round by round, and prints the medians and their
 ratio (target: --review <= 1.2x the confined run's wall time):
 
   npm ci     a real project (express, typescript, eslint, lodash, chalk,
-             commander, jest: about 700 packages) with a warm npm cache:
+             commander, jest: several hundred packages) with a warm npm cache:
              its lock and cache are made once before the rounds (the npm
              registry must be reachable then)
   C build    zlib's Debian source (./configure && make -j2), from a tree
@@ -97,7 +97,7 @@ def npm_rows():
 
     def prepare():
         shutil.rmtree(os.path.join(proj, "node_modules"), ignore_errors=True)
-    return compare("npm ci (warm cache, 7 deps, ~700 packages)", prepare, proj,
+    return compare("npm ci (warm cache, 7 direct dependencies)", prepare, proj,
                    "npm ci --no-audit --no-fund --prefer-offline")
 
 
