@@ -53,10 +53,8 @@ struct cli_args {
 int cli_parse(int argc, char *const argv[], struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 
-/* cli/held.c: cordon changes|diff|apply|discard (the exit status), and
- * the line a --review run ends with. */
+/* cli/held.c: cordon changes|diff|apply|discard (the exit status). */
 int cli_held(const struct cli_args *a);
-void cli_review_note(const cordon *c);
 
 /* A non-negative decimal int no larger than max. */
 int cli_parse_uint(const char *s, long max, long *out);

@@ -5,12 +5,11 @@
  */
 #include "args.h"
 #include "cordon.h"
+#include "runcmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EXIT_CORDON 125
 
 /* A path on one line: as is, or quoted with C escapes as git does. */
 static void put_path(FILE *f, const char *p)
@@ -44,7 +43,7 @@ static int fail(cordon *c)
 	put_path(stderr, cordon_last_error(c));
 	fputc('\n', stderr);
 	cordon_free(c);
-	return EXIT_CORDON;
+	return CLI_EXIT_CORDON;
 }
 
 static int show_changes(cordon *c, const char *id)
@@ -83,7 +82,7 @@ int cli_held(const struct cli_args *a)
 	cordon *c = cordon_new();
 	if (c == NULL) {
 		fputs("cordon: out of memory\n", stderr);
-		return EXIT_CORDON;
+		return CLI_EXIT_CORDON;
 	}
 	if (a->state_dir != NULL && cordon_set_state_dir(c, a->state_dir) != 0)
 		return fail(c);

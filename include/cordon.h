@@ -57,7 +57,7 @@ extern "C" {
 #define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
-#define CORDON_ETAMPERED (-9) /* the run planted git files (cordon_set_on_tamper) */
+#define CORDON_ETAMPERED (-9) /* the run planted git or agent files (cordon_set_on_tamper) */
 #define CORDON_ECONFLICT (-10) /* cordon_apply(): the workspace changed meanwhile */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
@@ -148,6 +148,17 @@ CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
 CORDON_EXPORT int cordon_set_cwd(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A single file outside the writable set that the command may create and
+ * write at its path (a caller's "pass file": where a shell string leaves
+ * its final directory, say). At cordon_begin() its directory must exist
+ * and no other user may rename files in it (not writable by group or
+ * others, or sticky); the file is made there owner-only (0600) when
+ * missing, else it must be a regular file of this user's with one link;
+ * it is never reached through a symlink, and never lies in the state
+ * dir. It joins the writable set (the start event's "writable"). When
+ * the run ends, a pass file the run made and the command left empty is
+ * removed, so a caller that tests for the file finds none. */
+CORDON_EXPORT int cordon_add_pass_file(cordon *c, const char *path);
 /* A pathname Unix socket outside the writable set the command may
  * connect or send to, or a directory of such sockets (Linux: Landlock
  * ABI 9 or the socket supervisor; macOS: the profile). It must exist at
@@ -226,14 +237,26 @@ CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
  * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
  * composer, gem, ccache, sccache, huggingface; comma separated) -> mask. */
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
-/* A path inside a writable tree that must stay read-only. */
+/* A path inside a writable tree that must stay read-only. One that does
+ * not exist yet is held by its name: what the run makes there is moved
+ * aside when it ends (refused by the profile on macOS). */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
-/* Guard the workspace's git metadata (default on): the files a later git
- * command reads to decide what to run (config, hooks, commondir,
- * config.worktree, info/attributes, ".git" files, of the repository, its
- * worktrees and submodules) are read-only when they exist, and any that
- * appear or change are neutralised when the run ends. Off: none of it. */
+/* The default guards (default on). Git's: the files a later git command
+ * reads to decide what to run (config, hooks, commondir, config.worktree,
+ * info/attributes, ".git" files, of the repository, its worktrees and
+ * submodules). Agents': the configuration agents and editors run code
+ * from (.claude/, .gemini/, .codex/, .cursor/, .vscode/, .mcp.json...: the
+ * CLI reference lists them), at the workspace, each --allow-write
+ * directory and each directory down to the working directory. Each is
+ * read-only when it exists, and what appears or changes there is
+ * neutralised when the run ends. Off: none of it. */
 CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
+/* An agent-configuration path the agents' guard holds that the command
+ * may write (repeatable): a held name in one of its directories, e.g.
+ * ".claude" for the workspace's (a relative path from the current
+ * directory). cordon_begin() fails (CORDON_EINVAL) for a path it does not
+ * hold. */
+CORDON_EXPORT int cordon_add_allow_agent_config(cordon *c, const char *path);
 /* What a run that planted such files ends with (cordon_end()): */
 enum cordon_on_tamper {
 	CORDON_TAMPER_DEFAULT = 0, /* FAIL in "required" mode, else NEUTRALISE */

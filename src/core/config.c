@@ -94,6 +94,11 @@ int cordon_add_allow_write(cordon *c, const char *path)
 	return add_path(c, &c->allow_write, "--allow-write path", path);
 }
 
+int cordon_add_pass_file(cordon *c, const char *path)
+{
+	return add_path(c, &c->pass_file, "--pass-file path", path);
+}
+
 int cordon_add_allow_socket(cordon *c, const char *path)
 {
 	return add_path(c, &c->allow_socket, "--allow-socket path", path);
@@ -112,6 +117,11 @@ int cordon_add_allow_read(cordon *c, const char *path)
 int cordon_add_protect(cordon *c, const char *path)
 {
 	return add_path(c, &c->protect, "--protect path", path);
+}
+
+int cordon_add_allow_agent_config(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_agent_config, "--allow-agent-config path", path);
 }
 
 int cordon_set_state_dir(cordon *c, const char *dir)

@@ -91,7 +91,9 @@ static void release_run(cordon *c)
 	early_free(c);
 	netproxy_release(c);
 	gitguard_release(c);
+	agentcfg_free(c);
 	runtmp_remove(c);
+	passfile_release(c);
 	launch_release(&c->launch);
 	/* After the launch: the run's namespaces (and its overlay) are gone. */
 	review_release(c);
@@ -130,10 +132,12 @@ void cordon_free(cordon *c)
 	free(c->status_file);
 	free(c->keep_fds);
 	strv_free(&c->allow_write);
+	strv_free(&c->pass_file);
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->deny_read);
 	strv_free(&c->allow_read);
+	strv_free(&c->allow_agent_config);
 	strv_free(&c->envspec);
 	pthread_mutex_destroy(&c->spawn_lock);
 	pthread_mutex_destroy(&c->lock);
@@ -376,19 +380,34 @@ static int limit_refusal(cordon *c)
 			   reason_name(REASON_LIMIT_NOT_ENFORCEABLE), what[0], what[1], what[2]);
 }
 
-/* The protected paths: enforced when the backend's coverage says so.
- * 1 when one the user named is not. */
+/* The protected paths: enforced when the backend's coverage says so, and
+ * how each is held. One that does not exist is held at the end wherever
+ * its creation cannot be refused (agentcfg.c moves aside what is made
+ * there): no gap, no refusal. 1 when one the user named that exists is
+ * not enforced. */
 static int protect_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
-		c->pol.prot[i].enforced = d->cov.protects;
-		if (c->pol.prot[i].enforced)
+		struct protect_entry *e = &c->pol.prot[i];
+		if (e->absent) {
+			e->enforced = d->applied && d->cov.refuses_absent;
+			e->held = e->enforced ? HELD_CREATION_REFUSED : HELD_MOVED_AT_END;
+			continue;
+		}
+		e->enforced = d->cov.protects;
+		e->held = e->enforced  ? HELD_READ_ONLY
+			  : e->checked ? HELD_CHECKED_AT_END
+				       : HELD_NONE;
+		if (e->enforced)
 			continue;
 		d->cov.gaps |= 1u << GAP_PROTECT;
-		explicit_unenforced |= c->pol.prot[i].explicit_;
+		explicit_unenforced |= e->explicit_;
 	}
+	/* Where a path is writable, the agent-config guard records it now
+	 * (before any command), so that the end can put it back. */
+	agentcfg_hold(c);
 	return explicit_unenforced;
 }
 
@@ -754,10 +773,12 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = policyfile_check(c)) != 0 ||
-		    (r = workdir_confirm(c)) != 0 || (r = open_status_file(c)) != 0 ||
-		    (r = runtmp_create(c)) != 0 ||
-		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
+		    (r = passfile_prepare(c)) != 0 || (r = resolve_policy(c)) != 0 ||
+		    (r = policyfile_check(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
+		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (r = gitguard_open(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
+		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
@@ -897,6 +918,33 @@ int cordon_wait(cordon_proc *p, struct cordon_result *res)
 	return wait_command(p, res);
 }
 
+/* cordon_end of a run whose start event is not out: the decision
+ * settled first (a trial), a refusal as at begin. 1 when refused (the
+ * run has ended, its events written). */
+static int end_unsettled(cordon *c)
+{
+	if (c->start_written)
+		return 0;
+	/* No child settled the decision: the trial does, so the start event
+	 * says what holds here. Nothing ran under it; what "required" cannot
+	 * have is a refusal, as at begin. */
+	c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
+	enum reason_id refuse = REASON_NONE;
+	if (decision_changed(c)) {
+		decide(c);
+		refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied ? c->dec.cause
+									    : policy_coverage(c);
+	}
+	if (refuse == REASON_NONE) {
+		emit_start(c);
+		return 0;
+	}
+	runtmp_remove(c);
+	emit_refusal(c, refuse);
+	release_run(c);
+	return 1;
+}
+
 int cordon_end(cordon *c)
 {
 	if (c == NULL)
@@ -904,28 +952,7 @@ int cordon_end(cordon *c)
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
 	pthread_mutex_lock(&c->spawn_lock);
-	int refused = 0;
-	if (!c->start_written) {
-		/* No child settled the decision: the trial does, so the start
-		 * event says what holds here. Nothing ran under it; what
-		 * "required" cannot have is a refusal, as at begin. */
-		c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-		enum reason_id refuse = REASON_NONE;
-		if (decision_changed(c)) {
-			decide(c);
-			refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied
-					 ? c->dec.cause
-					 : policy_coverage(c);
-		}
-		if (refuse != REASON_NONE) {
-			runtmp_remove(c);
-			emit_refusal(c, refuse);
-			release_run(c);
-			refused = 1;
-		} else {
-			emit_start(c);
-		}
-	}
+	int refused = end_unsettled(c);
 	pthread_mutex_unlock(&c->spawn_lock);
 	if (refused)
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
@@ -937,8 +964,10 @@ int cordon_end(cordon *c)
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
 	netproxy_stop(c); /* its counts are final */
-	int unheld = review_end(c); /* before the guard: nothing of it is in the workspace */
-	int tampered = gitguard_end(c);
+	int unheld = review_end(c); /* before the guards: nothing of it is in the workspace */
+	(void)gitguard_end(c);
+	agentcfg_end(c);
+	int tampered = (int)gitguard_ntampered(c);
 	runtmp_remove(c);
 	enum cordon_on_tamper how = c->on_tamper;
 	if (how == CORDON_TAMPER_DEFAULT)
@@ -969,8 +998,8 @@ int cordon_end(cordon *c)
 			"of them can land (the workspace is unchanged)");
 	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
-				   "the run left %d git file%s that a later git command would run "
-				   "or read (first: %s); %s",
+				   "the run left %d file%s that a later program would run or read "
+				   "(git's, or an agent's configuration; first: %s); %s",
 				   tampered, tampered == 1 ? "" : "s", gitguard_tamper(c, 0)->path,
 				   unmoved ? "NOT all could be moved aside: see the exit event"
 					   : "moved aside");

@@ -62,6 +62,18 @@ int workdir_readable(cordon *c);
 /* The command's PWD (c->envp) names it when it is not the caller's. */
 int workdir_env(cordon *c);
 
+/* ---- passfile.c: single files the command may write (--pass-file) ---- */
+struct passfile;
+/* Each pass file made or found, and checked: 0 or an error with its
+ * message. After homes_load (the state dir), before the policy. */
+int passfile_prepare(cordon *c);
+/* The run's pass files, canonical: for the writable set (policy.c). */
+size_t passfile_count(const cordon *c);
+const char *passfile_path(const cordon *c, size_t i);
+/* The end of the run: a pass file made by it that is still empty is
+ * removed; the list is freed. */
+void passfile_release(cordon *c);
+
 /* ---- runtmp.c: the run's own dir ---- */
 /* The state dir: 0, -1 when there is none (HOME unset or empty, and
  * neither --state-dir nor XDG_STATE_HOME), -2 when too long, -3 when it
@@ -135,6 +147,8 @@ struct cordon {
 	char *workspace_opt;
 	char *cwd_opt; /* cordon_set_cwd: canonical */
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
+	struct strv allow_agent_config; /* held agent-configuration paths left writable */
+	struct strv pass_file; /* cordon_add_pass_file, as given */
 	int default_deny_read;
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
@@ -174,6 +188,8 @@ struct cordon {
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */
 	int tmp_lock_fd;
+	struct passfile *passfiles; /* the pass files of the run (passfile.c) */
+	size_t npassfiles;
 	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
@@ -186,6 +202,9 @@ struct cordon {
 	struct review *rv;
 	struct review_refused *refused;
 	size_t nrefused;
+	/* The paths held by name (agentcfg.c): the agent configuration, and
+	 * --protect paths that did not exist; for the run only. */
+	struct agentcfg *agentcfg;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
@@ -212,6 +231,9 @@ struct tamper {
 	char *path; /* what the run left */
 	char *moved; /* where it is now, "" when removed */
 };
+/* The guard's list of what the run left, without the git guard itself
+ * (which gitguard_begin starts): agentcfg.c records there too. */
+int gitguard_open(cordon *c);
 int gitguard_begin(cordon *c);
 /* After the run: the number of files neutralised (gitguard_tamper). */
 int gitguard_end(cordon *c);
@@ -226,6 +248,21 @@ const struct tamper *gitguard_tamper(const cordon *c, size_t i);
 /* The directories the search for a workspace's repositories left
  * unread (gap git_search_incomplete), or NULL. */
 const struct strv *gitguard_unsearched(const cordon *c);
+
+/* ---- agentcfg.c: paths held by name (see there) ---- */
+struct agentcfg;
+/* At the start, once the policy is resolved and gitguard_open() made the
+ * list: the held names, each added to the policy (protected when it
+ * exists, absent when not). 0, or an error with its message (an
+ * --allow-agent-config path that is not held). */
+int agentcfg_begin(cordon *c);
+/* Once the coverage says how each is held: what exists and is not
+ * read-only is recorded, to be put back at the end. */
+void agentcfg_hold(cordon *c);
+/* After every process of the run: what the run made or changed there is
+ * moved aside (listed with gitguard's), what was there put back. */
+void agentcfg_end(cordon *c);
+void agentcfg_free(cordon *c);
 
 struct cordon_proc {
 	cordon *c;

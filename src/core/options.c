@@ -246,6 +246,8 @@ static int o_path_one(cordon *c, const struct optdef *d, const char *v, const st
 static int o_list(cordon *c, const struct optdef *d, const char *v, const struct origin *o)
 {
 	(void)o;
+	if (strcmp(d->name, "pass-file") == 0)
+		return cordon_add_pass_file(c, v);
 	switch (d->name[0]) {
 	case 'p':
 		return cordon_add_protect(c, v);
@@ -263,6 +265,8 @@ static int o_list(cordon *c, const struct optdef *d, const char *v, const struct
 		return cordon_add_allow_write(c, v);
 	if (strcmp(d->name, "allow-socket") == 0)
 		return cordon_add_allow_socket(c, v);
+	if (strcmp(d->name, "allow-agent-config") == 0)
+		return cordon_add_allow_agent_config(c, v);
 	return cordon_add_allow_read(c, v);
 }
 
@@ -437,10 +441,12 @@ static const struct optdef table[] = {
 	{ "sandbox", V | F, S_SANDBOX, o_sandbox },
 	{ "allow-write", V | F | P, S_NONE, o_list },
 	{ "allow-socket", V | F | P, S_NONE, o_list },
+	{ "pass-file", V | F | P, S_NONE, o_list },
 	{ "cache", V | F, S_CACHE, o_cache },
 	{ "no-caches", F, S_CACHE, o_cache },
 	{ "protect", V | F | P, S_NONE, o_list },
 	{ "no-default-protect", F, S_NONE, o_flag },
+	{ "allow-agent-config", V | F | P, S_NONE, o_list },
 	{ "deny-read", V | F | P, S_NONE, o_list },
 	{ "allow-read", V | F | P, S_NONE, o_list },
 	{ "no-default-deny-read", F, S_NONE, o_flag },

@@ -127,6 +127,9 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 		jb_bool(b, p->prot[i].explicit_);
 		jb_key(b, "enforced");
 		jb_bool(b, p->prot[i].enforced);
+		/* How: read-only, creation refused, or checked at the end. */
+		jb_key(b, "held");
+		jb_str(b, cordon_held_ids[p->prot[i].held].id);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");

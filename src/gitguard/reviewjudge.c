@@ -22,18 +22,12 @@
  * missing, a run could have made one in its upper dir).
  */
 #include "reviewjudge.h"
+#include "agentcfg.h"
 #include "gitfmt.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The agent-config guard's names (its table: agentcfg.c). */
-static const char *const agent_names[] = {
-	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
-	".vscode",   ".idea",	      ".zed",		".devcontainer",   ".devcontainer.json",
-	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
-};
 
 #define JUDGE_FILE_MAX (4u << 20)
 
@@ -46,8 +40,8 @@ static int first_is(const char *p, const char *name)
 
 static int agent_name_first(const char *p)
 {
-	for (size_t k = 0; k < sizeof(agent_names) / sizeof(agent_names[0]); k++)
-		if (first_is(p, agent_names[k]))
+	for (size_t k = 0; k < agentcfg_nnames; k++)
+		if (first_is(p, agentcfg_names[k]))
 			return 1;
 	return 0;
 }

@@ -126,6 +126,14 @@ static void test_value_options(void)
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--allow-socket")), -1, "--allow-socket without a value");
 	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file", "/p", "--pass-file=/q", "--", "x")), 0,
+	       "--pass-file both forms");
+	ok(a.c->pass_file.n == 2 && strcmp(a.c->pass_file.v[0], "/p") == 0 &&
+		   strcmp(a.c->pass_file.v[1], "/q") == 0,
+	   "--pass-file collects [/p, /q] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file")), -1, "--pass-file without a value");
+	cli_args_free(&a);
 
 	is_int(parse(&a,
 		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
@@ -133,6 +141,16 @@ static void test_value_options(void)
 	ok(a.c->protect.n == 3 && strcmp(a.c->protect.v[0], "/p") == 0 &&
 		   strcmp(a.c->protect.v[1], "/q") == 0 && strcmp(a.c->protect.v[2], "/r") == 0,
 	   "--protect collects [/p, /q, /r] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config", ".claude",
+			      "--allow-agent-config=.vscode", "--", "x")),
+	       0, "--allow-agent-config both forms");
+	ok(a.c->allow_agent_config.n == 2 && strcmp(a.c->allow_agent_config.v[0], ".claude") == 0 &&
+		   strcmp(a.c->allow_agent_config.v[1], ".vscode") == 0,
+	   "--allow-agent-config collects [.claude, .vscode] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config")), -1,
+	       "--allow-agent-config without a value");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--cache", "npm,pip", "--", "x")), 0, "--cache V");
