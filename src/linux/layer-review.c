@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int review_options(const char *workspace, int userns, char *out, size_t size)
@@ -48,6 +49,26 @@ int review_options(const char *workspace, int userns, char *out, size_t size)
 	return 0;
 }
 
+/* File systems overlayfs refuses as an upper layer (or where it would
+ * misbehave): the name, or NULL for one that is not known to. Pure. */
+const char *review_upper_unfit(long f_type)
+{
+	static const struct {
+		long magic;
+		const char *name;
+	} unfit[] = {
+		{ 0x794c7630, "overlayfs" }, { 0x6969, "NFS" },
+		{ 0x65735546, "FUSE" },	     { (long)0xff534d42, "CIFS" },
+		{ 0xfe534d42, "SMB2" },	     { 0x01021997, "9p" },
+		{ 0x517b, "SMB" },	     { 0x73717368, "squashfs" },
+		{ 0x9660, "ISO 9660" },
+	};
+	for (size_t i = 0; i < sizeof(unfit) / sizeof(unfit[0]); i++)
+		if (unfit[i].magic == f_type)
+			return unfit[i].name;
+	return NULL;
+}
+
 int review_prepare(const struct run_spec *run, struct run_result *res, struct mount_plan *m)
 {
 	const struct policy *p = run->pol;
@@ -55,9 +76,19 @@ int review_prepare(const struct run_spec *run, struct run_result *res, struct mo
 	struct stat st;
 	if (run->review_dir == NULL)
 		return 0;
+	struct statfs sf;
+	const char *unfit =
+		statfs(run->review_dir, &sf) == 0 ? review_upper_unfit((long)sf.f_type) : NULL;
 	if (p->workspace == NULL || stat(p->workspace, &st) != 0 || !S_ISDIR(st.st_mode))
 		return backend_fail(res, CORDON_ESYS, "--review: the workspace %s changed",
 				    p->workspace != NULL ? p->workspace : "");
+	if (unfit != NULL)
+		return backend_fail(
+			res, CORDON_EINVAL,
+			"--review: the state dir's file system (%s, under %s) cannot hold "
+			"an overlay's upper layer; give --state-dir on a local file "
+			"system",
+			unfit, run->review_dir);
 	/* A mount's options fit in a page. */
 	if (review_options(p->workspace, m->userns, opts, sizeof(opts)) != 0)
 		return backend_fail(res, CORDON_EINVAL,

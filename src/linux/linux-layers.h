@@ -265,6 +265,9 @@ int review_options(const char *workspace, int userns, char *out, size_t size);
 /* Parent, in mountns_prepare: m->review when the run has a review dir.
  * 0 or CORDON_E* (res->error set). */
 int review_prepare(const struct run_spec *run, struct run_result *res, struct mount_plan *m);
+/* The name of a file system (statfs f_type) overlayfs cannot take as an
+ * upper layer (NFS, FUSE, an overlay...), or NULL. Pure. */
+const char *review_upper_unfit(long f_type);
 void review_free(struct mount_plan *m);
 /* Child, in landlock_apply: the overlay's root granted rights. 0 or
  * errno. */

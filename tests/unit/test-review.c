@@ -32,6 +32,11 @@ static void test_options(void)
 	       "',' ':' '\\' escaped (no option or layer of the path's own); no redirects made");
 	char small[40];
 	is_int(review_options("/w/p", 0, small, sizeof(small)), -1, "too long: refused, not cut");
+	ok(review_upper_unfit(0xEF53) == NULL && review_upper_unfit(0x01021994) == NULL,
+	   "ext4, tmpfs: fit for an upper layer");
+	ok(review_upper_unfit(0x794c7630) != NULL && review_upper_unfit(0x6969) != NULL &&
+		   review_upper_unfit(0x65735546) != NULL,
+	   "an overlay, NFS, FUSE: not (--review refused before the run, with the reason)");
 }
 #endif
 
@@ -121,6 +126,42 @@ static void test_judge(void)
 	   "agent configuration removed: lands");
 	struct judge_in j = { 'a', 'f', NULL, -1, -1, 0, 04755 };
 	ok(reviewjudge("bin/tool", &j) != NULL, "a setuid file: refused");
+}
+
+/* Two slots with changes: the run's commands saw two views (split);
+ * an empty slot (a spawn that failed before its command ran) is not one. */
+static void test_split(void)
+{
+	char dir[] = "/tmp/cordon-test-review.XXXXXX", p[200];
+	struct rrecord rec;
+	if (mkdtemp(dir) == NULL) {
+		skip("no temp dir");
+		return;
+	}
+	static const char *const dirs[] = { "ws",	"s0", "s0/upper", "s1",
+					    "s1/upper", "s2", "s2/upper" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, dirs[i]);
+		mkdir(p, 0700);
+	}
+	snprintf(p, sizeof(p), "%s/s1/upper/a", dir);
+	close(open(p, O_WRONLY | O_CREAT, 0600));
+	char wsp[200];
+	snprintf(wsp, sizeof(wsp), "%s/ws", dir);
+	memset(&rec, 0, sizeof(rec));
+	is_int(review_walk(dir, wsp, &rec), 0, "the walk of one slot with a change, two empty");
+	ok(rec.n == 1 && !rec.split && strcmp(rec.v[0].slot, "s1") == 0 &&
+		   rec.v[0].kind == RK_ADDED,
+	   "one change, in s1: not split");
+	review_record_free(&rec);
+	snprintf(p, sizeof(p), "%s/s2/upper/b", dir);
+	close(open(p, O_WRONLY | O_CREAT, 0600));
+	is_int(review_walk(dir, wsp, &rec), 0, "the walk of two slots with changes");
+	ok(rec.n == 2 && rec.split, "split: apply refuses it");
+	review_record_free(&rec);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ok(system(cmd) == 0, "cleaned");
 }
 
 static void test_record(void)
@@ -224,6 +265,7 @@ int main(void)
 	test_refused();
 	test_judge();
 	test_record();
+	test_split();
 	test_library();
 	return done_testing();
 }
