@@ -171,6 +171,21 @@ is "$?" 0 "apply --drop-guarded"
 ok $? "... lands the rest (a *.sample hook too), not what the guards refused"
 rm -rf "$WS/.git" "$WS/plain.txt"
 
+# An explicit --protect path that did not exist: the run may make it in
+# its view (nothing can refuse a name that is not there), but apply never
+# lands it.
+before=$(snapshot "$WS")
+(cd "$WS" && crun --review --protect "$WS/frozen-new" --status-file "$T/s13.json" -- sh -c 'mkdir frozen-new && echo x >frozen-new/f && echo ok >other.txt') >/dev/null 2>&1
+id13=$(run_id_of "$T/s13.json")
+"$CORDON" apply --state-dir "$STATE" "$id13" 2>"$T/e"
+[ "$?" -eq 125 ] && grep -q 'refused (a guard.s): frozen-new: a path protected in the run' "$T/e"
+ok $? "apply refuses what the run made at an --protect path that did not exist"
+unchanged "the workspace after that refusal" "$WS" "$before"
+"$CORDON" apply --state-dir "$STATE" --drop-guarded "$id13" 2>/dev/null
+[ ! -e "$WS/frozen-new" ] && [ -f "$WS/other.txt" ]
+ok $? "... with --drop-guarded the rest lands, the protected path does not"
+rm -f "$WS/other.txt"
+
 # A run killed in the middle: nothing lands, the workspace is unchanged,
 # apply refuses it, and a later run sweeps it.
 before=$(snapshot "$WS")

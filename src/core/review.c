@@ -146,6 +146,13 @@ int review_end(cordon *c)
 	    (c->pol.cwd != NULL && path_within(c->pol.workspace, c->pol.cwd) &&
 	     (rec->cwd = cwd_below(&c->pol)) == NULL))
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->pol.nprot; i++) {
+		const char *pp = c->pol.prot[i].path;
+		size_t wl = strlen(c->pol.workspace);
+		if (path_within(c->pol.workspace, pp) && pp[wl] == '/' &&
+		    strv_push(&rec->protect, pp + wl + 1) != 0)
+			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	}
 	if (review_walk(rv->dir, rec->workspace, rec) != 0 ||
 	    review_record_write(rv->dir, rec) != 0)
 		return cordon_fail_errno(c, CORDON_ESYS, errno,

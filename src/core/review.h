@@ -65,6 +65,9 @@ struct rchange {
 struct rrecord {
 	char *workspace; /* canonical */
 	char *cwd; /* the run's working directory below the workspace ("" its top), or NULL */
+	/* The run's protected paths below the workspace (--protect, the
+	 * guards' held names), relative: nothing at or below one lands. */
+	struct strv protect;
 	long long ended; /* seconds since the epoch */
 	struct rchange *v;
 	size_t n, cap;

@@ -200,6 +200,11 @@ static const char *judge(struct apply *a, const struct rchange *ch)
 	if (strcmp(base, "config") == 0)
 		j.beside_head = beside_head(a, ch);
 	const char *why = reviewjudge(ch->path, &j);
+	/* A path the run held read-only, or held by name where it could not
+	 * be (it did not exist): nothing made there lands. */
+	for (size_t i = 0; why == NULL && i < a->h->rec.protect.n; i++)
+		if (path_within(a->h->rec.protect.v[i], ch->path))
+			why = "a path protected in the run (--protect, or a guard's)";
 	if (j.held_fd >= 0)
 		close(j.held_fd);
 	if (j.real_fd >= 0)

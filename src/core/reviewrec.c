@@ -503,7 +503,10 @@ int review_record_write(const char *dir, const struct rrecord *rec)
 	}
 	int r = put_field(f, RMAGIC) | put_field(f, rec->workspace) |
 		put_field(f, rec->cwd != NULL ? rec->cwd : "\x01") | put_num(f, rec->ended) |
-		put_num(f, rec->split) | put_num(f, (long long)rec->n);
+		put_num(f, rec->split) | put_num(f, (long long)rec->protect.n);
+	for (size_t i = 0; i < rec->protect.n; i++)
+		r |= put_field(f, rec->protect.v[i]);
+	r |= put_num(f, (long long)rec->n);
 	for (size_t i = 0; i < rec->n; i++)
 		r |= put_change(f, &rec->v[i]);
 	r |= fflush(f) != 0 || fsync(fileno(f)) != 0;
@@ -568,23 +571,34 @@ static int get_change(char **f, struct rchange *c)
 	return 0;
 }
 
+/* The header: magic, workspace, cwd ("\1": none), end, split, the
+ * protected paths (a count, then each), the number of changes. */
 static int parse(char **f, size_t nf, struct rrecord *rec)
 {
-	if (nf < 6 || strcmp(f[0], RMAGIC) != 0)
+	if (nf < 7 || strcmp(f[0], RMAGIC) != 0)
 		return -1;
-	long long n = strtoll(f[5], NULL, 10);
-	if (n < 0 || (size_t)n != (nf - 6) / RFIELDS || (nf - 6) % RFIELDS != 0)
+	long long np = strtoll(f[5], NULL, 10);
+	if (np < 0 || (size_t)np > nf - 7)
+		return -1;
+	size_t at = 6 + (size_t)np;
+	long long n = strtoll(f[at], NULL, 10);
+	at++;
+	if (n < 0 || (size_t)n != (nf - at) / RFIELDS || (nf - at) % RFIELDS != 0)
 		return -1;
 	rec->ended = strtoll(f[3], NULL, 10);
 	rec->split = (int)strtoll(f[4], NULL, 10);
 	if ((rec->workspace = strdup(f[1])) == NULL ||
 	    (strcmp(f[2], "\x01") != 0 && (rec->cwd = strdup(f[2])) == NULL))
 		return -1;
+	for (size_t i = 0; i < (size_t)np; i++)
+		if (f[6 + i][0] == '\0' || f[6 + i][0] == '/' ||
+		    strv_push(&rec->protect, f[6 + i]) != 0)
+			return -1;
 	if (n > 0 && (rec->v = calloc((size_t)n, sizeof(*rec->v))) == NULL)
 		return -1;
 	rec->cap = (size_t)n;
 	for (size_t i = 0; i < (size_t)n; i++) {
-		if (get_change(f + 6 + i * RFIELDS, &rec->v[i]) != 0)
+		if (get_change(f + at + i * RFIELDS, &rec->v[i]) != 0)
 			return -1;
 		rec->n++;
 	}
@@ -637,5 +651,6 @@ void review_record_free(struct rrecord *rec)
 	free(rec->v);
 	free(rec->workspace);
 	free(rec->cwd);
+	strv_free(&rec->protect);
 	memset(rec, 0, sizeof(*rec));
 }

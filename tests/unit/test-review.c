@@ -190,19 +190,22 @@ static void test_record(void)
 	v[1].real = (struct rstate){ 'd', 4096, 1, 2, 3, 4, 5, 6, 0xfedcba9876543210ULL };
 	a.workspace = "/w/p q";
 	a.cwd = NULL;
+	strv_push(&a.protect, "frozen/in put");
 	a.ended = 1700000000;
 	a.v = v;
 	a.n = 2;
 	is_int(review_record_write(dir, &a), 0, "the record written");
 	is_int(review_record_read(dir, &b), 0, "... and read back");
-	ok(b.n == 2 && strcmp(b.workspace, "/w/p q") == 0 && b.cwd == NULL && b.ended == a.ended,
-	   "its header (workspace, no working directory below it, end)");
+	ok(b.n == 2 && strcmp(b.workspace, "/w/p q") == 0 && b.cwd == NULL && b.ended == a.ended &&
+		   b.protect.n == 1 && strcmp(b.protect.v[0], "frozen/in put") == 0,
+	   "its header (workspace, no working directory below it, end, protected paths)");
 	ok(b.n == 2 && strcmp(b.v[0].path, v[0].path) == 0 && b.v[0].kind == RK_ADDED &&
 		   b.v[0].mode == 0640 && b.v[0].uino == 77 && strcmp(b.v[0].slot, "s0") == 0,
 	   "a change with a newline and a byte that is not UTF-8 in its path");
 	ok(b.n == 2 && review_same_state(&b.v[1].real, &v[1].real),
 	   "a real counterpart's state, its tree digest whole");
 	review_record_free(&b);
+	strv_free(&a.protect);
 	char p[64];
 	snprintf(p, sizeof(p), "%s/record", dir);
 	int fd = open(p, O_WRONLY | O_TRUNC);
