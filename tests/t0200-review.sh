@@ -189,7 +189,7 @@ rm -f "$WS/other.txt"
 # A run killed in the middle: nothing lands, the workspace is unchanged,
 # apply refuses it, and a later run sweeps it.
 before=$(snapshot "$WS")
-(cd "$WS" && exec "$CORDON" run --state-dir "$STATE" --review --status-file "$T/s8.json" -- sh -c 'echo half >a.txt; echo started >"$TMPDIR/../../started" 2>/dev/null; sleep 60') >/dev/null 2>&1 &
+(cd "$WS" && exec "$CORDON" run --state-dir "$STATE" --review --status-file "$T/s8.json" -- sh -c 'echo half >a.txt; sleep 60') >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	[ -s "$T/s8.json" ] && [ -n "$(ls "$STATE/review" 2>/dev/null)" ] && break
@@ -199,7 +199,9 @@ sleep 0.5
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 id8=$(run_id_of "$T/s8.json")
-for _ in $(seq 50); do pgrep -f 'sleep 60' >/dev/null || break; sleep 0.1; done
+# The run's processes die with it (process 1's parent-death signal);
+# its lock is free once they are gone.
+for _ in $(seq 100); do flock -n "$STATE/review/$id8" true 2>/dev/null && break; sleep 0.1; done
 unchanged "the workspace after cordon was SIGKILLed in a --review run" "$WS" "$before"
 "$CORDON" apply --state-dir "$STATE" "$id8" 2>"$T/e"
 [ "$?" -eq 125 ] && grep -q "did not end" "$T/e"
