@@ -239,6 +239,15 @@ struct scratch_home;
  * they do not fit. Pure. */
 int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
+/* Whether this process's runs can make the overlay on home: not in a
+ * user namespace when a mount lies below it (the namespace inherits it
+ * locked, and the kernel refuses such a lower layer). Reads
+ * /proc/self/mountinfo; 1 when that cannot be read (the run's child
+ * finds out). */
+int scratchhome_home_ok(const char *home);
+/* The mount point (fifth field, escapes decoded) of one line of
+ * /proc/self/mountinfo: 0, or -1. Pure. */
+int scratchhome_mount_point(const char *line, char *out, size_t size);
 int scratchhome_prepare(const struct run_spec *run, struct run_result *res,
 			struct linux_plan *plan);
 /* Child, in mountns_apply: 0 or errno. */
@@ -424,7 +433,8 @@ struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups);
 int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
 struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
-pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		   int tty);
 void runner_after_exec(const void *state, pid_t pid, int reached);
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);
