@@ -52,14 +52,15 @@ LDLIBS    += -lpthread
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c jsonparse.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
-                 heldtree.c agentcfg.c)
+                 heldtree.c agentcfg.c reviewjudge.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c secrets.c runtmp.c workdir.c \
                  stdfds.c emit.c status.c explain.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
-                 passfile.c)
+                 passfile.c review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
+                 overlay.c layer-review.c \
                  layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
                  linux-runner.c)
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
@@ -68,7 +69,7 @@ SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
 # The CLI's own files (cli/), shared by cordon(1) and cordon-sh, and the
 # pure helpers of src/util/ they call: the programs link their own copies
 # (the library's are local to it); tests link the library's.
-CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c
+CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c cli/held.c
 CLI_UTIL_SRC := src/util/json.c src/util/jsonparse.c src/util/path.c
 CLI_SRC := cli/main.c $(CLI_LIB_SRC)
 SH_SRC  := cli/cordon-sh.c $(CLI_LIB_SRC)
