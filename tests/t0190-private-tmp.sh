@@ -151,7 +151,7 @@ fi
 # Without the mount layer.
 rm -f "$T/s.json"
 out=$( (cd "$WS" && HOME=/nonexistent "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" \
-	--no-caches --status-file "$T/s.json" --explain -- "$TW" "$u.a" "$u.b") 2>&1)
+	--no-caches --status-file "$T/s.json" --explain=full -- "$TW" "$u.a" "$u.b") 2>&1)
 case $out in
 "tmpfile: "*) ok 0 "no mount layer: tmpfile(3) fails" ;;
 *) ok 1 "no mount layer: tmpfile(3) fails" && diag "$out" ;;

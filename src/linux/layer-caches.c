@@ -17,18 +17,16 @@
  *          made namespaces of their own) never share an upper dir.
  *
  * In mountns_apply's order (layer-mountns.c): after the writable binds,
- * before the scratch home's overlay (which binds these over itself, as it
- * does the writable trees under the home) and the covers:
- *
- *   1. the run's dir .run-ID is bound onto itself, read-write, for a
- *      moment: the state dir is read-only in the namespace, and overlayfs
- *      refuses an upper dir on a read-only mount;
- *   2. in it the child makes sK, sK/upper (with the cache's own mode and
- *      owner: it is the overlay's root) and sK/work, and mounts the
- *      overlay from there, its layers named relative to sK ("../../shared"
- *      leaves the bind through its mount point: the layer dir);
- *   3. the bind is unmounted again (the overlay keeps a private clone of
- *      its upper mount): the command never reaches the state dir.
+ * before --review's overlay on the workspace (a cache inside the
+ * workspace is then hidden by it, and its writes held with the
+ * workspace's), the scratch home's overlay (which binds these over
+ * itself, as it does the writable trees under the home) and the covers.
+ * Each is one of overlay.c's held overlays (ovl_held_mount): the run's
+ * dir .run-ID bound read-write for a moment, the slot sK made in it, the
+ * overlay mounted from there with its layers named relative to sK
+ * ("../../shared" leaves the bind through its mount point: the layer
+ * dir), the bind unmounted again: the command never reaches the state
+ * dir.
  *
  * Options: nosuid, nodev (the cache keeps its programs runnable: npx and
  * Playwright run from theirs); metacopy=off and index=off, so the upper
@@ -79,35 +77,6 @@ struct caches_mount_attr {
 
 /* ---- pure ---- */
 
-/* An overlay option value: ',', ':' and '\' escaped with '\' (the
- * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
- * it does not fit. */
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put_escaped(char *out, size_t size, size_t *at, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		int esc = *s == ',' || *s == ':' || *s == '\\';
-		if (*at + (size_t)esc + 2 > size)
-			return -1;
-		if (esc)
-			out[(*at)++] = '\\';
-		out[(*at)++] = *s;
-	}
-	out[*at] = '\0';
-	return 0;
-}
-
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put(char *out, size_t size, size_t *at, const char *s)
-{
-	size_t n = strlen(s);
-	if (*at + n + 1 > size)
-		return -1;
-	memcpy(out + *at, s, n + 1);
-	*at += n;
-	return 0;
-}
-
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int cachemount_options(const char *cache, int userns, char *out, size_t size)
 {
@@ -115,11 +84,11 @@ int cachemount_options(const char *cache, int userns, char *out, size_t size)
 	if (size == 0)
 		return -1;
 	out[0] = '\0';
-	if (put(out, size, &at, "lowerdir=../../shared:") != 0 ||
-	    put_escaped(out, size, &at, cache) != 0 ||
-	    put(out, size, &at, ",upperdir=upper,workdir=work,metacopy=off,index=off,volatile") !=
+	if (ovl_put(out, size, &at, "lowerdir=../../shared:") != 0 ||
+	    ovl_put_escaped(out, size, &at, cache) != 0 ||
+	    ovl_put(out, size, &at, ",upperdir=upper,workdir=work,metacopy=off,index=off,volatile") !=
 		    0 ||
-	    put(out, size, &at, userns ? ",userxattr" : ",redirect_dir=nofollow") != 0)
+	    ovl_put(out, size, &at, userns ? ",userxattr" : ",redirect_dir=nofollow") != 0)
 		return -1;
 	return 0;
 }
@@ -142,7 +111,7 @@ int cachemount_prepare(const struct run_spec *run, struct run_result *res, struc
 		struct stat st;
 		if (w->layer == NULL)
 			continue;
-		struct cache_mount *cm = &m->cmounts[m->ncmounts++];
+		struct ovl_held *cm = &m->cmounts[m->ncmounts++];
 		if (stat(w->path, &st) != 0 || !S_ISDIR(st.st_mode))
 			return backend_fail(res, CORDON_ESYS, "the tool cache %s changed", w->path);
 		cm->mode = st.st_mode & 07777;
@@ -176,82 +145,13 @@ void cachemount_free(struct mount_plan *m)
 
 /* ---- child ---- */
 
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int set_writable(const char *path)
-{
-	struct caches_mount_attr a = { 0, CORDON_MOUNT_ATTR_RDONLY, 0, 0 };
-	if (syscall(CORDON_SYS_mount_setattr, AT_FDCWD, path, 0, &a, sizeof(a)) != 0)
-		return errno;
-	return 0;
-}
-
-/* The first free "sK" in the cwd, made: 0 or errno. name: 16 bytes. */
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int make_slot(char *name)
-{
-	for (unsigned k = 0; k < 100000; k++) {
-		char digits[8];
-		size_t n = 0;
-		unsigned v = k;
-		do
-			digits[n++] = (char)('0' + v % 10);
-		while ((v /= 10) != 0);
-		name[0] = 's';
-		for (size_t i = 0; i < n; i++)
-			name[1 + i] = digits[n - 1 - i];
-		name[1 + n] = '\0';
-		if (mkdir(name, 0700) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return errno;
-	}
-	return EMLINK;
-}
-
-/* One overlay, from the cwd (the run's dir, bound read-write). */
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int mount_one(const struct cache_mount *cm)
-{
-	char slot[16];
-	int e = make_slot(slot);
-	if (e != 0)
-		return e;
-	if (chdir(slot) != 0 || mkdir("upper", 0700) != 0 || mkdir("work", 0700) != 0 ||
-	    chmod("upper", cm->mode) != 0)
-		return errno;
-	/* The overlay's root is the upper dir: the cache's owner where it
-	 * can be set (root's run of another user's cache), else the
-	 * command's own. */
-	if (chown("upper", cm->uid, cm->gid) != 0 && errno != EPERM && errno != EINVAL)
-		return errno;
-	if (mount("cordon-cache", cm->target, "overlay", MS_NOSUID | MS_NODEV, cm->opts) != 0)
-		return errno;
-	return 0;
-}
-
+/* Each overlay from a fresh slot of its run dir (overlay.c). */
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int cachemount_apply(const struct mount_plan *m)
 {
-	if (m->ncmounts == 0)
-		return 0;
-	int back = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (back < 0)
-		return errno;
 	int e = 0;
-	for (size_t i = 0; e == 0 && i < m->ncmounts; i++) {
-		const struct cache_mount *cm = &m->cmounts[i];
-		int bound = mount(cm->rundir, cm->rundir, NULL, MS_BIND, NULL) == 0;
-		e = bound ? set_writable(cm->rundir) : errno;
-		if (e == 0 && chdir(cm->rundir) != 0)
-			e = errno;
-		if (e == 0)
-			e = mount_one(cm);
-		if (fchdir(back) != 0 && e == 0)
-			e = errno;
-		if (bound && umount2(cm->rundir, MNT_DETACH) != 0 && e == 0)
-			e = errno;
-	}
-	close(back);
+	for (size_t i = 0; e == 0 && i < m->ncmounts; i++)
+		e = ovl_held_mount(&m->cmounts[i]);
 	return e;
 }
 
@@ -272,7 +172,7 @@ int cachemount_grant(const struct linux_plan *plan, int ruleset, uint64_t rights
 struct usable_trial {
 	int userns;
 	char uid_map[48], gid_map[48];
-	struct cache_mount cm; /* lower/ of the trial dir, seen through an overlay */
+	struct ovl_held cm; /* lower/ of the trial dir, seen through an overlay */
 	char file[CORDON_PATH_MAX], dir[CORDON_PATH_MAX], inner[CORDON_PATH_MAX],
 		made[CORDON_PATH_MAX];
 };
@@ -381,7 +281,7 @@ static int usable_try(const char *dir, int userns)
 	    cachemount_options(lower, userns, opts, sizeof(opts)) == 0) {
 		mountns_identity(&t->userns, t->uid_map, t->gid_map, sizeof(t->uid_map));
 		t->userns = userns;
-		t->cm = (struct cache_mount){ lower, run, opts, 0700, geteuid(), getegid() };
+		t->cm = (struct ovl_held){ lower, run, opts, 0700, geteuid(), getegid() };
 		pid_t pid = child_start(usable_child, t, stack, CHILD_STACK_SIZE, 0);
 		if (pid > 0 && reap_with_timeout(pid, &status, 2000) == 0)
 			r = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&

@@ -308,6 +308,8 @@ int mountns_apply(const struct linux_plan *plan)
 			return e;
 	if ((e = cachemount_apply(m)) != 0)
 		return e;
+	if (m->review != NULL && (e = ovl_held_mount(m->review)) != 0)
+		return e;
 	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
 		return e;
 	for (size_t i = 0; i < m->npin; i++)
@@ -444,6 +446,8 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 	if (plan_covers(m, pol) != 0)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	int r = cachemount_prepare(run, res, m);
+	if (r == 0)
+		r = review_prepare(run, res, m);
 	if (r != 0)
 		return r;
 	/* The run's working directory (workdir.c), entered again after the
@@ -475,6 +479,7 @@ void mountns_free(struct mount_plan *m)
 	free(m->covers);
 	scratchhome_free(m->home);
 	cachemount_free(m);
+	review_free(m);
 	free(m->scratch);
 	free(m->void_dir);
 	free(m->empty_file);

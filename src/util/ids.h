@@ -52,6 +52,7 @@ enum reason_id {
 	REASON_LIMIT_NOT_ENFORCEABLE,
 	REASON_SCRATCH_HOME_NOT_ENFORCEABLE,
 	REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE,
+	REASON_REVIEW_NOT_ENFORCEABLE,
 	REASON_COUNT
 };
 
@@ -83,8 +84,10 @@ enum layer_id {
 	LAYER_NET_SEATBELT,
 	LAYER_SCRATCH_HOME,
 	LAYER_NET_PROXY,
+	LAYER_REVIEW,
 	LAYER_COUNT
 };
+_Static_assert(LAYER_COUNT <= 32, "layers are bits of an unsigned");
 
 /* What is not restricted in a run (the status event's "gaps"). */
 enum gap_id {
