@@ -22,6 +22,8 @@
 #   - no mount layer (Landlock only): each cache moved to cordon's own by
 #     its variable (said in the event), cargo's left read-only, a write to
 #     the user's cache refused;
+#   - --review: the workspace held, a cache's write in cordon's layer,
+#     not among the held changes;
 #   - --allow-write of a cache: written directly (the user's choice).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -230,6 +232,25 @@ got=$(cd "$WS" && run_c -- sh -c 'cat "$HOME/.npm/_cacache/killed" 2>&1 || echo 
 [[ "$got" == *absent* ]] && [ ! -e "$LAYER_NPM/shared/_cacache/killed" ]
 ok $? "... and its writes are discarded"
 is "$(snap_all)" "$before" "the user's caches: unchanged by the concurrent and killed runs"
+
+# ---- --review: the workspace held, the caches still in cordon's layer ----
+# Both are overlays of the mount layer (overlay.c); the cache's is mounted
+# first. A run's write to a cache lands in cordon's layer at its end, not
+# in the held changes, and never in the user's cache.
+wsbefore=$(snapshot "$WS")
+rm -f "$T/s.json"
+(cd "$WS" && run_c --review --status-file "$T/s.json" -- sh -c \
+	'echo held >"$PWD/held-file" && echo reviewed >"$HOME/.npm/_cacache/reviewed"') >"$T/o" 2>&1
+rc=$?
+is "$rc" 0 "--review: a run writes the workspace and ~/.npm (no error)"
+[ "$rc" -eq 0 ] || sed 's/^/#   /' "$T/o" | head -n 5
+is "$(snapshot "$WS")" "$wsbefore" "... the real workspace is unchanged (held)"
+is "$(json_field "$T/s.json" exit '[c["path"] for c in e["review"]["changes"]]')" '["held-file"]' \
+	"... the held changes list the workspace's file alone, not the cache's"
+is "$(snap_all)" "$before" "... the user's caches are unchanged"
+is "$(cat "$LAYER_NPM/shared/_cacache/reviewed" 2>&1)" reviewed "... the cache's write is in cordon's layer"
+"$CORDON" discard --state-dir "$STATE" "$(json_field "$T/s.json" status 'e["run_id"]')" 2>"$T/e"
+is "$?" 0 "... discarded"
 
 # ---- real tools: go build with the user's build cache ----
 if tool_ok go; then

@@ -86,8 +86,8 @@ int cachemount_options(const char *cache, int userns, char *out, size_t size)
 	out[0] = '\0';
 	if (ovl_put(out, size, &at, "lowerdir=../../shared:") != 0 ||
 	    ovl_put_escaped(out, size, &at, cache) != 0 ||
-	    ovl_put(out, size, &at, ",upperdir=upper,workdir=work,metacopy=off,index=off,volatile") !=
-		    0 ||
+	    ovl_put(out, size, &at,
+		    ",upperdir=upper,workdir=work,metacopy=off,index=off,volatile") != 0 ||
 	    ovl_put(out, size, &at, userns ? ",userxattr" : ",redirect_dir=nofollow") != 0)
 		return -1;
 	return 0;
