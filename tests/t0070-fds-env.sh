@@ -35,9 +35,11 @@ is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no 
 
 # fds 0-2 that point outside the writable set (design: side doors).
 has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null | grep -q '"mount_namespace"'; }
-make_fixture "$OUT/in" "stdin content"
+# The file on fd 0 lies in the home, which the run sees read-only (the
+# test's home is in the machine's /tmp: it is shown in the run's own).
+make_fixture "$HOME/in" "stdin content"
 mkdir -p "$OUT/dir" && touch -d '2001-02-03 04:05:06' "$OUT/dir"
-before_in=$(snapshot "$OUT/in")
+before_in=$(snapshot "$HOME/in")
 before_dir=$(snapshot "$OUT/dir")
 if has_mount_layer; then
 	out=$(cd "$WS" && crun -- "$PY" -c '
@@ -50,10 +52,18 @@ for what, f in (("fchmod", lambda: os.fchmod(0, 0o666)), ("futimens", lambda: os
         f(); print(what, "went through")
     except OSError as e:
         print(what, e.errno)
-print(data)' <"$OUT/in" 2>&1)
+print(data)' <"$HOME/in" 2>&1)
 	is "$out" "$(printf 'fchmod 30\nfutimens 30\nsetxattr 30\nproc 30\nstdin content')" \
 		"stdin, an outside file: readable, its metadata refused (EROFS)"
-	unchanged "stdin, an outside file" "$OUT/in" "$before_in"
+	unchanged "stdin, an outside file" "$HOME/in" "$before_in"
+	# One in the machine's /tmp that the run does not see (its /tmp is
+	# its own): it cannot be opened again there; it stays, and the start
+	# event says its metadata is not restricted.
+	make_fixture "$OUT/in" "stdin content"
+	rm -f "$T/s.json"
+	out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <"$OUT/in" 2>&1)
+	is "$out:$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" \
+		"stdin content:true" "stdin, a file in the machine's /tmp not shown: read, the gap reported"
 else
 	skip "no mount layer here: an outside file on fd 0 keeps its metadata changeable (metadata_outside_not_restricted)"
 fi

@@ -480,11 +480,12 @@ static enum reason_id policy_coverage(cordon *c)
 	if (c->nkeep > 0)
 		d->cov.gaps |= 1u << GAP_KEPT_FDS;
 	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
-	 * one; a temp dir it left the machine's is a gap. */
+	 * one; a home or working directory shown read-only there is a gap
+	 * (its FIFOs). */
 	if (c->pol.nptmp == 0)
 		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
-	if (d->applied && c->pol.tmp_shared)
-		d->cov.gaps |= 1u << GAP_TMP_SHARED;
+	if (d->applied && c->pol.tmp_read_only_shown)
+		d->cov.gaps |= 1u << GAP_TMP_TREE_FIFOS;
 	if (stdio_metadata_gap(c))
 		d->cov.gaps |= 1u << GAP_STDIO;
 	u.explicit_protect = protect_coverage(c);
@@ -572,7 +573,7 @@ static void run_result_take(cordon *c, struct run_result *res)
 		policy_clear_private_tmp(&c->pol);
 		memcpy(c->pol.ptmp, res->ptmp, sizeof(c->pol.ptmp));
 		c->pol.nptmp = res->nptmp;
-		c->pol.tmp_shared = res->tmp_shared;
+		c->pol.tmp_read_only_shown = res->tmp_read_only_shown;
 	}
 	if (res->reads_unbuilt >= 0)
 		c->pol.reads_unbuilt = res->reads_unbuilt;

@@ -69,6 +69,18 @@ static void write_writable(struct jbuf *b, const cordon *c)
 	jb_raw(b, "]");
 }
 
+/* n strings as a JSON array. */
+static void write_strings(struct jbuf *b, char *const *v, size_t n)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, v[i]);
+	}
+	jb_raw(b, "]");
+}
+
 static void write_private_tmp(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -78,6 +90,8 @@ static void write_private_tmp(struct jbuf *b, const struct policy *p)
 		jb_str(b, p->ptmp[i].view);
 		jb_key(b, "source");
 		jb_str(b, p->ptmp[i].src);
+		jb_key(b, "shown");
+		write_strings(b, p->ptmp[i].shown.v, p->ptmp[i].shown.n);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -126,18 +140,6 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 		jb_key(b, "enforced");
 		jb_bool(b, p->prot[i].enforced);
 		jb_raw(b, "}");
-	}
-	jb_raw(b, "]");
-}
-
-/* n strings as a JSON array. */
-static void write_strings(struct jbuf *b, char *const *v, size_t n)
-{
-	jb_raw(b, "[");
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0)
-			jb_raw(b, ",");
-		jb_str(b, v[i]);
 	}
 	jb_raw(b, "]");
 }
@@ -502,9 +504,19 @@ static void refusal_write(struct jbuf *b, const cordon *c)
 			  "for a link across the writable set's edge");
 	jb_raw(b, ": those mean cordon refused it");
 	refusal_caches(b, c);
-	if (d->cov.gaps & (1u << GAP_TMP_SHARED))
+	if (d->cov.gaps & (1u << GAP_TMP_SHARED)) {
 		jb_raw(b, "; /tmp and /var/tmp are the machine's and read-only here "
-			  "(tmp_shared_read_only): write temporary files under $TMPDIR");
+			  "(tmp_shared_read_only: ");
+		/* Why: only where there is no mount layer to make one. */
+		if (layer_on(c, LAYER_SEATBELT))
+			jb_raw(b, "macOS gives a run no /tmp of its own");
+		else if (!layer_on(c, LAYER_MOUNTNS))
+			jb_raw(b, "no mount layer here: cordon probe says why");
+		else
+			jb_raw(b, "the mount layer could not make one: open_tree(2) or "
+				  "move_mount(2) refused");
+		jb_raw(b, "): write temporary files under $TMPDIR");
+	}
 	/* Tools that write a scratch folder into the home (nyc's
 	 * ~/.node-spawn-wrap-*) fail so; cordon cannot see which write was
 	 * refused, so this is said whenever the home was read-only and a
