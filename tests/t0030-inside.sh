@@ -142,8 +142,8 @@ ln -s /bin/sh "$T/bare/sh"
 ln -s /bin/true "$T/bare/true"
 bare() { (cd "$WS" && HOME=$T/home2 XDG_CACHE_HOME=$T/home2/.cache PATH=$T/bare "$CORDON" run \
 	--state-dir "$T/state2" --status-file "$T/s3.json" "$@"); }
-# The command by its path: $T/bare lies in the machine's /tmp, which the
-# command does not see (its /tmp is its own).
+# The command by its path, wherever $T/bare lies (in the machine's /tmp,
+# tests/lib.sh's last resort, a run with a /tmp of its own would not see it).
 TRUE=$(type -P true)
 rm -f "$T/s3.json"
 bare -- "$TRUE"

@@ -35,8 +35,9 @@ is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no 
 
 # fds 0-2 that point outside the writable set (design: side doors).
 has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null | grep -q '"mount_namespace"'; }
-# The file on fd 0 lies in the home, which the run sees read-only (the
-# test's home is in the machine's /tmp: it is shown in the run's own).
+# The file on fd 0 lies in the home, which the run sees read-only (also
+# when the test's dir lies in the machine's /tmp: it is shown in the run's
+# own /tmp then).
 make_fixture "$HOME/in" "stdin content"
 mkdir -p "$OUT/dir" && touch -d '2001-02-03 04:05:06' "$OUT/dir"
 before_in=$(snapshot "$HOME/in")
@@ -59,9 +60,11 @@ print(data)' <"$HOME/in" 2>&1)
 	# One in the machine's /tmp that the run does not see (its /tmp is
 	# its own): it cannot be opened again there; it stays, and the start
 	# event says its metadata is not restricted.
-	make_fixture "$OUT/in" "stdin content"
+	tmpin=$(mktemp /tmp/cordon-t0070.XXXXXX)
+	make_fixture "$tmpin" "stdin content"
 	rm -f "$T/s.json"
-	out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <"$OUT/in" 2>&1)
+	out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <"$tmpin" 2>&1)
+	rm -f "$tmpin"
 	is "$out:$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" \
 		"stdin content:true" "stdin, a file in the machine's /tmp not shown: read, the gap reported"
 else

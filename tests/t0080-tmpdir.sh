@@ -93,26 +93,18 @@ PY
 }
 # Runs whose command waits until DIR is gone or stops changing (its mtime
 # the same for 5 s: the run's share of the sweep spent), MAX at most. Sets
-# runs (how many ran) and failed (how many did not exit 0). DIR is watched
-# from outside (the state dir lies in the machine's /tmp, which the
-# command does not see): the command waits for the file go in the
-# workspace.
+# runs (how many ran) and failed (how many did not exit 0).
 waiting_runs() { # waiting_runs DIR MAX
-	local pid prev same t
 	runs=0 failed=0
 	while [ -e "$1" ] && [ "$runs" -lt "$2" ]; do
-		rm -f "$WS/go"
-		(cd "$WS" && crun -- sh -c 'while [ ! -e go ]; do sleep 0.1; done') &
-		pid=$!
-		prev="" same=0
-		while [ "$same" -lt 50 ]; do
-			t=$(stat -c %y "$1" 2>/dev/null) || break
-			if [ "$t" = "$prev" ]; then same=$((same + 1)); else same=0; fi
-			prev=$t
-			sleep 0.1
-		done
-		touch "$WS/go"
-		wait "$pid" || failed=$((failed + 1))
+		(cd "$WS" && crun -- sh -c '
+			prev="" same=0
+			while [ "$same" -lt 50 ]; do
+				t=$(stat -c %y "$1" 2>/dev/null) || exit 0
+				if [ "$t" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+				prev=$t
+				sleep 0.1
+			done' sh "$1") || failed=$((failed + 1))
 		runs=$((runs + 1))
 	done
 }

@@ -54,16 +54,13 @@ if tool_ok go; then
 	ok $? "a second confined go test uses the cached result"
 	# Without go's cache (--cache cargo,npm: go not listed) it fails: the
 	# control showing the grant is what makes it work.
-	# Its default place is in the home here: XDG_CACHE_HOME lies in the
-	# machine's /tmp, which the run does not see (its /tmp is its own,
-	# where go would make one that is thrown away).
 	rm -rf "$STATE/caches/go-build"
-	(cd "$WS/mod" && XDG_CACHE_HOME=$HOME/.cache crun --sandbox required --cache cargo,npm -- \
-		go test -count=1 ./...) >"$T/go3.out" 2>&1
+	(cd "$WS/mod" && crun --sandbox required --cache cargo,npm -- go test -count=1 ./...) \
+		>"$T/go3.out" 2>&1
 	rc=$?
 	[ "$rc" -ne 0 ] && grep -q 'read-only file system\|permission denied' "$T/go3.out"
 	ok $? "without go in --cache, go test fails on its build cache (rc $rc)"
-	[ ! -e "$STATE/caches/go-build" ] && [ ! -e "$HOME/.cache/go-build" ]
+	[ ! -e "$STATE/caches/go-build" ] && [ ! -e "$XDG_CACHE_HOME/go-build" ]
 	ok $? "... and no go cache was made"
 	diag "$(go version)"
 else

@@ -7,11 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
-# The outside servers live in the home, which the run sees read-only: the
-# test's dir lies in the machine's /tmp, where the run has a /tmp of its
-# own and a socket would not even be seen.
-OUT=$HOME/outside
-mkdir -p "$OUT"
 U=("$PY" "$TOP/tests/helpers/unixsock.py")
 UT="${U[*]}" # the same, as text for sh -c
 PIDS=()
@@ -69,7 +64,7 @@ refused "sendmsg to an outside datagram socket" "$out"
 ln -s "$OUT/srv.sock" "$WS/link.sock"
 out=$(cd "$WS" && crun -- "${U[@]}" connect link.sock evil)
 refused "a workspace symlink to an outside socket" "$out"
-ln -s "../home/outside/srv.sock" "$WS/rel.sock"
+ln -s "../outside/srv.sock" "$WS/rel.sock"
 out=$(cd "$WS" && crun -- "${U[@]}" connect rel.sock evil)
 refused "a relative symlink out of the workspace" "$out"
 out=$(cd "$WS" && crun -- sh -c "cd '$OUT' && $UT connect srv.sock evil")
@@ -78,7 +73,7 @@ out=$(cd "$WS" && crun -- "${U[@]}" connect "/proc/self/root$OUT/srv.sock" evil)
 refused "through /proc/self/root" "$out"
 out=$(cd "$WS" && crun -- "${U[@]}" viafd "$OUT" srv.sock evil)
 refused "through /proc/self/fd/N/ of an outside directory" "$out"
-out=$(cd "$WS" && crun -- "${U[@]}" connect "$WS/../home/outside/./srv.sock" evil)
+out=$(cd "$WS" && crun -- "${U[@]}" connect "$WS/../outside/./srv.sock" evil)
 refused "through .. out of the workspace" "$out"
 sleep 0.2
 is "$(cat "$OUT/srv.log" "$OUT/dg.log")" "" "the outside servers received nothing"
@@ -161,7 +156,7 @@ out=$(cd "$WS" && crun --status-file "$T/s.json" -- "$ATT" badcmsg)
 is "$?:$out" "0:EINVAL" "a control message longer than its buffer: EINVAL, cordon unharmed"
 is "$(json_field "$T/s.json" exit 'e["exit_code"]')" 0 "... and its exit event written"
 mkdir -p "$WS/jail/dev" && ln -s "$OUT" "$WS/jail/dev/shm"
-out=$(cd "$WS" && crun -- "$ATT" chroot jail ../home/outside/srv.sock)
+out=$(cd "$WS" && crun -- "$ATT" chroot jail ../outside/srv.sock)
 case $out in
 EACCES | "EPERM (unshare)" | "EPERM (chroot)") ok 0 "chroot with a dev/shm link to the outside: refused ($out)" ;;
 *) ok 1 "chroot with a dev/shm link to the outside: refused"; diag "$out" ;;

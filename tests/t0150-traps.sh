@@ -193,16 +193,10 @@ for how in off auto; do
 	fi
 done
 
-# The repositories a run clones or fetches from lie in the home, which the
-# run sees read-only: the test's dir lies in the machine's /tmp, where the
-# run has a /tmp of its own and sees only its own trees.
-UP=$HOME/repos
-mkdir -p "$UP"
-
 # ---- submodules: the module's config and hooks -----------------------------------------------
 newrepo
-mkdir -p "$UP/up" && (cd "$UP/up" && git init -q && echo u >u && git add u && git commit -q -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up" sub >/dev/null 2>&1 &&
+mkdir -p "$T/up" && (cd "$T/up" && git init -q && echo u >u && git add u && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up" sub >/dev/null 2>&1 &&
 	git commit -q -m sub); then
 	subcfg=$(cat "$WS/.git/modules/sub/config")
 	for how in all nons; do
@@ -216,7 +210,7 @@ if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up" sub 
 		is "$(cat "$WS/.git/modules/sub/config")" "$subcfg" "submodule config ($how): as it was"
 	done
 	# Ordinary use: update a submodule to another commit inside the run.
-	(cd "$UP/up" && echo v >v && git add v && git commit -q -m v)
+	(cd "$T/up" && echo v >v && git add v && git commit -q -m v)
 	(cd "$WS" && srun -- sh -c \
 		'cd sub && git -c protocol.file.allow=always fetch -q origin 2>&1 && git checkout -q FETCH_HEAD && cd .. && git add sub && git commit -q -m bump && git submodule update -q 2>&1 && echo done') >"$T/o" 2>&1
 	is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "git submodule update inside the run works, nothing tampered"
@@ -226,7 +220,7 @@ fi
 
 # ---- ordinary git use inside the run: nothing flagged -----------------------------------------
 newrepo
-git init -q --bare "$UP/remote.git" && (cd "$WS" && git push -q "$UP/remote.git" HEAD:main 2>/dev/null)
+git init -q --bare "$T/remote.git" && (cd "$WS" && git push -q "$T/remote.git" HEAD:main 2>/dev/null)
 (cd "$WS" && srun -- sh -c '
 	set -e
 	base=$(git symbolic-ref --short HEAD)
@@ -238,7 +232,7 @@ git init -q --bare "$UP/remote.git" && (cd "$WS" && git push -q "$UP/remote.git"
 	git checkout -q feature && git rebase -q "$base"
 	git fetch -q "$1" main
 	git worktree add -q wt-inside
-	echo ok' sh "$UP/remote.git") >"$T/o" 2>&1
+	echo ok' sh "$T/remote.git") >"$T/o" 2>&1
 is "$(tail -n 1 "$T/o"):$(tampered)" "ok:" "checkout, commit, stash, rebase, fetch, worktree add: work, nothing tampered"
 rm -rf "$WS" && mkdir -p "$WS"
 (cd "$WS" && srun -- sh -c 'git init -q && echo x > f && git add f && git commit -q -m x && git log --oneline | wc -l') >"$T/o" 2>&1
@@ -301,8 +295,8 @@ done
 
 # A comment after a .gitmodules path does not hide the submodule.
 newrepo
-mkdir -p "$UP/up2" && (cd "$UP/up2" && git init -q && git commit -q --allow-empty -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up2" sub/x >/dev/null 2>&1 && git commit -q -m sub &&
+mkdir -p "$T/up2" && (cd "$T/up2" && git init -q && git commit -q --allow-empty -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up2" sub/x >/dev/null 2>&1 && git commit -q -m sub &&
 	git submodule deinit -q -f sub/x >/dev/null 2>&1); then
 	(cd "$WS" && srun -- sh -c 'git init -q --separate-git-dir .git/evil sub/y && rm -rf sub/x && mv sub/y sub/x && printf "[core]\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> .git/evil/config && sed -i "s|path = sub/x|path = sub/x  # vendored|" .gitmodules' sh "$OUT") 2>/dev/null
 	(cd "$WS" && git status >/dev/null 2>&1; cd sub/x 2>/dev/null && git status >/dev/null 2>&1)
@@ -314,8 +308,8 @@ fi
 
 # Inside a submodule's checkout: a .git planted in a directory it tracks.
 newrepo
-mkdir -p "$UP/up4/lib/deep" && (cd "$UP/up4" && git init -q && echo f >lib/deep/f && git add -A && git commit -q -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up4" mod >/dev/null 2>&1 && git commit -q -m sub); then
+mkdir -p "$T/up4/lib/deep" && (cd "$T/up4" && git init -q && echo f >lib/deep/f && git add -A && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up4" mod >/dev/null 2>&1 && git commit -q -m sub); then
 	plant_sub='cd mod/lib && git init -q . && git config core.fsmonitor "touch $1/pwned; false"'
 	cp -a "$WS" "$T/ws-copy"
 	(cd "$WS" && crun --sandbox off -- sh -c "$plant_sub" sh "$OUT") 2>/dev/null
@@ -331,13 +325,13 @@ if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up4" mod
 	# A UTF-8 byte order mark before .gitmodules' first line: git skips it, so must the guard.
 	(cd "$WS" && srun -- sh -c 'printf "\357\273\277" > .gm && cat .gitmodules >> .gm && cat .gm > .gitmodules && rm .gm') 2>/dev/null
 	is "$?:$(tampered)" "0:" "a byte order mark put before .gitmodules: nothing tampered"
-	(cd "$WS" && srun -- sh -c 'mkdir -p .cache && git clone -q --bare "$2" .cache/g && printf "[core]\n\tbare = false\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> .cache/g/config && echo "gitdir: ../.cache/g" > mod/.git' sh "$OUT" "$UP/up4") 2>/dev/null
+	(cd "$WS" && srun -- sh -c 'mkdir -p .cache && git clone -q --bare "$2" .cache/g && printf "[core]\n\tbare = false\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> .cache/g/config && echo "gitdir: ../.cache/g" > mod/.git' sh "$OUT" "$T/up4") 2>/dev/null
 	(cd "$WS" && git status >/dev/null 2>&1)
 	! pwned
 	ok $? "... the submodule's .git file is still guarded: a later git status runs nothing"
 	# A .gitmodules the guard cannot read: the run that made it fails, the next is refused.
 	newrepo
-	(cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up4" mod >/dev/null 2>&1 && git commit -q -m sub)
+	(cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up4" mod >/dev/null 2>&1 && git commit -q -m sub)
 	(cd "$WS" && srun --sandbox required -- sh -c 'printf "[submodule \"x\"]\n\turl = %s\n" "$(head -c 5000 /dev/zero | tr "\0" a)" >> .gitmodules') >/dev/null 2>"$T/err"
 	is "$?:$(tampered)" "125:$WS/.gitmodules" "a .gitmodules made unreadable to the guard: the run fails, listed"
 	(cd "$WS" && crun -- true) 2>"$T/err"
@@ -348,10 +342,10 @@ fi
 
 # A submodule whose name starts with ".": its git dir is guarded too.
 newrepo
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q --name .vend "$UP/up4" vend >/dev/null 2>&1 &&
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q --name .vend "$T/up4" vend >/dev/null 2>&1 &&
 	git commit -q -m sub && git submodule deinit -q -f vend >/dev/null 2>&1 && rm -rf .git/modules/.vend); then
 	(cd "$WS" && srun -- sh -c 'git clone -q --separate-git-dir .git/modules/.vend "$2" "$TMPDIR/w" &&
-		printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > .git/modules/.vend/hooks/post-checkout && chmod +x .git/modules/.vend/hooks/post-checkout' sh "$OUT" "$UP/up4") 2>/dev/null
+		printf "#!/bin/sh\ntouch %s/pwned\n" "$1" > .git/modules/.vend/hooks/post-checkout && chmod +x .git/modules/.vend/hooks/post-checkout' sh "$OUT" "$T/up4") 2>/dev/null
 	(cd "$WS" && git -c protocol.file.allow=always submodule update -q --init >/dev/null 2>&1)
 	! pwned
 	ok $? "a submodule named .vend: a hook planted in its git dir does not run"
@@ -363,8 +357,8 @@ fi
 # Each with its control (--sandbox off), then confined: a later git in
 # that directory must not take it for a repository of the run's making.
 newrepo
-mkdir -p "$UP/up5/lib" && (cd "$UP/up5" && git init -q && echo y >lib/y && git add -A && git commit -q -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up5" sub >/dev/null 2>&1 && git commit -q -m sub &&
+mkdir -p "$T/up5/lib" && (cd "$T/up5" && git init -q && echo y >lib/y && git add -A && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up5" sub >/dev/null 2>&1 && git commit -q -m sub &&
 	git submodule deinit -q -f sub >/dev/null 2>&1 && rm -rf .git/modules/sub); then
 	cp -a "$WS" "$T/ws-sub"
 	for how in off auto; do
@@ -408,7 +402,7 @@ done
 plant_move='set -e; mv src src.o; mv vendor/foo src; rm -rf src/u; printf "[core]\n\tfsmonitor = \"touch %s/pwned; false\"\n" "$1" >> src/.git/config; mv src.o/a src/; rmdir src.o'
 for how in off auto; do
 	newrepo
-	(cd "$WS" && echo vendor/ >>.git/info/exclude && mkdir vendor && git clone -q "$UP/up" vendor/foo 2>/dev/null)
+	(cd "$WS" && echo vendor/ >>.git/info/exclude && mkdir vendor && git clone -q "$T/up" vendor/foo 2>/dev/null)
 	sleep 0.2
 	(cd "$WS" && srun --sandbox "$how" -- sh -c "$plant_move" sh "$OUT") >/dev/null 2>&1
 	(cd "$WS/src" && git status >/dev/null 2>&1)
@@ -437,8 +431,8 @@ done
 # A registered submodule not checked out: its .git file naming a dir under
 # modules/ through a symlink and "..", which the kernel resolves elsewhere.
 newrepo
-mkdir -p "$UP/up6" && (cd "$UP/up6" && git init -q && echo u >u && git add u && git commit -q -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up6" sub >/dev/null 2>&1 && git commit -q -m sub &&
+mkdir -p "$T/up6" && (cd "$T/up6" && git init -q && echo u >u && git add u && git commit -q -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up6" sub >/dev/null 2>&1 && git commit -q -m sub &&
 	git submodule deinit -q -f sub >/dev/null 2>&1 && rm -rf .git/modules/sub && git submodule init -q); then
 	cp -a "$WS" "$T/ws-six"
 	plant_link='mkdir -p .git/modules/foo && echo "ref: refs/heads/main" > .git/modules/foo/HEAD &&
@@ -474,8 +468,8 @@ fi
 
 # core.worktree of a submodule through a symlink, or with a CR.
 newrepo
-mkdir -p "$UP/up3" && (cd "$UP/up3" && git init -q && git commit -q --allow-empty -m u)
-if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$UP/up3" sub >/dev/null 2>&1 && git commit -q -m sub); then
+mkdir -p "$T/up3" && (cd "$T/up3" && git init -q && git commit -q --allow-empty -m u)
+if (cd "$WS" && git -c protocol.file.allow=always submodule add -q "$T/up3" sub >/dev/null 2>&1 && git commit -q -m sub); then
 	(cd "$WS" && srun -- sh -c 'ln -s "$1" .git/modules/wt; git config -f .git/modules/sub/config core.worktree ../wt' sh "$HOME") 2>/dev/null
 	is "$(git -C "$WS/sub" rev-parse --show-toplevel 2>/dev/null)" "$WS/sub" "core.worktree through a symlink to ~: put back"
 	(cd "$WS" && srun -- sh -c 'printf "[core]\n\tworktree = %s/..\r\n" "$1" >> .git/modules/sub/config' sh "$WS") 2>/dev/null

@@ -73,10 +73,7 @@ plant_script() {
 	echo 'mkdir -p .claude/hooks; printf "#!/bin/sh\ntouch %s/pwned-hook\n" "$1" > .claude/hooks/h.sh; chmod +x .claude/hooks/h.sh'
 	echo 'exit 0'
 }
-# In the home, which a run sees read-only: the test's dir lies in the
-# machine's /tmp, of which a run with a /tmp of its own sees only its trees.
-mkdir -p "$HOME/scripts"
-plant_script >"$HOME/scripts/plant.sh"
+plant_script >"$T/plant.sh"
 later() { (cd "$WS" && "$PY" "$T/agent.py" "$WS" "${FILES[@]}") >/dev/null 2>&1; }
 pwned_n() { find "$OUT" -name 'pwned-*' | wc -l; }
 fresh() {
@@ -115,13 +112,13 @@ layer_name() { [ "$1" = nons ] && echo "Landlock only" || echo "mount layer"; }
 
 # ---- controls ---------------------------------------------------------------------------------
 fresh
-(cd "$WS" && crun --sandbox off -- sh "$HOME/scripts/plant.sh" "$OUT")
+(cd "$WS" && crun --sandbox off -- sh "$T/plant.sh" "$OUT")
 later
 is "$(pwned_n)" "$((${#FILES[@]} + 1))" "control (--sandbox off): every planted file runs its command in the next session"
 
 fresh
 users_own
-(cd "$WS" && crun --sandbox off -- sh "$HOME/scripts/plant.sh" "$OUT")
+(cd "$WS" && crun --sandbox off -- sh "$T/plant.sh" "$OUT")
 later
 is "$(pwned_n)" "$((${#FILES[@]} + 1))" "control (--sandbox off): every rewritten file runs its command in the next session"
 
@@ -129,7 +126,7 @@ for how in mount nons; do
 	name=$(layer_name "$how")
 	# ---- planted where nothing was ----
 	fresh
-	(cd "$WS" && srun "$how" -- sh "$HOME/scripts/plant.sh" "$OUT") >"$T/o" 2>"$T/e"
+	(cd "$WS" && srun "$how" -- sh "$T/plant.sh" "$OUT") >"$T/o" 2>"$T/e"
 	is "$?" 0 "$name, planted: the run succeeds (auto: neutralise)"
 	later
 	is "$(pwned_n)" 0 "$name, planted: the next session runs nothing"
@@ -161,7 +158,7 @@ for how in mount nons; do
 	fresh
 	users_own
 	before=$(snapshot "$WS")
-	(cd "$WS" && srun "$how" -- sh "$HOME/scripts/plant.sh" "$OUT") >"$T/o" 2>"$T/e"
+	(cd "$WS" && srun "$how" -- sh "$T/plant.sh" "$OUT") >"$T/o" 2>"$T/e"
 	later
 	is "$(pwned_n)" 0 "$name, rewritten: the next session runs nothing"
 	same=0

@@ -132,10 +132,8 @@ is "$(tampered)" "$WS/proj1/src/.git" "... and listed"
 
 # Repositories the run makes: a clone is git's own work; a planted one is not.
 multi
-# The upstream lies in the home, which the run sees read-only (the
-# machine's /tmp, where the test's dir lies, it does not see).
-mkdir -p "$HOME/up" && (cd "$HOME/up" && git init -q && echo u >u && git add u && git commit -q -m u)
-(cd "$WS" && srun -- sh -c 'git clone -q "$1" cloned && echo done' sh "$HOME/up") >"$T/o" 2>&1
+mkdir -p "$T/up" && (cd "$T/up" && git init -q && echo u >u && git add u && git commit -q -m u)
+(cd "$WS" && srun -- sh -c 'git clone -q "$1" cloned && echo done' sh "$T/up") >"$T/o" 2>&1
 is "$(tail -n 1 "$T/o"):$(tampered)" "done:" "multi-repo: a clone made in the run is kept, nothing tampered"
 (cd "$WS" && srun -- sh -c 'git init -q made && git -C made config core.fsmonitor "touch $1/pwned; false"' sh "$OUT") 2>/dev/null
 (cd "$WS/made" && git status >/dev/null 2>&1)

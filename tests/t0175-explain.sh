@@ -14,11 +14,6 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 DENY=$HELPERS/seccomp-deny
-# The probe and the socket outside lie in the home, which the run sees
-# read-only: the test's dir lies in the machine's /tmp, which a run with
-# a /tmp of its own does not see.
-OUT=$HOME/outside
-mkdir -p "$OUT"
 
 mkdir -p "$HOME/.ssh" "$HOME/.aws"
 echo "KEY-SECRET" >"$HOME/.ssh/id_ed25519"
@@ -49,7 +44,7 @@ is "${up:-}" up "the listener outside runs"
 
 # probe.py: one line per attempt, "NAME ok CONTENT" or "NAME error STRERROR";
 # then exit 1, so that --explain speaks.
-cat >"$OUT/probe.py" <<'EOF'
+cat >"$T/probe.py" <<'EOF'
 import os, socket, sys
 home = os.environ["HOME"]
 def read(name, path):
@@ -99,7 +94,7 @@ run() {
 	local name=$1
 	shift
 	(cd "$WS" && "${PRE[@]}" "$CORDON" run --state-dir "$STATE" --status-file "$T/$name.json" \
-		"$@" -- "$PY" "$OUT/probe.py" "$OUT/agent.sock") >"$T/$name.out" 2>"$T/$name.err"
+		"$@" -- "$PY" "$T/probe.py" "$OUT/agent.sock") >"$T/$name.out" 2>"$T/$name.err"
 	grep '^cordon: explain: ' "$T/$name.err" >"$T/$name.line"
 	PRE=()
 }

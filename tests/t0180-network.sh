@@ -12,15 +12,10 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
-# The scripts a confined command runs lie in the home, which the run sees
-# read-only: the test's dir lies in the machine's /tmp, which a run with a
-# /tmp of its own does not see.
-SCRIPTS=$HOME/scripts
-mkdir -p "$SCRIPTS"
 DENY=$HELPERS/seccomp-deny
 
 # The listeners: one process, each socket's traffic logged as one line.
-cat >"$SCRIPTS/listen.py" <<'EOF'
+cat >"$T/listen.py" <<'EOF'
 import select, socket, sys
 log = open(sys.argv[1], "a", buffering=1)
 socks = []
@@ -51,14 +46,14 @@ while True:
             log.write("udp %r\n" % (d,))
 EOF
 : >"$T/seen.log"
-coproc LISTEN { exec "$PY" "$SCRIPTS/listen.py" "$T/seen.log"; }
+coproc LISTEN { exec "$PY" "$T/listen.py" "$T/seen.log"; }
 trap 'kill "$LISTEN_PID" 2>/dev/null; cleanup' EXIT
 read -r TCP4 UDP4 TCP6 <&"${LISTEN[0]}"
 [ "${TCP4:-0}" -gt 0 ] && [ "${UDP4:-0}" -gt 0 ]
 ok $? "the test's listeners run on 127.0.0.1 (tcp $TCP4, udp $UDP4; ::1 tcp ${TCP6:-none})"
 
 # attack.py: every way out, one line each: "<way> reached" or "<way> refused: <error>".
-cat >"$SCRIPTS/attack.py" <<'EOF'
+cat >"$T/attack.py" <<'EOF'
 import os, socket, subprocess, sys, time
 tcp4, udp4, tcp6 = (int(x) for x in sys.argv[1:4])
 def way(name, f):
@@ -123,20 +118,20 @@ def unix():
 way("unix-workspace", unix)
 EOF
 # Shell ways: bash's /dev/tcp, and curl when it works here.
-cat >"$SCRIPTS/attack.sh" <<'EOF'
-"$PY" "$SCRIPTS/attack.py" "$TCP4" "$UDP4" "${TCP6:-0}"
+cat >"$T/attack.sh" <<'EOF'
+"$PY" "$T/attack.py" "$TCP4" "$UDP4" "${TCP6:-0}"
 if (exec 3<>"/dev/tcp/127.0.0.1/$TCP4") 2>/dev/null; then echo "bash-dev-tcp reached"; else echo "bash-dev-tcp refused"; fi
 if command -v curl >/dev/null 2>&1; then
 	if curl -s -m 3 -o /dev/null "http://127.0.0.1:$TCP4/"; then echo "curl reached"; else echo "curl refused: exit $?"; fi
 fi
 EOF
-export PY T SCRIPTS TCP4 UDP4 TCP6
+export PY T TCP4 UDP4 TCP6
 
 attack() { # attack OUT RUNNER...: the attack under RUNNER, its lines in OUT
 	local out=$1
 	shift
 	rm -f "$T/s.json"
-	(cd "$WS" && "$@" -- bash "$SCRIPTS/attack.sh") >"$out" 2>&1
+	(cd "$WS" && "$@" -- bash "$T/attack.sh") >"$out" 2>&1
 }
 seen() { wc -l <"$T/seen.log"; }
 
@@ -221,7 +216,7 @@ is "$(json_field "$T/s.json" status '[e["applied"], "network_not_restricted" in 
 # the socket supervisor refuses calls on it (it would make them outside
 # Landlock's TCP rules). given.py connects to the TCP listener and runs
 # the rest with the socket on fd 0 and fd 3.
-cat >"$SCRIPTS/given.py" <<'EOF'
+cat >"$T/given.py" <<'EOF'
 import os, socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3)
 os.dup2(s.fileno(), 0)
@@ -229,7 +224,7 @@ os.dup2(s.fileno(), 3)
 os.set_inheritable(3, True)
 os.execvp(sys.argv[2], sys.argv[2:])
 EOF
-cat >"$SCRIPTS/use.py" <<'EOF'
+cat >"$T/use.py" <<'EOF'
 import socket, sys
 s = socket.socket(fileno=int(sys.argv[1]))
 try:
@@ -243,15 +238,15 @@ except OSError as e:
     print("refused:", e.strerror)
 EOF
 rm -f "$T/s.json"
-(cd "$WS" && "$PY" "$SCRIPTS/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox required \
-	--status-file "$T/s.json" --network off -- "$PY" "$SCRIPTS/use.py" 0) >"$T/out" 2>"$T/err"
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox required \
+	--status-file "$T/s.json" --network off -- "$PY" "$T/use.py" 0) >"$T/out" 2>"$T/err"
 rc=$?
 is "$rc/$(json_field "$T/s.json" status 'e["cause"]')" "125/network_socket_inherited" \
 	"network off, a TCP socket on stdin, required: refused (exit 125), cause network_socket_inherited"
 is "$(wc -l <"$T/err")/$(cat "$T/out")" "1/" "... one line on stderr, nothing ran ($(head -c 100 "$T/err"))"
 rm -f "$T/s.json"
-(cd "$WS" && "$PY" "$SCRIPTS/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox auto \
-	--status-file "$T/s.json" --network off -- "$PY" "$SCRIPTS/use.py" 0) >"$T/out" 2>&1
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$CORDON" run --state-dir "$STATE" --sandbox auto \
+	--status-file "$T/s.json" --network off -- "$PY" "$T/use.py" 0) >"$T/out" 2>&1
 is "$(json_field "$T/s.json" status '[e["applied"], "inherited_network_socket" in e["gaps"]]')" '[true, true]' \
 	"... auto: runs with the gap inherited_network_socket"
 grep -q '^sent' "$T/out"
@@ -259,9 +254,9 @@ ok $? "... and the command could send on it, as the gap says ($(head -c 60 "$T/o
 # (The listener logs each connection: given.py's own is one of them.)
 before=$(seen)
 rm -f "$T/s.json"
-(cd "$WS" && "$PY" "$SCRIPTS/given.py" "$TCP4" "$DENY" nons -- "$CORDON" run --state-dir "$STATE" \
+(cd "$WS" && "$PY" "$T/given.py" "$TCP4" "$DENY" nons -- "$CORDON" run --state-dir "$STATE" \
 	--sandbox auto --keep-fd 3 --status-file "$T/s.json" --network off -- \
-	"$PY" "$SCRIPTS/use.py" 3 "$TCP4") >"$T/out" 2>&1
+	"$PY" "$T/use.py" 3 "$TCP4") >"$T/out" 2>&1
 sup=$(json_field "$T/s.json" status '"unix_socket_supervisor" in e["layers"]')
 if [ "$sup" = true ]; then
 	grep -q '^refused: Permission denied' "$T/out"

@@ -12,16 +12,11 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
-# The scripts a confined command runs lie in the home, which the run sees
-# read-only: the test's dir lies in the machine's /tmp, which a run with a
-# /tmp of its own does not see.
-SCRIPTS=$HOME/scripts
-mkdir -p "$SCRIPTS"
 DENY=$HELPERS/seccomp-deny
 
 # ---- the origins ----
 mkdir -p "$T/site-a" "$T/site-b"
-cat >"$SCRIPTS/origin.py" <<'EOF'
+cat >"$T/origin.py" <<'EOF'
 import http.server, os, socket, sys, threading
 top = sys.argv[1]
 class Server(http.server.ThreadingHTTPServer):
@@ -73,14 +68,14 @@ EOF
 : >"$T/a.log"
 : >"$T/b.log"
 : >"$T/u.log"
-coproc ORIGIN { exec "$PY" "$SCRIPTS/origin.py" "$T"; }
+coproc ORIGIN { exec "$PY" "$T/origin.py" "$T"; }
 trap 'kill "$ORIGIN_PID" 2>/dev/null; cleanup' EXIT
 read -r PA PB PU <&"${ORIGIN[0]}"
 [ "${PA:-0}" -gt 0 ] && [ "${PB:-0}" -gt 0 ] && [ "${PU:-0}" -gt 0 ]
 ok $? "the test's origins run on 127.0.0.1 (a $PA, b $PB, udp $PU)"
 
 # ---- the client: one line per way, "<way> reached <what>" or "<way> refused: <why>" ----
-cat >"$SCRIPTS/client.py" <<'EOF'
+cat >"$T/client.py" <<'EOF'
 import os, socket, struct, sys, time, urllib.request
 PROXY = int(os.environ.get("HTTP_PROXY", "http://127.0.0.1:0").rsplit(":", 1)[1])
 def out(way, ok, what):
@@ -255,7 +250,7 @@ if [ "$NOPROXY" = 0 ]; then
 
 	# -- CONNECT and SOCKS5, and what tries to get past them --
 	a0=$(conns a)
-	run "$T/r1.out" --sandbox required "${ALLOW[@]}" -- "$PY" "$SCRIPTS/client.py" \
+	run "$T/r1.out" --sandbox required "${ALLOW[@]}" -- "$PY" "$T/client.py" \
 		"connect-a=a.test,$PA,/way-connect-a" \
 		"connect-b=b.test,$PB,/way-connect-b" \
 		"connect-port=a.test,$PB,/way-connect-port" \
@@ -301,7 +296,7 @@ if [ "$NOPROXY" = 0 ]; then
 
 	# -- plain HTTP, with its header tricks --
 	a0=$(conns a)
-	run "$T/r2.out" --sandbox required "${ALLOW[@]}" --network-allow-http -- "$PY" "$SCRIPTS/client.py" \
+	run "$T/r2.out" --sandbox required "${ALLOW[@]}" --network-allow-http -- "$PY" "$T/client.py" \
 		"plain-a=http://a.test:$PA/way-plain-a,a.test:$PA" \
 		"plain-absolute-b=http://b.test:$PB/way-abs-b,a.test:$PA" \
 		"plain-hostmismatch=http://a.test:$PA/way-plain-hm,b.test:$PB" \
@@ -325,15 +320,15 @@ if [ "$NOPROXY" = 0 ]; then
 	# -- what ignores the proxy gets nowhere --
 	a0=$(conns a)
 	u0=$(wc -l <"$T/u.log")
-	cat >"$SCRIPTS/direct.sh" <<EOF
-"$PY" "$SCRIPTS/client.py" "direct-tcp=$PA" "udp=$PU" dns
+	cat >"$T/direct.sh" <<EOF
+"$PY" "$T/client.py" "direct-tcp=$PA" "udp=$PU" dns
 if command -v curl >/dev/null 2>&1; then
 	if curl -sS -m 3 --noproxy '*' "http://127.0.0.1:$PA/way-noproxy"; then echo "curl-noproxy reached origin-"; else echo "curl-noproxy refused: exit \$?"; fi
 	if curl -sS -m 3 --noproxy '*' "http://a.test:$PA/way-noproxy-name"; then echo "curl-noproxy-name reached origin-"; else echo "curl-noproxy-name refused: exit \$?"; fi
 fi
 if (exec 3<>"/dev/tcp/127.0.0.1/$PA") 2>/dev/null; then echo "bash-dev-tcp reached origin-"; else echo "bash-dev-tcp refused: no"; fi
 EOF
-	run "$T/r3.out" --sandbox required "${ALLOW[@]}" -- bash "$SCRIPTS/direct.sh"
+	run "$T/r3.out" --sandbox required "${ALLOW[@]}" -- bash "$T/direct.sh"
 	sleep 0.3
 	for w in direct-tcp dns-resolver dns-lookup bash-dev-tcp; do
 		refused "$T/r3.out" "$w"
@@ -355,7 +350,7 @@ EOF
 	# -- a name that resolves to loopback, without --network-allow-local --
 	a0=$(conns a)
 	run "$T/r4.out" --sandbox required --network "allow=a.test:$PA" --network-resolve a.test=127.0.0.1 \
-		-- "$PY" "$SCRIPTS/client.py" "connect-local=a.test,$PA,/way-local"
+		-- "$PY" "$T/client.py" "connect-local=a.test,$PA,/way-local"
 	refused "$T/r4.out" connect-local && [ "$(conns a)" = "$a0" ]
 	ok $? "a.test resolving to 127.0.0.1 without --network-allow-local: refused, origin a saw nothing ($(say "$T/r4.out" connect-local))"
 	is "$(events)" "refused local_address a.test:$PA connect" "... event: refused, local_address"
@@ -611,7 +606,7 @@ PY
 	# command has exec'd): the run's first line is still its start event
 	rm -f "$T/s.json"
 	(cd "$WS" && "$HELPERS/cordon-first-child" run --state-dir "$STATE" --sandbox required \
-		--status-file "$T/s.json" "${ALLOW[@]}" -- "$PY" "$SCRIPTS/client.py" \
+		--status-file "$T/s.json" "${ALLOW[@]}" -- "$PY" "$T/client.py" \
 		"connect-a=a.test,$PA,/way-first-child") >"$T/fc.out" 2>&1
 	is "$(sed -n 's/^{"event":"\([a-z_]*\)".*/\1/p' "$T/s.json" | tr '\n' ' ')" \
 		"bash_sandbox_status network_connect bash_sandbox_exit " \
@@ -619,7 +614,7 @@ PY
 
 	# -- --explain names the refused destinations and the flag --
 	run "$T/explain.out" --sandbox required "${ALLOW[@]}" --explain -- sh -c \
-		"\"$PY\" \"$SCRIPTS/client.py\" connect-b=b.test,$PB,/way-x; exit 3"
+		"\"$PY\" \"$T/client.py\" connect-b=b.test,$PB,/way-x; exit 3"
 	grep -q "it refused b.test:$PB .*--network allow=" "$T/explain.out"
 	ok $? "--explain: names b.test:$PB and --network allow= ($(grep -o 'it refused[^;]*' "$T/explain.out" | head -c 140))"
 
@@ -627,7 +622,7 @@ PY
 	# 1,500 refused connects write the first 1,000 events, one
 	# network_connect_suppressed line, then none; the exit event counts
 	# them all and the events not written --
-	cat >"$SCRIPTS/flood.py" <<'EOF'
+	cat >"$T/flood.py" <<'EOF'
 import os, socket, sys
 proxy = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
 refused = 0
@@ -641,7 +636,7 @@ print("flood refused", refused)
 EOF
 	b0=$(conns b)
 	run "$T/flood.out" --sandbox required "${ALLOW[@]}" --explain -- sh -c \
-		"\"$PY\" \"$SCRIPTS/flood.py\" b.test:$PB 1500; exit 3"
+		"\"$PY\" \"$T/flood.py\" b.test:$PB 1500; exit 3"
 	is "$(grep -o '^flood refused [0-9]*' "$T/flood.out")/$(($(conns b) - b0))" "flood refused 1500/0" \
 		"1,500 connects to b.test:$PB, each refused, origin b saw nothing"
 	nl=$(grep -c '"event":"network_connect"' "$T/s.json")
@@ -667,7 +662,7 @@ fi
 # machine's, a resolver of the test's own on 127.0.0.1:53 that answers
 # only names under that domain, and an origin there.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null; then
-	cat >"$SCRIPTS/dns.py" <<'EOF'
+	cat >"$T/dns.py" <<'EOF'
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", 53))
@@ -685,11 +680,11 @@ while True:
     flags = 0x8180 | (0 if name.endswith(".search.test") else 3)
     s.sendto(d[:2] + struct.pack(">HHHHH", flags, 1, 1 if ok else 0, 0, 0) + d[12:o + 5] + ans, a)
 EOF
-	cat >"$SCRIPTS/search.sh" <<EOF
+	cat >"$T/search.sh" <<EOF
 ip link set lo up || exit 3
 printf 'nameserver 127.0.0.1\nsearch search.test\n' >"$T/resolv.conf"
 mount --bind "$T/resolv.conf" /etc/resolv.conf || exit 3
-"$PY" "$SCRIPTS/dns.py" "$T/dns.log" & D=\$!
+"$PY" "$T/dns.py" "$T/dns.log" & D=\$!
 "$PY" -c 'import socket,sys
 s=socket.socket(); s.bind(("127.0.0.1",18185)); s.listen(8)
 while True:
@@ -698,12 +693,12 @@ sleep 1
 "$PY" -c 'import socket; print("plain", socket.getaddrinfo("nx.a.test", 80)[0][4][0])'
 : >"$T/dns.log"
 cd "$WS" && "$CORDON" run --state-dir "$STATE" --sandbox required --network allow=nx.a.test:18185 \
-	--network-allow-local -- "$PY" "$SCRIPTS/client.py" connect=nx.a.test,18185,/way-search
+	--network-allow-local -- "$PY" "$T/client.py" connect=nx.a.test,18185,/way-search
 kill \$D \$O
 EOF
 	: >"$T/dns.log"
 	: >"$T/search-origin.log"
-	unshare -n -m --propagation private bash "$SCRIPTS/search.sh" >"$T/search.out" 2>&1
+	unshare -n -m --propagation private bash "$T/search.sh" >"$T/search.out" 2>&1
 	if grep -q '^plain 127.0.0.1' "$T/search.out"; then
 		refused "$T/search.out" connect && [ ! -s "$T/search-origin.log" ] &&
 			! grep -q 'search\.test' "$T/dns.log" && grep -q '^nx\.a\.test$' "$T/dns.log"
@@ -728,7 +723,7 @@ a0=$(conns a)
 rm -f "$T/s.json"
 (cd "$WS" && "$DENY" nons -- "$CORDON" run --state-dir "$STATE" --sandbox auto \
 	--status-file "$T/s.json" "${ALLOW[@]}" -- sh -c \
-	"env | grep -c '^HTTPS_PROXY=' ; \"$PY\" \"$SCRIPTS/client.py\" direct-tcp=$PA") >"$T/auto.out" 2>&1
+	"env | grep -c '^HTTPS_PROXY=' ; \"$PY\" \"$T/client.py\" direct-tcp=$PA") >"$T/auto.out" 2>&1
 is "$(json_field "$T/s.json" status '[e["applied"], "network_allowlist_not_enforced" in e["gaps"], e["network_proxy"], "network_seccomp" in e["layers"]]')" \
 	"[true, true, null, true]" "no network namespace, auto: runs with the network off (network_seccomp), gap network_allowlist_not_enforced, no proxy"
 refused "$T/auto.out" direct-tcp && [ "$(conns a)" = "$a0" ] && grep -qx 0 "$T/auto.out"

@@ -4,6 +4,8 @@
 # os.tmpname, scripts) work; nothing of the machine's /tmp is visible
 # inside and nothing written there reaches it; a library run's spawns
 # share it; without the mount layer the gap tmp_shared_read_only says so.
+# The test's dir, its workspace, home and state dir in the machine's /tmp.
+CORDON_T_BASE=/tmp
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -12,9 +14,9 @@ need_landlock
 # is not visible inside.
 cp "$HELPERS/tmpwrite" "$WS/tmpwrite"
 TW=$WS/tmpwrite
-# Every other test keeps its HOME in $T, under /tmp, which the run's own
-# /tmp shows read-only (t0191). Here the home is elsewhere and no cache is
-# made for it: nothing of $T but the workspace and the state dir is there.
+# The test's home (in /tmp here) is shown read-only in the run's own /tmp
+# (t0191). Here the home is elsewhere and no cache is made for it: nothing
+# of $T but the workspace and the state dir is there.
 prun() { (cd "$WS" && HOME=/nonexistent "$CORDON" run --state-dir "$STATE" --no-caches "$@"); }
 # A sanitized library's runtime must come first (make asan).
 asan_rt() { ldd "$TOP/$B/libcordon.so" 2>/dev/null | awk '/libasan/ { print $3 }'; }
@@ -178,7 +180,7 @@ esac
 is "$(json_field "$T/s.json" status '"mount_namespace" in e["layers"] and "private_tmp" not in e["layers"] and "tmp_shared_read_only" in e["gaps"]')" \
 	true "open_tree refused: the mount layer stays; the gap is reported"
 
-# A home in /tmp (as this test suite's own): a private /tmp all the same,
+# A home in /tmp (as this test's own): a private /tmp all the same,
 # the home shown in it read-only (tests/t0191-private-tmp-trees.sh).
 rm -f "$T/s.json"
 (cd "$WS" && crun --no-caches --status-file "$T/s.json" -- true)

@@ -9,6 +9,8 @@
 # tmp_shared_read_only. What is shown read-only stays so (the outside is
 # unchanged), a daemon's socket in a home in /tmp stays refused, and the
 # gap tmp_tree_fifos_writable names what the read-only mount cannot stop.
+# The test's dir, its workspace, home and state dir in the machine's /tmp.
+CORDON_T_BASE=/tmp
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock

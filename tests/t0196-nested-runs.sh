@@ -45,8 +45,7 @@ is "$out:$(json_field "$T/s.json" status 'e["applied"]')" "unset:false" \
 
 # ---- a cordon run inside a run --------------------------------------------------------
 # The inner run's workspace is $WS/inner; $WS/outer-only is the outer's
-# alone. The inner cordon is the same binary (visible inside: not in the
-# machine's /tmp).
+# alone. The inner cordon is the same binary, visible inside.
 mkdir -p "$WS/inner" "$HOME/ro-ws"
 before_ro=$(snapshot "$HOME/ro-ws")
 rm -f "$T/outer.json" "$WS/inner.json"
