@@ -147,6 +147,17 @@ CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
 CORDON_EXPORT int cordon_set_cwd(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A single file outside the writable set that the command may create and
+ * write at its path (a caller's "pass file": where a shell string leaves
+ * its final directory, say). At cordon_begin() its directory must exist
+ * and no other user may rename files in it (not writable by group or
+ * others, or sticky); the file is made there owner-only (0600) when
+ * missing, else it must be a regular file of this user's with one link;
+ * it is never reached through a symlink, and never lies in the state
+ * dir. It joins the writable set (the start event's "writable"). When
+ * the run ends, a pass file the run made and the command left empty is
+ * removed, so a caller that tests for the file finds none. */
+CORDON_EXPORT int cordon_add_pass_file(cordon *c, const char *path);
 /* A pathname Unix socket outside the writable set the command may
  * connect or send to, or a directory of such sockets (Linux: Landlock
  * ABI 9 or the socket supervisor; macOS: the profile). It must exist at

@@ -94,6 +94,11 @@ int cordon_add_allow_write(cordon *c, const char *path)
 	return add_path(c, &c->allow_write, "--allow-write path", path);
 }
 
+int cordon_add_pass_file(cordon *c, const char *path)
+{
+	return add_path(c, &c->pass_file, "--pass-file path", path);
+}
+
 int cordon_add_allow_socket(cordon *c, const char *path)
 {
 	return add_path(c, &c->allow_socket, "--allow-socket path", path);

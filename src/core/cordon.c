@@ -92,6 +92,7 @@ static void release_run(cordon *c)
 	gitguard_release(c);
 	agentcfg_free(c);
 	runtmp_remove(c);
+	passfile_release(c);
 	launch_release(&c->launch);
 	env_free(c->envp);
 	c->envp = NULL;
@@ -127,6 +128,7 @@ void cordon_free(cordon *c)
 	free(c->status_file);
 	free(c->keep_fds);
 	strv_free(&c->allow_write);
+	strv_free(&c->pass_file);
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->deny_read);
@@ -775,9 +777,10 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = policyfile_check(c)) != 0 ||
-		    (r = workdir_confirm(c)) != 0 || (r = open_status_file(c)) != 0 ||
-		    (r = runtmp_create(c)) != 0 || (r = gitguard_open(c)) != 0 ||
+		    (r = passfile_prepare(c)) != 0 || (r = resolve_policy(c)) != 0 ||
+		    (r = policyfile_check(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
+		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (r = gitguard_open(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */

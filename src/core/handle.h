@@ -62,6 +62,18 @@ int workdir_readable(cordon *c);
 /* The command's PWD (c->envp) names it when it is not the caller's. */
 int workdir_env(cordon *c);
 
+/* ---- passfile.c: single files the command may write (--pass-file) ---- */
+struct passfile;
+/* Each pass file made or found, and checked: 0 or an error with its
+ * message. After homes_load (the state dir), before the policy. */
+int passfile_prepare(cordon *c);
+/* The run's pass files, canonical: for the writable set (policy.c). */
+size_t passfile_count(const cordon *c);
+const char *passfile_path(const cordon *c, size_t i);
+/* The end of the run: a pass file made by it that is still empty is
+ * removed; the list is freed. */
+void passfile_release(cordon *c);
+
 /* ---- runtmp.c: the run's own dir ---- */
 /* The state dir (--state-dir; inside a confined run, CORDON_RUN_ID set,
  * $TMPDIR/cordon; XDG_STATE_HOME/cordon; ~/.local/state/cordon): 0, -1
@@ -137,6 +149,7 @@ struct cordon {
 	char *cwd_opt; /* cordon_set_cwd: canonical */
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
 	struct strv allow_agent_config; /* held agent-configuration paths left writable */
+	struct strv pass_file; /* cordon_add_pass_file, as given */
 	int default_deny_read;
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
@@ -175,6 +188,8 @@ struct cordon {
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */
 	int tmp_lock_fd;
+	struct passfile *passfiles; /* the pass files of the run (passfile.c) */
+	size_t npassfiles;
 	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */

@@ -246,6 +246,8 @@ static int o_path_one(cordon *c, const struct optdef *d, const char *v, const st
 static int o_list(cordon *c, const struct optdef *d, const char *v, const struct origin *o)
 {
 	(void)o;
+	if (strcmp(d->name, "pass-file") == 0)
+		return cordon_add_pass_file(c, v);
 	switch (d->name[0]) {
 	case 'p':
 		return cordon_add_protect(c, v);
@@ -438,6 +440,7 @@ static const struct optdef table[] = {
 	{ "sandbox", V | F, S_SANDBOX, o_sandbox },
 	{ "allow-write", V | F | P, S_NONE, o_list },
 	{ "allow-socket", V | F | P, S_NONE, o_list },
+	{ "pass-file", V | F | P, S_NONE, o_list },
 	{ "cache", V | F, S_CACHE, o_cache },
 	{ "no-caches", F, S_CACHE, o_cache },
 	{ "protect", V | F | P, S_NONE, o_list },

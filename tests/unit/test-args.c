@@ -126,6 +126,14 @@ static void test_value_options(void)
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--allow-socket")), -1, "--allow-socket without a value");
 	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file", "/p", "--pass-file=/q", "--", "x")), 0,
+	       "--pass-file both forms");
+	ok(a.c->pass_file.n == 2 && strcmp(a.c->pass_file.v[0], "/p") == 0 &&
+		   strcmp(a.c->pass_file.v[1], "/q") == 0,
+	   "--pass-file collects [/p, /q] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file")), -1, "--pass-file without a value");
+	cli_args_free(&a);
 
 	is_int(parse(&a,
 		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
