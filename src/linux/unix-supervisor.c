@@ -25,8 +25,10 @@
  *     or RESOLVE_BENEATH from the cwd, following no symlink), any other
  *     one component at a time; the socket it names is pinned (O_PATH)
  *     and allowed when it is an --allow-socket or when its directory
- *     lies in the writable set (walking up by ".."); the call is made to
- *     that very inode through /proc/self/fd/N;
+ *     lies in the writable set (walking up by ".."; the run's dir counts
+ *     only when the walk stayed on one mount: the private /tmp, which is
+ *     the run's dir, shows read-only trees below it, layer-tmp.c); the
+ *     call is made to that very inode through /proc/self/fd/N;
  *   - an abstract name is allowed only when the run bound it, in the
  *     network namespace of the socket that connects or sends: binds of
  *     abstract names are made by the supervisor, which keeps the socket
