@@ -35,12 +35,9 @@ is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no 
 
 # fds 0-2 that point outside the writable set (design: side doors).
 has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null | grep -q '"mount_namespace"'; }
-# The file on fd 0 lies in the home, which the run sees read-only (also
-# when the test's dir lies in the machine's /tmp: it is shown in the run's
-# own /tmp then).
-make_fixture "$HOME/in" "stdin content"
+make_fixture "$OUT/in" "stdin content"
 mkdir -p "$OUT/dir" && touch -d '2001-02-03 04:05:06' "$OUT/dir"
-before_in=$(snapshot "$HOME/in")
+before_in=$(snapshot "$OUT/in")
 before_dir=$(snapshot "$OUT/dir")
 if has_mount_layer; then
 	out=$(cd "$WS" && crun -- "$PY" -c '
@@ -53,10 +50,10 @@ for what, f in (("fchmod", lambda: os.fchmod(0, 0o666)), ("futimens", lambda: os
         f(); print(what, "went through")
     except OSError as e:
         print(what, e.errno)
-print(data)' <"$HOME/in" 2>&1)
+print(data)' <"$OUT/in" 2>&1)
 	is "$out" "$(printf 'fchmod 30\nfutimens 30\nsetxattr 30\nproc 30\nstdin content')" \
 		"stdin, an outside file: readable, its metadata refused (EROFS)"
-	unchanged "stdin, an outside file" "$HOME/in" "$before_in"
+	unchanged "stdin, an outside file" "$OUT/in" "$before_in"
 	# One in the machine's /tmp that the run does not see (its /tmp is
 	# its own): it cannot be opened again there; it stays, and the start
 	# event says its metadata is not restricted.
