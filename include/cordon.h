@@ -249,7 +249,13 @@ CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *o
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
-/* ... and/or are appended to this file (created 0600 if missing). */
+/* ... and/or are appended to this file (created 0600 if missing).
+ * Unless the mode is CORDON_MODE_OFF, cordon_begin() refuses
+ * (CORDON_EREFUSED) a file or FIFO, named or open on the fd, that lies
+ * inside a tree a command may write (the workspace, allow-write paths,
+ * the tool caches' locations, the state dir's runs/ and caches/) or that
+ * has other names on such a tree's file system, and a status fd that is
+ * also a kept fd: a command could replace it and forge the events. */
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);

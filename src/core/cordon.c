@@ -239,54 +239,6 @@ static int check_fds(cordon *c)
 	return 0;
 }
 
-/* The status file, once the writable set is known. Its directory is
- * resolved without following a symlink inside a writable tree; its last
- * component is opened with O_NOFOLLOW wherever it lies, so a symlink there
- * is refused even outside every writable tree of this run (an earlier run
- * with another workspace may have planted it). The events are never
- * appended to a file the name does not itself name. */
-static int open_status_file(cordon *c)
-{
-	char dir[CORDON_PATH_MAX], real[CORDON_PATH_MAX], full[CORDON_PATH_MAX];
-	const char *name = c->status_file;
-	if (name == NULL)
-		return 0;
-	const char *slash = strrchr(name, '/');
-	const char *base = slash != NULL ? slash + 1 : name;
-	size_t dl = slash == NULL ? 0 : slash == name ? 1 : (size_t)(slash - name);
-	if (slash == NULL)
-		memcpy(dir, ".", 2);
-	else {
-		memcpy(dir, name, dl); /* dl < strlen(name) < CORDON_PATH_MAX */
-		dir[dl] = '\0';
-	}
-	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, EISDIR, "cannot open status file %s",
-					 name);
-	int r = policy_resolve_untampered(&c->pol, dir, real, sizeof(real));
-	if (r == POLICY_REDIRECTED)
-		return cordon_fail(c, CORDON_EREFUSED,
-				   "refusing status file %s: it leads through a symlink inside a "
-				   "writable tree (%s), which a confined run may have planted",
-				   name, real);
-	if (r != 0 || path_join(full, sizeof(full), real, base) != 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, r != 0 ? errno : ENAMETOOLONG,
-					 "cannot open status file %s", name);
-	c->status_file_fd =
-		open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
-	if (c->status_file_fd >= 0)
-		return 0;
-	int e = errno;
-	struct stat st;
-	if (e == ELOOP && lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
-		return cordon_fail(
-			c, CORDON_EREFUSED,
-			"refusing status file %s: it is a symlink, which is not followed "
-			"(name the file itself, or use --status-fd)",
-			name);
-	return cordon_fail_errno(c, CORDON_EINVAL, e, "cannot open status file %s", name);
-}
-
 /* The network: the backend offers its mechanisms (the layers network_*,
  * coverage.net_layers); they are reported only for --network off (and
  * allow, which is off but for the proxy). 1 when off cannot be enforced at
@@ -711,7 +663,7 @@ static int begin(cordon *c)
 	c->early_adopted = 0;
 	c->caches_resolved = 0;
 	c->secrets_resolved = 0;
-	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
+	if (c->mode == CORDON_MODE_OFF && (r = statusdest_open_file(c)) != 0)
 		return r;
 	/* What the run leaves behind comes to this process, to be killed
 	 * at the end ("off" leaves it alone, as a plain exec would). */
@@ -725,7 +677,8 @@ static int begin(cordon *c)
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
 		    (r = resolve_policy(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (r = runtmp_create(c)) != 0 || (r = statusdest_check_fd(c)) != 0 ||
+		    (r = statusdest_open_file(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(&(struct probe_opts){ 0 }, &reap);

@@ -103,6 +103,16 @@ int stdio_metadata_gap(const cordon *c);
 /* A network socket (not AF_UNIX) on fd 0-2 or a kept fd. */
 int inherited_network_socket(const cordon *c);
 
+/* ---- statusdest.c: where the events go ---- */
+/* Confined: the status fd is refused (CORDON_EREFUSED, with a message)
+ * when it is a file a command could reach by a name (inside a tree some
+ * run may write, or with other names on such a tree's file system) or a
+ * --keep-fd. Call once the writable set and the run's dir are known. */
+int statusdest_check_fd(cordon *c);
+/* Open the status file (c->status_file_fd); confined, refused the same
+ * way, before it is made. 0 or an error with its message. */
+int statusdest_open_file(cordon *c);
+
 /* ---- emit.c: the events' writer ---- */
 /* One line (a newline added) to the status fd and file, whole, one
  * writer at a time: the run's own events and the proxy's threads'. */

@@ -29,24 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The canonical path of what fd is open on, in out; 0, or -1. */
-static int fd_path(int fd, char *out, size_t len)
-{
-#if defined(__linux__)
-	char link[32];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, out, len - 1);
-	if (n <= 0 || (size_t)n >= len - 1 || out[0] != '/')
-		return -1;
-	out[n] = '\0';
-	return 0;
-#else
-	if (len < CORDON_PATH_MAX || fcntl(fd, F_GETPATH, out) != 0)
-		return -1;
-	return 0;
-#endif
-}
-
 /* What fd needs; with REOPEN, sp gets the path and the inode. */
 static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 {

@@ -314,6 +314,45 @@ static void begin_failure_leaves_nothing(void)
 	cordon_free(c);
 }
 
+/* The status events where a command of the run could replace them are
+ * refused at cordon_begin(): a file named in the workspace (nothing
+ * made), a status fd on one (the file untouched); outside, they work. */
+static void status_inside_refused(void)
+{
+	char path[400], out[400];
+	snprintf(path, sizeof(path), "%s/status.jsonl", ws);
+	snprintf(out, sizeof(out), "%s/status-out.jsonl", root);
+	cordon *c = fresh();
+	cordon_set_status_file(c, path);
+	is_int(cordon_begin(c), CORDON_EREFUSED, "a status file in the workspace: CORDON_EREFUSED");
+	ok(strstr(cordon_last_error(c), "lies inside") != NULL, "... says why: %s",
+	   cordon_last_error(c));
+	ok(access(path, F_OK) != 0, "... and made no file there");
+	cordon_free(c);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	c = fresh();
+	cordon_set_status_fd(c, fd);
+	is_int(cordon_begin(c), CORDON_EREFUSED,
+	       "a status fd on a file in the workspace: CORDON_EREFUSED");
+	struct stat st;
+	ok(fstat(fd, &st) == 0 && st.st_size == 0, "... and nothing was written to it");
+	cordon_free(c);
+	close(fd);
+	unlink(path);
+	c = fresh();
+	cordon_set_mode(c, CORDON_MODE_OFF);
+	cordon_set_status_file(c, path);
+	is_int(cordon_begin(c), 0, "... accepted in CORDON_MODE_OFF (a plain exec)");
+	cordon_free(c);
+	unlink(path);
+	c = fresh();
+	cordon_set_status_file(c, out);
+	is_int(cordon_begin(c), 0, "a status file outside every writable tree: accepted");
+	cordon_free(c);
+	ok(access(out, F_OK) == 0, "... and written");
+	unlink(out);
+}
+
 /* fn(fd) in a forked child (a process that has run nothing the caller
  * did not), its status events on fd read into buf until it ends. Its
  * exit status, or 8 when it did not exit. */
@@ -1257,6 +1296,7 @@ int main(int argc, char *argv[])
 	error_convention();
 	life_cycle();
 	begin_failure_leaves_nothing();
+	status_inside_refused();
 	namespaces_per_run();
 	tmp_per_run_after_first_end();
 	filter_per_run();
