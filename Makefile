@@ -42,7 +42,7 @@ LDLIBS    += -lpthread
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
-CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets.c runtmp.c workdir.c \
+CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets-list.c secrets.c runtmp.c workdir.c \
                  stdfds.c statusdest.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \

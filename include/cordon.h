@@ -160,8 +160,11 @@ CORDON_EXPORT int cordon_add_deny_read(cordon *c, const char *path);
  * ~/.ssh keys, cloud and registry credentials, histories...; see
  * cordon probe): an entry at or below it stays readable. */
 CORDON_EXPORT int cordon_add_allow_read(cordon *c, const char *path);
-/* The default deny-read list, as "~/..." paths (NULL-terminated, static);
- * of ~/.ssh, known_hosts*, config and *.pub stay readable. */
+/* The default deny-read list (NULL-terminated, static): "~/PATH" under
+ * each home, "$XDG_RUNTIME_DIR/PATH" under the user's runtime dir, and
+ * two patterns, "~/.config/" "*" "/auth.json" and ".../credentials.json"
+ * (in each directory directly under ~/.config); of ~/.ssh,
+ * known_hosts*, config and *.pub stay readable. */
 CORDON_EXPORT const char *const *cordon_default_deny_read(void);
 /* The default deny-read list (default on). Off: only --deny-read, and
  * the environment's secrets pass too (cordon_default_deny_env()). */

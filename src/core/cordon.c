@@ -361,6 +361,8 @@ static int deny_coverage(cordon *c)
 			deny_unenforced |= c->pol.deny[i].explicit_;
 		}
 	}
+	if (d->applied && c->pol.secrets_scan_partial)
+		d->cov.gaps |= 1u << GAP_SECRETS;
 	if (d->applied && c->pol.blockdevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
 		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
 	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
