@@ -174,7 +174,11 @@ CORDON_EXPORT int cordon_set_default_deny_read(cordon *c, int on);
  * in "off"), unless cordon_add_env() names them: shell patterns ('*' any
  * run of characters) matched against the whole name, letters in either
  * case. NULL-terminated, static. The start event lists the names removed
- * (env_removed), never their values. */
+ * (env_removed), never their values. Beside the list, git's configuration
+ * variables are kept out by value: GIT_CONFIG_PARAMETERS, and
+ * GIT_CONFIG_COUNT with every GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n,
+ * when a key or value sets an HTTP header, a credential or a password,
+ * or holds a URL with a password (see the CLI reference). */
 CORDON_EXPORT const char *const *cordon_default_deny_env(void);
 /* The network (default on). Off, whenever confinement is applied: no IP
  * traffic leaves the command's world; loopback inside works where a

@@ -233,4 +233,45 @@ is "$(removed)" '["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]' "auto, unconfined: the s
 is "$(grep -c -e "$tok" "$T/s.json" "$T/err" | tr '\n' ' ')" "$T/s.json:0 $T/err:0 " \
 	"auto, unconfined: no value in the status file nor on stderr"
 
+# The 24 secret names an attacker's review found reaching the command
+# (issue 35): npm's and Gradle's camelCase keys, more words, and git's
+# configuration carrying an HTTP header or a credential.
+secret_env=(
+	"npm_config__authToken=$tok-1" "NPM_CONFIG__AUTHTOKEN=$tok-2"
+	"npm_config_//registry.npmjs.org/:_authToken=$tok-3" "npm_config__auth=$tok-4"
+	"ORG_GRADLE_PROJECT_signingKey=$tok-5" "ORG_GRADLE_PROJECT_signingPassword=$tok-6"
+	"ORG_GRADLE_PROJECT_mavenCentralPassword=$tok-7" "ORG_GRADLE_PROJECT_githubToken=$tok-8"
+	"GPG_PASSPHRASE=$tok-9" "AZURE_DEVOPS_EXT_PAT=$tok-10" "GH_PAT=$tok-11"
+	"RAILS_MASTER_KEY=$tok-12" "SECRET_KEY_BASE=$tok-13" "DOCKER_AUTH_CONFIG=$tok-14"
+	"AZURE_STORAGE_CONNECTION_STRING=$tok-15" "APPLICATIONINSIGHTS_CONNECTION_STRING=$tok-16"
+	"SUPABASE_JWT=$tok-17" "SENTRY_DSN=https://$tok-18@o1.ingest.sentry.io/1"
+	"GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic $tok-19'"
+	"GIT_CONFIG_COUNT=2" "GIT_CONFIG_KEY_0=safe.directory" "GIT_CONFIG_VALUE_0=*"
+	"GIT_CONFIG_KEY_1=http.https://example.invalid/.extraHeader"
+	"GIT_CONFIG_VALUE_1=Authorization: Bearer $tok-24"
+)
+names24=$(printf '%s\n' "${secret_env[@]}" | cut -d= -f1 | tr '\n' ' ')
+rm -f "$T/s.json"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" "${secret_env[@]}" "$CORDON" run --state-dir "$STATE" \
+	--sandbox off -- env) >"$T/o"
+got=0
+for v in "${secret_env[@]}"; do
+	grep -q -F -x -e "$v" "$T/o" && got=$((got + 1))
+done
+is "$got" 24 "control (--sandbox off): the 24 variables reach the command"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" "${secret_env[@]}" "$CORDON" run --state-dir "$STATE" \
+	--status-file "$T/s.json" -- env) >"$T/o"
+got=""
+for v in "${secret_env[@]}"; do
+	grep -q -F -x -e "$v" "$T/o" && got="$got ${v%%=*}"
+done
+is "$got:$(grep -c -e "$tok" "$T/o")" ":0" "confined: none of the 24 names reaches the command, nor any value"
+is "$(json_field "$T/s.json" status '" ".join(e["env_removed"]) + " "')" "$names24" \
+	"the start event lists the 24 names removed"
+is "$(grep -c -e "$tok" "$T/s.json")" 0 "... and none of their values"
+rm -f "$T/s.json"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory \
+	GIT_CONFIG_VALUE_0='*' "$CORDON" run --state-dir "$STATE" -- sh -c 'git config --get safe.directory') >"$T/o" 2>&1
+is "$(cat "$T/o")" "*" "git's configuration without a secret (safe.directory) still reaches git"
+
 done_testing
