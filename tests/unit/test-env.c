@@ -494,9 +494,10 @@ static void test_git_config(void)
 		      "GIT_CONFIG_COUNT|GIT_CONFIG_KEY_0|GIT_CONFIG_VALUE_0",
 		      "a credential helper: removed");
 	const char *const pass[] = { "GIT_CONFIG_PARAMETERS" };
-	check_secrets(params, 0, pass, 1,
-		      "PATH=/bin|GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
-		      "", "--env GIT_CONFIG_PARAMETERS passes it");
+	check_secrets(
+		params, 0, pass, 1,
+		"PATH=/bin|GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
+		"", "--env GIT_CONFIG_PARAMETERS passes it");
 	check(params, 0, NULL, 0, NULL,
 	      "PATH=/bin|GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
 	      "the default list off: it passes");
