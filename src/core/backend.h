@@ -162,6 +162,7 @@ struct run_result {
 	int tmp_shared;
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
+	int tmp_shm; /* --max-tmp's budget holds the run's /dev/shm too */
 	char error[512]; /* the message of a failure, or "" */
 };
 

@@ -533,6 +533,7 @@ static void run_result_take(cordon *c, struct run_result *res)
 	c->procs_by = res->procs_by;
 	c->memory_by = res->memory_by;
 	c->tmp_by = res->tmp_by;
+	c->tmp_shm = res->tmp_shm;
 }
 
 /* The backend's prepare, for the run as it is now. 0, or its error with
@@ -601,6 +602,7 @@ static int plan(cordon *c)
 	if ((r = netproxy_plan(c)) != 0)
 		return r;
 	c->procs_by = c->memory_by = c->tmp_by = LIMIT_BY_NONE; /* the backend's prepare says */
+	c->tmp_shm = 0;
 	if (c->dec.applied && (r = run_prepare(c)) != 0)
 		return r;
 	early_free(c); /* not taken: not made for this decision */

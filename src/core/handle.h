@@ -173,6 +173,7 @@ struct cordon {
 	/* How each resource bound is applied in this run (the backend's
 	 * run_result; LIMIT_BY_NONE: not applied). */
 	enum limit_by procs_by, memory_by, tmp_by;
+	int tmp_shm; /* --max-tmp bounds the run's /dev/shm too (run_result) */
 	void *early; /* what the backend's start made, until prepare takes it */
 	int early_adopted; /* prepare used it (a test sees that it did) */
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while

@@ -296,6 +296,36 @@ static int cover_denied(const struct mount_plan *m)
 	return 0;
 }
 
+/*
+ * --max-tmp: the run's dir is a tmpfs of the run's namespace (its files
+ * in memory, gone with the namespace); the child grants its root in its
+ * Landlock ruleset. /dev/shm, unless the machine's is kept, is a fresh
+ * tmpfs of the command's own: with --max-tmp the same tmpfs, so that
+ * both draw on one budget (writes past it fail with ENOSPC wherever they
+ * land): its directories tmp and shm are bound on the run's dir (over
+ * the tmpfs's root, which nothing reaches then) and on /dev/shm.
+ */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int private_tmpfs(const struct mount_plan *m)
+{
+	int shm = !m->shm_kept && access("/dev/shm", F_OK) == 0;
+	if (m->tmpfs_on != NULL &&
+	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
+		return errno;
+	if (m->tmpfs_on != NULL && m->tmpfs_shm != NULL) {
+		/* mkdir's mode passes the umask: chmod says it. */
+		if (mkdir(m->tmpfs_tmp, 0700) != 0 || mkdir(m->tmpfs_shm, 0700) != 0 ||
+		    chmod(m->tmpfs_shm, 01777) != 0 ||
+		    (shm && mount(m->tmpfs_shm, "/dev/shm", NULL, MS_BIND, NULL) != 0) ||
+		    mount(m->tmpfs_tmp, m->tmpfs_on, NULL, MS_BIND, NULL) != 0)
+			return errno;
+		return 0;
+	}
+	if (shm && mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		return errno;
+	return 0;
+}
+
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_apply(const struct linux_plan *plan)
 {
@@ -314,15 +344,8 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nro; i++)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
-	/* --max-tmp: the run's dir is a tmpfs of the run's namespace (its
-	 * files in memory, gone with the namespace); the child grants its
-	 * root in its Landlock ruleset. */
-	if (m->tmpfs_on != NULL &&
-	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
-		return errno;
-	if (!m->shm_kept && access("/dev/shm", F_OK) == 0 &&
-	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-		return errno;
+	if ((e = private_tmpfs(m)) != 0)
+		return e;
 	/* Before the covers: a device on fd 1 or 2 that is covered (a console
 	 * the caller only writes to) is reached again by its name first. */
 	if ((e = reopen_stdio_readonly()) != 0)
@@ -471,6 +494,8 @@ void mountns_free(struct mount_plan *m)
 	free(m->empty_file);
 	free(m->cwd);
 	free(m->tmpfs_on);
+	free(m->tmpfs_tmp);
+	free(m->tmpfs_shm);
 	tmp_free(m);
 	free(m);
 }

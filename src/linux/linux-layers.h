@@ -64,6 +64,11 @@ struct mount_plan {
 	 * run's dir), mounted after the binds; NULL: none. */
 	char *tmpfs_on;
 	char tmpfs_opts[96];
+	/* ... and, unless shm_kept, one budget for the temp dir and /dev/shm:
+	 * the directories tmp and shm made at the tmpfs's root, bound on the
+	 * run's dir (over the root) and on /dev/shm; NULL: /dev/shm is a
+	 * tmpfs of its own. */
+	char *tmpfs_tmp, *tmpfs_shm;
 	/* A writable tree of the run lies in the machine's /dev/shm (a
 	 * state dir there, a workspace): no private /dev/shm over it, which
 	 * would hide the tree; the machine's stays, read-only outside the
