@@ -86,19 +86,17 @@ struct runtmp_sweep;
 int caches_resolve(cordon *c);
 
 /* ---- stdfds.c: fds 0-2 that point outside ---- */
-enum stdio_action { STDIO_KEEP, STDIO_NULL, STDIO_REOPEN };
+enum stdio_action { STDIO_KEEP, STDIO_NULL };
 struct stdio_plan {
 	enum stdio_action action[3];
-	char path[CORDON_PATH_MAX]; /* fd 0's file, for STDIO_REOPEN */
-	dev_t dev;
-	ino_t ino;
 };
 /* Parent, per command. */
 void stdio_plan_make(const cordon *c, struct stdio_plan *sp);
 /* Child, after confinement: async-signal-safe; 0 or errno. */
 int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
- * changeable (the gap stdio_metadata_not_restricted). */
+ * changeable (the gap stdio_metadata_not_restricted): on fd 1 or 2, or
+ * on fd 0 one the mount layer cannot open again by its name. */
 int stdio_metadata_gap(const cordon *c);
 /* A network socket (not AF_UNIX) on fd 0-2 or a kept fd. */
 int inherited_network_socket(const cordon *c);

@@ -6,17 +6,22 @@
  *   - a directory outside is replaced by /dev/null: through it (fchmod,
  *     /proc/self/fd/N/...) the command could change outside metadata or
  *     create files, and no command reads or writes a directory on stdio;
- *   - a regular file outside on fd 0 is opened again, read-only, by its
- *     path in the command's own view: with the mount layer that view is
- *     read-only, so its mode, owner, times and xattrs cannot change
- *     (fchmod, fchown, futimens, fsetxattr fail with EROFS); the inode is
- *     checked to be the same;
+ *   - a regular file outside on fd 0 is the mount layer's: it opens the
+ *     file again, read-only, by its path in the command's view while that
+ *     view is still the machine's made read-only, before any private
+ *     mount (the private /tmp, /var/tmp, /dev/shm, the scratch home, the
+ *     covers) hides the path (layer-mountns.c, reopen_stdin_file), so
+ *     its mode, owner, times and xattrs cannot change (EROFS). A file it
+ *     cannot reach so (no name left, another file at its name) keeps its
+ *     metadata changeable, and the start event says so
+ *     (stdio_metadata_not_restricted): stdio_metadata_gap asks the same
+ *     question of the same view;
  *   - a regular file outside on fd 1 or 2 stays: the caller sent output
  *     there. Its metadata can still be changed through it, which the
  *     start event reports (stdio_metadata_not_restricted) when it
  *     applies.
  * Pipes, sockets, terminals and files inside the writable set stay as
- * they are.
+ * they are (devices and FIFOs are reopened by the mount layer too).
  */
 #include "handle.h"
 #include "path.h"
@@ -29,8 +34,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What fd needs; with REOPEN, sp gets the path and the inode. */
-static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
+/* What fd needs. */
+static enum stdio_action decide(const cordon *c, int fd)
 {
 	struct stat st;
 	char path[CORDON_PATH_MAX];
@@ -41,29 +46,11 @@ static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 	if (fl >= 0 && (fl & O_PATH))
 		return STDIO_NULL;
 #endif
-	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return STDIO_KEEP;
 	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
 		return STDIO_KEEP;
-	if (S_ISDIR(st.st_mode))
-		return STDIO_NULL;
-	/* A read-only view to reopen it through: the mount layer's. */
-	if (fd != 0 || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
-		return STDIO_KEEP;
-	/* The same file must be reachable by its path (not deleted, not
-	 * renamed since) in a view the command shares: not the host's
-	 * /dev/shm, which the command's replaces, nor the host's /tmp where
-	 * the run has its own. Otherwise it stays, and the gap is reported. */
-	struct stat now;
-	if (fd_path(fd, sp->path, sizeof(sp->path)) != 0 || path_within("/dev/shm", sp->path) ||
-	    stat(sp->path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
-		return STDIO_KEEP;
-	for (size_t i = 0; i < c->pol.nptmp; i++)
-		if (path_within(c->pol.ptmp[i].view, sp->path))
-			return STDIO_KEEP;
-	sp->dev = st.st_dev;
-	sp->ino = st.st_ino;
-	return STDIO_REOPEN;
+	return STDIO_NULL;
 }
 
 void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
@@ -72,7 +59,7 @@ void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
 	if (!c->dec.applied)
 		return;
 	for (int fd = 0; fd <= 2; fd++)
-		sp->action[fd] = decide(c, fd, sp);
+		sp->action[fd] = decide(c, fd);
 }
 
 /* Whether fd is a socket of a family other than AF_UNIX: a network
@@ -101,20 +88,37 @@ int inherited_network_socket(const cordon *c)
 	return 0;
 }
 
+/* Whether the mount layer reopens fd's file (regular, outside): it can
+ * be opened again read-only by its name as the same file, in the
+ * machine's view, which is the command's when the mount layer reopens
+ * it. */
+static int reopened_by_mount_layer(int fd, const struct stat *st)
+{
+	char path[CORDON_PATH_MAX];
+	struct stat now;
+	if (fd_path(fd, path, sizeof(path)) != 0)
+		return 0;
+	int nfd = open(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nfd < 0)
+		return 0;
+	int same = fstat(nfd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+	close(nfd);
+	return same;
+}
+
 int stdio_metadata_gap(const cordon *c)
 {
-	struct stdio_plan sp;
 	if (!c->dec.applied || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
 		return 0; /* without it, metadata outside is a gap anyway */
-	stdio_plan_make(c, &sp);
 	for (int fd = 0; fd <= 2; fd++) {
 		struct stat st;
-		if (sp.action[fd] == STDIO_KEEP && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char path[CORDON_PATH_MAX];
-			if (fd_path(fd, path, sizeof(path)) != 0 ||
-			    !policy_inside_writable(&c->pol, path))
-				return 1;
-		}
+		char path[CORDON_PATH_MAX];
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
+			continue;
+		if (fd != 0 || !reopened_by_mount_layer(fd, &st))
+			return 1;
 	}
 	return 0;
 }
@@ -124,24 +128,9 @@ int stdio_metadata_gap(const cordon *c)
 int stdio_plan_apply(const struct stdio_plan *sp)
 {
 	for (int fd = 0; fd <= 2; fd++) {
-		int nfd;
-		struct stat st;
-		switch (sp->action[fd]) {
-		case STDIO_NULL:
-			nfd = open("/dev/null", (fd == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
-			break;
-		case STDIO_REOPEN:
-			nfd = open(sp->path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-			if (nfd >= 0 && (fstat(nfd, &st) != 0 || st.st_dev != sp->dev ||
-					 st.st_ino != sp->ino)) {
-				close(nfd);
-				return ESTALE; /* another file by now: not handed over */
-			}
-			break;
-		case STDIO_KEEP:
-		default:
+		if (sp->action[fd] != STDIO_NULL)
 			continue;
-		}
+		int nfd = open("/dev/null", (fd == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
 		if (nfd < 0)
 			return errno;
 		int r = dup2(nfd, fd);

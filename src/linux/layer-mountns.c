@@ -24,6 +24,7 @@
  * Mount propagation is private, so nothing reaches the caller's mounts.
  */
 #include "linux-layers.h"
+#include "fsutil.h"
 #include "path.h"
 
 #if defined(__linux__)
@@ -167,6 +168,56 @@ static int reopen_stdio_readonly(void)
 			return e;
 	}
 	return 0;
+}
+
+/* p is base or lies below it (both canonical). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int within(const char *base, const char *p)
+{
+	size_t n = strlen(base);
+	if (n == 1 && base[0] == '/')
+		return 1;
+	return strncmp(base, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/*
+ * A regular file on fd 0 outside the writable set: opened again,
+ * read-only, by its path in this namespace while every mount of it is
+ * still the machine's made read-only, before any private mount (the
+ * scratch home, /dev/shm, the covers, the private /tmp and /var/tmp)
+ * can hide that path. Through the new fd its mode, owner, times and
+ * xattrs cannot change (EROFS); the offset is kept. Only the same inode
+ * is taken; a file that cannot be reached so stays as it was, and the
+ * parent reports it (stdio_metadata_not_restricted: stdfds.c asks the
+ * same question of the same view). 0 or errno.
+ */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int reopen_stdin_file(const struct mount_plan *m)
+{
+	struct stat st, now;
+	char path[CORDON_PATH_MAX];
+	int fl = fcntl(0, F_GETFL);
+	if (fl < 0 || (fl & O_PATH) || fstat(0, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	ssize_t n = readlink("/proc/self/fd/0", path, sizeof(path) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
+		return 0;
+	path[n] = '\0';
+	for (size_t i = 0; i < m->nrw; i++)
+		if (within(m->rw[i], path))
+			return 0; /* writable anyway: it stays as it is */
+	int nfd = open(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nfd < 0)
+		return 0;
+	int e = 0;
+	off_t off = lseek(0, 0, SEEK_CUR);
+	if (fstat(nfd, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+		e = -1;
+	else if ((off > 0 && lseek(nfd, off, SEEK_SET) != off) ||
+		 fcntl(nfd, F_SETFL, fl & O_NONBLOCK) != 0 || dup2(nfd, 0) < 0)
+		e = errno;
+	close(nfd);
+	return e < 0 ? 0 : e;
 }
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
@@ -336,6 +387,12 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
 			return e;
+	/* fds 0-2 reached again by name while the view is still the
+	 * machine's, read-only: before anything is mounted over a path. A
+	 * device on fd 1 or 2 that is covered (a console the caller only
+	 * writes to) is reached by its name first. */
+	if ((e = reopen_stdio_readonly()) != 0 || (e = reopen_stdin_file(m)) != 0)
+		return e;
 	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
 		return e;
 	for (size_t i = 0; i < m->npin; i++)
@@ -345,10 +402,6 @@ int mountns_apply(const struct linux_plan *plan)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
 	if ((e = private_tmpfs(m)) != 0)
-		return e;
-	/* Before the covers: a device on fd 1 or 2 that is covered (a console
-	 * the caller only writes to) is reached again by its name first. */
-	if ((e = reopen_stdio_readonly()) != 0)
 		return e;
 	if ((e = cover_denied(m)) != 0)
 		return e;
@@ -377,11 +430,32 @@ int mountns_join(const struct linux_plan *plan)
 	 * namespace may be gone (ESTALE), and stdio is found through it. */
 	if ((e = pidns_apply(plan)) != 0)
 		return e;
-	if ((e = reopen_stdio_readonly()) != 0)
+	/* In the run's view: a file on fd 0 that it hides makes the spawn
+	 * one of its own namespaces (mountns_hides_stdin), not a joiner. */
+	if ((e = reopen_stdio_readonly()) != 0 || (e = reopen_stdin_file(m)) != 0)
 		return e;
 	if (m->cwd != NULL && chdir(m->cwd) != 0 && chdir("/") != 0)
 		return errno;
 	return 0;
+}
+
+int mountns_hides_stdin(const struct mount_plan *m)
+{
+	struct stat st;
+	char path[CORDON_PATH_MAX];
+	if (fstat(0, &st) != 0 || !S_ISREG(st.st_mode) || fd_path(0, path, sizeof(path)) != 0)
+		return 0;
+	for (size_t i = 0; i < m->nrw; i++)
+		if (path_within(m->rw[i], path))
+			return 0;
+	for (size_t i = 0; i < m->nviews; i++)
+		if (path_within(m->views[i].view, path))
+			return 1;
+	for (size_t i = 0; i < m->ncovers; i++)
+		if (path_within(m->covers[i].target, path))
+			return 1;
+	return (!m->shm_kept && path_within("/dev/shm", path)) ||
+	       (m->home != NULL && scratchhome_holds(m->home, path));
 }
 
 static int push(char ***v, size_t *n, const char *s)

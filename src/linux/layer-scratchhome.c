@@ -60,6 +60,11 @@ struct scratch_home {
 	size_t n;
 };
 
+int scratchhome_holds(const struct scratch_home *h, const char *path)
+{
+	return path_within(h->home, path);
+}
+
 /* An overlay option value: ',', ':' and '\' escaped with '\' (the
  * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
  * it does not fit. */

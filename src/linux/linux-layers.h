@@ -201,6 +201,10 @@ int mountns_apply(const struct linux_plan *plan);
  * namespace with its own /proc (pidns_apply), stdio reopened in it, the
  * cwd entered. */
 int mountns_join(const struct linux_plan *plan);
+/* Parent: fd 0 is a regular file outside the writable set that the run's
+ * view hides (the private /tmp, /var/tmp or /dev/shm, the scratch home, a
+ * cover): a spawn cannot join the run's namespaces and reach it again. */
+int mountns_hides_stdin(const struct mount_plan *m);
 void mountns_free(struct mount_plan *m);
 /* layer-tmp.c: the run's own /tmp and /var/tmp (after the mount layer,
  * in its namespace). */
@@ -230,6 +234,8 @@ struct scratch_home;
  * they do not fit. Pure. */
 int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
+/* path lies in the home the overlay covers. */
+int scratchhome_holds(const struct scratch_home *h, const char *path);
 int scratchhome_prepare(const struct run_spec *run, struct run_result *res,
 			struct linux_plan *plan);
 /* Child, in mountns_apply: 0 or errno. */

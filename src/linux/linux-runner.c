@@ -221,10 +221,11 @@ static void collect(struct linux_runner *r, pid_t pid, int reached)
 }
 
 /* Whether the child of this spawn may join: namespaces held, and no
- * terminal on fds 0-2 (the run's view cannot reach it again). */
-static int may_join(const struct linux_runner *r)
+ * terminal on fds 0-2 nor a file on fd 0 that the run's view hides (the
+ * view cannot reach them again). */
+static int may_join(const struct linux_runner *r, const struct linux_plan *plan)
 {
-	if (r->nheld == 0)
+	if (r->nheld == 0 || (plan->mount != NULL && mountns_hides_stdin(plan->mount)))
 		return 0;
 	for (int fd = 0; fd <= 2; fd++)
 		if (isatty(fd))
@@ -443,7 +444,7 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	r->size = size;
 	r->flags = flags;
 	int can_join = r->join_stack != NULL && r->res[0] >= 0;
-	r->joining = can_join && may_join(r);
+	r->joining = can_join && may_join(r, plan);
 	r->want_ns = can_join && r->nheld == 0;
 	r->made = ns_made(plan);
 	if (r->gate != NULL)

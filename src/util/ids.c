@@ -226,8 +226,8 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_KEYRINGS] = { "keyrings_not_isolated",
 			   "the caller's session keyring and the user's keyring are reachable" },
 	[GAP_STDIO] = { "stdio_metadata_not_restricted",
-			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
-			"owner and times can be changed through the fd" },
+			"a file outside on fd 1 or 2 (or on fd 0 one that cannot be opened again "
+			"by its name): its mode, owner and times can be changed through the fd" },
 	[GAP_SECRETS] = { "secrets_readable",
 			  "some paths of the deny-read list (the user's secrets) are readable: "
 			  "see read_denied (or ~/.config holds more than 16,384 entries, and "
