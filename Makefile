@@ -47,7 +47,7 @@ CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c se
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
-                 layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
+                 layer-netns.c limits.c layer-pidns.c layer-seccomp.c layer-userns.c unix-supervisor.c caps.c \
                  linux-runner.c)
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos

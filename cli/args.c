@@ -133,6 +133,7 @@ enum opt {
 	O_ALLOW_BROAD,
 	O_EXPLAIN,
 	O_SCRATCH_HOME,
+	O_ALLOW_USERNS,
 	O_NETWORK_ALLOW_LOCAL,
 	O_NETWORK_ALLOW_HTTP,
 	O_HELP,
@@ -171,6 +172,7 @@ static const char *const long_names[O_COUNT] = {
 	[O_ALLOW_BROAD] = "allow-broad",
 	[O_EXPLAIN] = "explain",
 	[O_SCRATCH_HOME] = "scratch-home",
+	[O_ALLOW_USERNS] = "allow-userns",
 	[O_NETWORK_ALLOW_LOCAL] = "network-allow-local",
 	[O_NETWORK_ALLOW_HTTP] = "network-allow-http",
 	[O_HELP] = "help",
@@ -473,6 +475,9 @@ static int apply_flag(struct cli_args *a, int o)
 		break;
 	case O_SCRATCH_HOME:
 		a->scratch_home = 1;
+		break;
+	case O_ALLOW_USERNS:
+		a->allow_userns = 1;
 		break;
 	case O_NETWORK_ALLOW_LOCAL:
 		a->network_allow_local = 1;

@@ -60,6 +60,7 @@ struct cli_args {
 	int allow_broad;
 	int explain;
 	int scratch_home; /* --scratch-home */
+	int allow_userns; /* --allow-userns */
 	int max_abi; /* testing knob; 0: none */
 	char *const *command; /* after "--", NULL-terminated */
 	/* probe */

@@ -82,6 +82,8 @@ static const char usage_run[] =
 	"                          mean \"refused by cordon\" (one line on stderr)\n"
 	"  --scratch-home          writes under the home succeed and are discarded at\n"
 	"                          the end of the run (caches, workspace stay real)\n"
+	"  --allow-userns          let the command make user namespaces (a sandbox of\n"
+	"                          its own: bwrap, podman, unshare -U); refused by default\n"
 	"\n"
 	"An option that holds one value may be repeated only with the same value\n"
 	"(otherwise exit 125); --cache and --no-caches are one such option.\n"
@@ -299,6 +301,7 @@ static void configure(cordon *c, const struct cli_args *a)
 	check(c, cordon_set_reap_all(c, 1));
 	check(c, cordon_set_explain(c, a->explain));
 	check(c, cordon_set_scratch_home(c, a->scratch_home));
+	check(c, cordon_set_allow_userns(c, a->allow_userns));
 	if (a->max_abi > 0)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }

@@ -319,6 +319,13 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
  * "required" refuses to run. Nothing is done when there is no home
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
+/* Let the command make user namespaces of its own (default off: they are
+ * refused, as they are a common route of kernel exploits; the status
+ * event then has the layer user_namespaces_refused). On for commands that
+ * run a sandbox of their own (bwrap, podman, unshare -U, Chromium's
+ * namespace sandbox); the run reports the gap user_namespaces_allowed.
+ * Linux; elsewhere it changes nothing. */
+CORDON_EXPORT int cordon_set_allow_userns(cordon *c, int on);
 
 /* --- the run --- */
 /* Only probes: fills the decision getters below, no temp dir, no event.

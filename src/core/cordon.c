@@ -175,6 +175,12 @@ static void decide_into(const cordon *c, struct decision *d)
 		d->offered = d->cov.layers;
 		/* Used, and listed, only by a run with a scratch home. */
 		d->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
+		/* --allow-userns: not used, and the run says so. */
+		if (c->allow_userns && (d->cov.layers & (1u << LAYER_USERNS))) {
+			d->cov.layers &= ~(1u << LAYER_USERNS);
+			d->cov.unsure &= ~(1u << LAYER_USERNS);
+			d->cov.gaps |= 1u << GAP_USERNS;
+		}
 	} else {
 		d->cov.gaps = 1u << GAP_UNCONFINED;
 		d->detail = pr.detail;

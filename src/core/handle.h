@@ -147,6 +147,7 @@ struct cordon {
 	unsigned caches;
 	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
 	int scratch_home; /* cordon_set_scratch_home */
+	int allow_userns; /* cordon_set_allow_userns */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;

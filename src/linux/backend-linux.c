@@ -104,6 +104,8 @@ static const struct linux_layer layers[] = {
 	{ LAYER_UNIX_SUPERVISOR, 0, 0, supervisor_trial, supervisor_prepare, nothing_to_apply },
 	{ LAYER_SECCOMP, 1u << GAP_TERMINAL | 1u << GAP_SETID | 1u << GAP_KEYRINGS, 0,
 	  seccomp_trial, seccomp_prepare, seccomp_apply },
+	/* After seccomp: its limit or, where there is none, its filter. */
+	{ LAYER_USERNS, 1u << GAP_USERNS, 0, userns_trial, userns_prepare, userns_apply },
 };
 #define NLAYERS (sizeof(layers) / sizeof(layers[0]))
 
@@ -456,7 +458,7 @@ static unsigned run_groups(unsigned layers_on, int network_off, int *need)
 	*need = pidns || sup;
 	unsigned g = sup ? SCG_UNIX_NOTIFY | SCG_IO_URING : 0;
 	if (layers_on & (1u << LAYER_SECCOMP))
-		g |= seccomp_groups_for(pidns, network_off, netns);
+		g |= seccomp_groups_for(pidns, network_off, netns, userns_by_filter(layers_on));
 	return g;
 }
 

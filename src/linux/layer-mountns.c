@@ -79,9 +79,11 @@ static int write_file(const char *path, const char *text)
 }
 
 /* A new mount namespace (and user namespace unless root, unless the
- * clone that started this process made it already), private. */
+ * clone that started this process made it already), private; with
+ * limit_userns, a user namespace allowing none below it. */
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map)
+static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map,
+		 int limit_userns)
 {
 	int e;
 	if (unshare(CLONE_NEWNS | (userns && !userns_made ? CLONE_NEWUSER : 0)) != 0)
@@ -92,6 +94,10 @@ static int enter(int userns, int userns_made, const char *uid_map, const char *g
 		    (e = write_file("/proc/self/uid_map", uid_map)) != 0 ||
 		    (e = write_file("/proc/self/gid_map", gid_map)) != 0)
 			return e;
+		/* While this process holds CAP_SYS_RESOURCE in the namespace,
+		 * and before /proc/sys is read-only. */
+		if (limit_userns)
+			userns_limit();
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return errno;
@@ -110,7 +116,9 @@ void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n)
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_trial(const struct linux_trial *t)
 {
-	return enter(t->userns, 0, t->uid_map, t->gid_map);
+	/* Limited: the user namespace layer's trial (after this one) reads
+	 * whether the limit took; no later trial makes a user namespace. */
+	return enter(t->userns, 0, t->uid_map, t->gid_map, 1);
 }
 
 #define CORDON_PIPEFS_MAGIC 0x50495045
@@ -382,7 +390,8 @@ int mountns_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;
 	int e;
-	if ((e = enter(m->userns, m->userns_at_clone, m->uid_map, m->gid_map)) != 0)
+	if ((e = enter(m->userns, m->userns_at_clone, m->uid_map, m->gid_map, m->limit_userns)) !=
+	    0)
 		return e;
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)

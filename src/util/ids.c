@@ -161,6 +161,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_UNIX_LANDLOCK] = { "unix_socket_landlock",
 				  "Landlock ABI 9: pathname Unix sockets outside the writable "
 				  "set refused" },
+	[LAYER_USERNS] = { "user_namespaces_refused",
+			   "the command cannot make a user namespace (unshare, clone, clone3 "
+			   "with CLONE_NEWUSER): the run's user namespace allows none below "
+			   "it, or a seccomp rule refuses it" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 	[LAYER_NETNS] = { "network_namespace",
@@ -278,6 +282,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				    "--network allow was given, but no network namespace can be "
 				    "made here: the command runs with the network off (nothing "
 				    "allowed), never open" },
+	[GAP_USERNS] = { "user_namespaces_allowed",
+			 "the command can make user namespaces of its own (a common route "
+			 "of kernel exploits): --allow-userns, or no mechanism here" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -121,6 +121,7 @@ static void error_convention(void)
 		{ "set_max_tmp(2^62)", cordon_set_max_tmp(c, (uint64_t)1 << 62) },
 		{ "set_max_tmp(0: none)", cordon_set_max_tmp(c, 0) },
 		{ "set_scratch_home", cordon_set_scratch_home(c, 0) },
+		{ "set_allow_userns", cordon_set_allow_userns(c, 0) },
 		{ "set_cwd", cordon_set_cwd(c, outside) },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
