@@ -144,7 +144,7 @@ struct secret_default {
 extern const struct secret_default cordon_secret_defaults[];
 extern const size_t cordon_nsecret_defaults;
 /* The entries of a home's .config looked in for the table's patterns. */
-#define SECRETS_CONFIG_SCAN_MAX 16384ul
+#define SECRETS_CONFIG_SCAN_MAX 4096ul
 /* A name directly under /dev of a device that reads what the user types,
  * sees or hears (a virtual console or its screen, a framebuffer, a
  * camera, raw HID, OSS sound): 1 or 0. */

@@ -246,11 +246,13 @@ static int deny_config_patterns(cordon *c, const struct allow_set *allows, const
 {
 	char dir[CORDON_PATH_MAX], rel[CORDON_PATH_MAX];
 	size_t pl = strlen(CONFIG_PATTERN);
+	struct stat st;
 	if (path_join(dir, sizeof(dir), home, ".config") != 0)
 		return 0;
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return 0;
+	int dfd = dirfd(d);
 	struct dirent *e;
 	unsigned long seen = 0;
 	int r = 0;
@@ -267,8 +269,10 @@ static int deny_config_patterns(cordon *c, const struct allow_set *allows, const
 			const char *p = cordon_secret_defaults[i].rel;
 			if (strncmp(p, CONFIG_PATTERN, pl) != 0)
 				continue;
+			/* Looked up from .config's fd: most are not there. */
 			int n = snprintf(rel, sizeof(rel), ".config/%s/%s", e->d_name, p + pl);
-			if (n > 0 && (size_t)n < sizeof(rel))
+			if (n > 0 && (size_t)n < sizeof(rel) &&
+			    !(fstatat(dfd, rel + 8, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT))
 				r = deny_default(c, allows, home, rel, 0);
 		}
 	}

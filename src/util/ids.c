@@ -234,7 +234,7 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 			"by its name): its mode, owner and times can be changed through the fd" },
 	[GAP_SECRETS] = { "secrets_readable",
 			  "some paths of the deny-read list (the user's secrets) are readable: "
-			  "see read_denied (or ~/.config holds more than 16,384 entries, and "
+			  "see read_denied (or ~/.config holds more than 4,096 entries, and "
 			  "those past them were not looked in for auth.json)" },
 	[GAP_INHERITED_SOCKET] = { "inherited_network_socket",
 				   "--network off, but the command holds a network socket it was "
