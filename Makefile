@@ -40,10 +40,12 @@ LDLIBS    += -lpthread
 # The library by area (each folder's README says what it owns and what
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
-GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c)
+GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
+                 heldtree.c agentcfg.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
-CORE_SRC    := $(addprefix src/core/,error.c env.c config.c policy.c caches.c secrets-list.c secrets.c runtmp.c workdir.c \
-                 stdfds.c statusdest.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c)
+CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c \
+                 secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c status.c netproxy.c \
+                 spawn.c cordon.c backends.c backend-none.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \

@@ -20,6 +20,8 @@
 static const char usage_main[] =
 	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]   run one command confined\n"
 	"       cordon probe [--json]                     what confinement works here\n"
+	"       cordon options [OPTIONS]                  the options a run would get\n"
+	"       cordon profile list | show NAME           the named profiles\n"
 	"       cordon --help | --version\n"
 	"\n"
 	"cordon confines what a command, and everything it spawns, may write:\n"
@@ -41,9 +43,14 @@ static const char usage_run[] =
 	"                          also yarn,pnpm,bun,deno,gradle,maven,composer,gem,\n"
 	"                          ccache,sccache,huggingface)\n"
 	"  --no-caches             no tool cache is writable\n"
-	"  --protect PATH          keep PATH inside a writable tree read-only (repeatable)\n"
-	"  --no-default-protect    do not guard the workspace's git metadata (hooks,\n"
-	"                          config, commondir...: read-only, planted ones moved aside)\n"
+	"  --protect PATH          keep PATH inside a writable tree read-only; one that does\n"
+	"                          not exist yet: what the run makes there is moved aside\n"
+	"                          (repeatable)\n"
+	"  --no-default-protect    do not guard git's files (hooks, config, commondir...)\n"
+	"                          nor agents' (.claude/, .gemini/, .codex/, .cursor/,\n"
+	"                          .vscode/, .mcp.json...): read-only, planted ones moved aside\n"
+	"  --allow-agent-config PATH  let the command write a held agent-configuration\n"
+	"                          path, e.g. .claude (repeatable)\n"
 	"  --deny-read PATH        the command may not read PATH (repeatable; also inside\n"
 	"                          the workspace, e.g. .env)\n"
 	"  --allow-read PATH       take PATH out of the default deny-read list (the\n"
@@ -63,8 +70,9 @@ static const char usage_run[] =
 	"  --network-allow-http    plain HTTP through the proxy (and port 80 by default)\n"
 	"  --network-resolve NAME=ADDRESS  the proxy takes NAME to be at ADDRESS (tests,\n"
 	"                          private registries; still vetted)\n"
-	"  --on-tamper HOW         a run that planted git files: fail (exit 125; default\n"
-	"                          in required mode) or neutralise (moved aside, warned)\n"
+	"  --on-tamper HOW         a run that planted git or agent files: fail (exit 125;\n"
+	"                          default in required mode) or neutralise (moved aside,\n"
+	"                          warned)\n"
 	"  --state-dir DIR         where per-run temp dirs are made\n"
 	"                          (default $XDG_STATE_HOME/cordon or ~/.local/state/cordon)\n"
 	"  --status-fd N           write JSON status events to fd N\n"
@@ -84,12 +92,32 @@ static const char usage_run[] =
 	"                          the end of the run (caches, workspace stay real)\n"
 	"  --allow-userns          let the command make user namespaces (a sandbox of\n"
 	"                          its own: bwrap, podman, unshare -U); refused by default\n"
+	"  --policy FILE           the options of a policy file: one a line, NAME VALUE,\n"
+	"                          # comments; relative paths against the workspace;\n"
+	"                          refused in a tree the run may write (repeatable)\n"
+	"  --profile NAME          the options of a named profile: agent, install,\n"
+	"                          verify, default (cordon profile list; repeatable)\n"
+	"  --agent-policy          what agents' entry points use: CORDON_PROFILE and/or\n"
+	"                          CORDON_POLICY, else ~/.config/cordon/agent.policy,\n"
+	"                          else the profile agent\n"
 	"\n"
 	"An option that holds one value may be repeated only with the same value\n"
-	"(otherwise exit 125); --cache and --no-caches are one such option.\n"
+	"(otherwise exit 125), from the command line, policy files and profiles\n"
+	"alike; --cache and --no-caches are one such option. Lists and flags add up.\n"
 	"\n"
 	"Exit status: the command's; 128+N if killed by signal N; 124 on timeout;\n"
 	"125 if cordon could not run it; 126 not executable; 127 not found.\n";
+
+static const char usage_options[] =
+	"usage: cordon options [OPTIONS]\n"
+	"\n"
+	"Print the options that cordon run with the same OPTIONS (--policy, --profile,\n"
+	"--agent-policy among them) would apply, in the policy file format, each group\n"
+	"with where it came from; nothing runs. Exit status 0, or 125 on a bad option.\n";
+
+static const char usage_profile[] =
+	"usage: cordon profile list          the profiles and what each is for\n"
+	"       cordon profile show NAME     a profile's options (policy file format)\n";
 
 static const char usage_probe[] =
 	"usage: cordon probe [--json]\n"
@@ -242,75 +270,28 @@ static void warn_tampered(const cordon *c)
 		return;
 	const char *moved = cordon_tampered_moved(c, 0);
 	msg("cordon: warning: ",
-	    "the run left %zu git file%s that a later git command would run or read; "
-	    "moved aside: %s -> %s%s",
+	    "the run left %zu file%s that a later program would run or read (git's, or an "
+	    "agent's configuration); moved aside: %s -> %s%s",
 	    n, n == 1 ? "" : "s", cordon_tampered_path(c, 0),
 	    moved[0] != '\0' ? moved : "(not moved: left where it is)",
 	    n > 1 ? " (all in the exit event)" : "");
 }
 
+/* What the CLI sets beyond the options: the run is its process's only
+ * one, in the foreground. */
 static void configure(cordon *c, const struct cli_args *a)
 {
-	check(c, cordon_set_mode(c, a->mode));
-	if (a->workspace != NULL)
-		check(c, cordon_set_workspace(c, a->workspace));
-	if (a->cwd != NULL)
-		check(c, cordon_set_cwd(c, a->cwd));
-	for (size_t i = 0; i < a->nallow_write; i++)
-		check(c, cordon_add_allow_write(c, a->allow_write[i]));
-	for (size_t i = 0; i < a->nallow_socket; i++)
-		check(c, cordon_add_allow_socket(c, a->allow_socket[i]));
-	check(c, cordon_set_caches(c, a->caches));
-	for (size_t i = 0; i < a->nprotect; i++)
-		check(c, cordon_add_protect(c, a->protect[i]));
-	check(c, cordon_set_default_protect(c, !a->no_default_protect));
-	for (size_t i = 0; i < a->ndeny_read; i++)
-		check(c, cordon_add_deny_read(c, a->deny_read[i]));
-	for (size_t i = 0; i < a->nallow_read; i++)
-		check(c, cordon_add_allow_read(c, a->allow_read[i]));
-	check(c, cordon_set_default_deny_read(c, !a->no_default_deny_read));
-	check(c, cordon_set_on_tamper(c, a->on_tamper));
-	check(c, cordon_set_network(c, a->network));
-	for (size_t i = 0; i < a->nnetwork_allow; i++)
-		check(c, cordon_set_network_allow(c, a->network_allow[i]));
-	for (size_t i = 0; i < a->nnetwork_allow_file; i++)
-		check(c, cordon_set_network_allow_file(c, a->network_allow_file[i]));
-	for (size_t i = 0; i < a->nnetwork_resolve; i++)
-		check(c, cordon_add_network_resolve(c, a->network_resolve[i]));
-	if (a->network_allow_local)
-		check(c, cordon_set_network_allow_local(c, 1));
-	if (a->network_allow_http)
-		check(c, cordon_set_network_allow_http(c, 1));
-	if (a->state_dir != NULL)
-		check(c, cordon_set_state_dir(c, a->state_dir));
-	if (a->status_fd >= 0)
-		check(c, cordon_set_status_fd(c, a->status_fd));
-	if (a->status_file != NULL)
-		check(c, cordon_set_status_file(c, a->status_file));
-	check(c, cordon_set_timeout_ms(c, a->timeout_ms));
-	check(c, cordon_set_max_procs(c, a->max_procs));
-	check(c, cordon_set_max_memory(c, a->max_memory));
-	check(c, cordon_set_max_tmp(c, a->max_tmp));
-	check(c, cordon_set_clean_env(c, a->clean_env));
-	for (size_t i = 0; i < a->nenv; i++)
-		check(c, cordon_add_env(c, a->env[i]));
-	for (size_t i = 0; i < a->nkeep; i++)
-		check(c, cordon_add_keep_fd(c, a->keep_fds[i]));
-	check(c, cordon_set_allow_broad(c, a->allow_broad));
 	check(c, cordon_set_foreground(c, 1));
 	check(c, cordon_set_reap_all(c, 1));
-	check(c, cordon_set_explain(c, a->explain));
-	check(c, cordon_set_scratch_home(c, a->scratch_home));
-	check(c, cordon_set_allow_userns(c, a->allow_userns));
 	if (a->max_abi > 0)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }
 
-/* In auto mode, a run without confinement says so on stderr. 1 when it
- * did. */
-static int warn_unconfined(cordon *c, const struct cli_args *a)
+/* In auto mode, a run without confinement says so on stderr (off is
+ * asked for; required never runs unconfined). 1 when it did. */
+static int warn_unconfined(cordon *c)
 {
-	if (a->mode != CORDON_MODE_AUTO || cordon_applied(c))
+	if (cordon_applied(c) || strcmp(cordon_reason(c), CORDON_REASON_OFF) == 0)
 		return 0;
 	msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
 	    cordon_reason_text(cordon_reason(c)), cordon_reason(c),
@@ -332,26 +313,25 @@ static void warn_allowlist(cordon *c)
 		}
 }
 
-static int cmd_run(const struct cli_args *a)
+static int cmd_run(struct cli_args *a)
 {
 	struct cordon_result res;
 	cordon_proc *p;
-	cordon *c = cordon_new();
-	if (c == NULL)
-		die("out of memory");
+	cordon *c = a->c;
+	a->c = NULL;
 	configure(c, a);
 	install_forwarding();
 
 	int r = cordon_begin(c);
 	if (r != 0)
 		die("%s", cordon_last_error(c));
-	int warned = warn_unconfined(c, a);
+	int warned = warn_unconfined(c);
 
 	r = cordon_spawn(c, (const char *const *)a->command, &p);
 	/* The first command's child may have met a refusal the begin could
 	 * only assume away (the start event says so too). */
 	if (!warned)
-		(void)warn_unconfined(c, a);
+		(void)warn_unconfined(c);
 	warn_allowlist(c);
 	if (r != 0) {
 		/* Not found (127), not executable (126), or confinement could
@@ -380,6 +360,45 @@ static int cmd_run(const struct cli_args *a)
 	return r != 0 || e == CORDON_ETAMPERED ? EXIT_CORDON : res.exit_code;
 }
 
+/* cordon options: what the options given come to. */
+static int cmd_options(const struct cli_args *a)
+{
+	char *t = cordon_options_text(a->c);
+	if (t == NULL)
+		die("out of memory");
+	fputs(t, stdout);
+	free(t);
+	return 0;
+}
+
+static int cmd_profile(const struct cli_args *a)
+{
+	if (strcmp(a->profile_action, "show") == 0) {
+		fputs(cordon_profile_text(a->profile_name), stdout);
+		return 0;
+	}
+	for (const char *const *n = cordon_profile_names(); *n != NULL; n++) {
+		const char *t = cordon_profile_text(*n);
+		/* The first comment line says what it is for. */
+		size_t len = strcspn(t, "\n");
+		printf("%-9s %.*s\n", *n, (int)(len > 2 ? len - 2 : 0), len > 2 ? t + 2 : "");
+	}
+	return 0;
+}
+
+static const char *help_text(const char *topic)
+{
+	if (topic == NULL)
+		return usage_main;
+	if (strcmp(topic, "run") == 0)
+		return usage_run;
+	if (strcmp(topic, "options") == 0)
+		return usage_options;
+	if (strcmp(topic, "profile") == 0)
+		return usage_profile;
+	return usage_probe;
+}
+
 int main(int argc, char *argv[])
 {
 	struct cli_args a;
@@ -395,11 +414,14 @@ int main(int argc, char *argv[])
 	int rc;
 	switch (a.cmd) {
 	case CLI_HELP:
-		fputs(a.help_topic == NULL		 ? usage_main
-		      : strcmp(a.help_topic, "run") == 0 ? usage_run
-							 : usage_probe,
-		      stdout);
+		fputs(help_text(a.help_topic), stdout);
 		rc = 0;
+		break;
+	case CLI_OPTIONS:
+		rc = cmd_options(&a);
+		break;
+	case CLI_PROFILE:
+		rc = cmd_profile(&a);
 		break;
 	case CLI_VERSION:
 		printf("cordon %s\n", cordon_version());

@@ -3,15 +3,47 @@
  * (argv[0] is "cordon"; a final segment without a NUL counts too).
  * Beyond memory safety it checks the parser's promises: success leaves a
  * consistent result, failure leaves a message that is one line whenever
- * the arguments are.
+ * the arguments are. The options go to a handle (cordon_set_option), whose
+ * configuration is checked; no input names --network-allow-file, whose
+ * file would be read (a FIFO would block).
  */
 #include "args.h"
+#include "handle.h"
+#include "options.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* run and options: the handle's configuration within what cordon.h
+ * promises, and its options' text one line per option or comment. */
+static void check_handle(const struct cli_args *a)
+{
+	const cordon *c = a->c;
+	if (c == NULL || a->status_fd < -1 || a->max_abi < 0 ||
+	    (c->caches & ~CORDON_CACHE_ALL) != 0)
+		abort();
+	if (c->max_procs > OPT_MAX_PROCS ||
+	    (c->max_memory != 0 &&
+	     (c->max_memory < OPT_SIZE_MIN || c->max_memory > OPT_SIZE_MAX)) ||
+	    (c->max_tmp != 0 && (c->max_tmp < OPT_SIZE_MIN || c->max_tmp > OPT_SIZE_MAX)))
+		abort();
+	for (size_t i = 0; i < c->envspec.n; i++)
+		if (c->envspec.v[i][0] == '\0' || c->envspec.v[i][0] == '=')
+			abort();
+	for (size_t i = 0; i < c->nkeep; i++)
+		if (c->keep_fds[i] < 0)
+			abort();
+	char *t = cordon_options_text(c);
+	if (t == NULL)
+		abort();
+	for (const char *l = t; *l != '\0'; l = strchr(l, '\n') + 1)
+		if (strchr(l, '\n') == NULL || (*l != '#' && (*l < 'a' || *l > 'z')))
+			abort();
+	free(t);
+}
 
 static void check(int argc, char **argv, int r, const struct cli_args *a)
 {
@@ -31,24 +63,10 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 		if (a->command == NULL || a->command[0] == NULL || a->command <= argv ||
 		    a->command >= argv + argc || strcmp(a->command[-1], "--") != 0)
 			abort();
-		if (a->status_fd < -1 || a->max_abi < 0 || (a->caches & ~CORDON_CACHE_ALL) != 0)
-			abort();
-		/* The bounds: none, or within the ranges cordon.h promises. */
-		if (a->max_procs > CLI_MAX_PROCS ||
-		    (a->max_memory != 0 &&
-		     (a->max_memory < CLI_SIZE_MIN || a->max_memory > CLI_SIZE_MAX)) ||
-		    (a->max_tmp != 0 && (a->max_tmp < CLI_SIZE_MIN || a->max_tmp > CLI_SIZE_MAX)))
-			abort();
-		if ((a->nallow_write && !a->allow_write) ||
-		    (a->nallow_socket && !a->allow_socket) || (a->nprotect && !a->protect) ||
-		    (a->nenv && !a->env) || (a->nkeep && !a->keep_fds))
-			abort();
-		for (size_t i = 0; i < a->nenv; i++)
-			if (a->env[i][0] == '\0' || a->env[i][0] == '=')
-				abort();
-		for (size_t i = 0; i < a->nkeep; i++)
-			if (a->keep_fds[i] < 0)
-				abort();
+		check_handle(a);
+		break;
+	case CLI_OPTIONS:
+		check_handle(a);
 		break;
 	case CLI_PROBE:
 		if (a->json != 0 && a->json != 1)
@@ -56,7 +74,13 @@ static void check(int argc, char **argv, int r, const struct cli_args *a)
 		break;
 	case CLI_HELP:
 		if (a->help_topic != NULL && strcmp(a->help_topic, "run") != 0 &&
-		    strcmp(a->help_topic, "probe") != 0)
+		    strcmp(a->help_topic, "probe") != 0 && strcmp(a->help_topic, "options") != 0 &&
+		    strcmp(a->help_topic, "profile") != 0)
+			abort();
+		break;
+	case CLI_PROFILE:
+		if (strcmp(a->profile_action, "list") != 0 &&
+		    cordon_profile_text(a->profile_name) == NULL)
 			abort();
 		break;
 	case CLI_VERSION:
@@ -71,8 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = malloc(size + 1);
 	size_t nargs = 1;
 
-	if (buf == NULL)
+	if (buf == NULL || memmem(data, size, "allow-file", 10) != NULL) {
+		free(buf);
 		return 0;
+	}
 	memcpy(buf, data, size);
 	buf[size] = '\0';
 	for (size_t i = 0; i < size; i++)

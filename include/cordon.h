@@ -57,7 +57,7 @@ extern "C" {
 #define CORDON_EUNAVAILABLE (-6) /* "required" mode and confinement unavailable */
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
-#define CORDON_ETAMPERED (-9) /* the run planted git files (cordon_set_on_tamper) */
+#define CORDON_ETAMPERED (-9) /* the run planted git or agent files (cordon_set_on_tamper) */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -232,14 +232,26 @@ CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
  * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
  * composer, gem, ccache, sccache, huggingface; comma separated) -> mask. */
 CORDON_EXPORT int cordon_parse_caches(const char *list, unsigned *out);
-/* A path inside a writable tree that must stay read-only. */
+/* A path inside a writable tree that must stay read-only. One that does
+ * not exist yet is held by its name: what the run makes there is moved
+ * aside when it ends (refused by the profile on macOS). */
 CORDON_EXPORT int cordon_add_protect(cordon *c, const char *path);
-/* Guard the workspace's git metadata (default on): the files a later git
- * command reads to decide what to run (config, hooks, commondir,
- * config.worktree, info/attributes, ".git" files, of the repository, its
- * worktrees and submodules) are read-only when they exist, and any that
- * appear or change are neutralised when the run ends. Off: none of it. */
+/* The default guards (default on). Git's: the files a later git command
+ * reads to decide what to run (config, hooks, commondir, config.worktree,
+ * info/attributes, ".git" files, of the repository, its worktrees and
+ * submodules). Agents': the configuration agents and editors run code
+ * from (.claude/, .gemini/, .codex/, .cursor/, .vscode/, .mcp.json...: the
+ * CLI reference lists them), at the workspace, each --allow-write
+ * directory and each directory down to the working directory. Each is
+ * read-only when it exists, and what appears or changes there is
+ * neutralised when the run ends. Off: none of it. */
 CORDON_EXPORT int cordon_set_default_protect(cordon *c, int on);
+/* An agent-configuration path the agents' guard holds that the command
+ * may write (repeatable): a held name in one of its directories, e.g.
+ * ".claude" for the workspace's (a relative path from the current
+ * directory). cordon_begin() fails (CORDON_EINVAL) for a path it does not
+ * hold. */
+CORDON_EXPORT int cordon_add_allow_agent_config(cordon *c, const char *path);
 /* What a run that planted such files ends with (cordon_end()): */
 enum cordon_on_tamper {
 	CORDON_TAMPER_DEFAULT = 0, /* FAIL in "required" mode, else NEUTRALISE */
@@ -326,6 +338,55 @@ CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
  * namespace sandbox); the run reports the gap user_namespaces_allowed.
  * Linux; elsewhere it changes nothing. */
 CORDON_EXPORT int cordon_set_allow_userns(cordon *c, int on);
+
+/* --- options by name: policy files and profiles ---
+ * Every option of `cordon run` can be given by its long name without the
+ * dashes ("network", "allow-write"), through one table shared by the CLI,
+ * policy files and profiles, and applied through the setters above. A
+ * single-valued option (sandbox, network, cache/no-caches, on-tamper,
+ * state-dir, status-file, status-fd, timeout, max-procs, max-memory,
+ * max-tmp, workspace, cwd) given again by name with a different value
+ * (compared parsed: 1G is 1024M) fails (CORDON_EINVAL) naming both, so a
+ * policy cannot be undone by a later option and the order never changes
+ * the result; lists and flags add up. (The typed setters still replace
+ * a value.) A policy file's format, its rules and the profiles: the CLI
+ * reference, "Policy files and profiles". */
+/* One option: value NULL for one that takes none. Copies. "policy",
+ * "profile" and "agent-policy" call the three functions below. */
+CORDON_EXPORT int cordon_set_option(cordon *c, const char *name, const char *value);
+/* 1 when the option takes a value, 0 when not, CORDON_EINVAL when there
+ * is no such option. */
+CORDON_EXPORT int cordon_option_takes_value(const char *name);
+/* Apply a policy file, read now (path borrowed): one option a line,
+ * "NAME VALUE" or "NAME", '#' comment lines; relative paths in it are
+ * resolved against the workspace set so far (none: the current directory
+ * at cordon_begin(), the default workspace), so set the workspace first:
+ * cordon_set_workspace() with another value afterwards fails
+ * (CORDON_ESTATE). A file not owned by the caller or root, writable by
+ * its group or others, or with another hard link is refused
+ * (CORDON_EREFUSED); so is, at cordon_begin(), one that lies in or is
+ * reached through a tree a confined run may write. A bad line:
+ * CORDON_EINVAL, "FILE:LINE: what". After any failure the handle refuses
+ * to begin (the lines before it are applied). */
+CORDON_EXPORT int cordon_load_policy(cordon *c, const char *path);
+/* Apply a named profile (cordon_profile_names()); as a policy file. */
+CORDON_EXPORT int cordon_use_profile(cordon *c, const char *name);
+/* The profiles' names (NULL-terminated, static) and one's text in the
+ * policy file format (static; NULL when there is no such profile). */
+CORDON_EXPORT const char *const *cordon_profile_names(void);
+CORDON_EXPORT const char *cordon_profile_text(const char *name);
+/* The options an agent's entry point (cordon hook, cordon-sh) uses: the
+ * profiles of CORDON_PROFILE (NAME[,NAME...]) and the file of
+ * CORDON_POLICY (an absolute path) when either is set and not empty;
+ * else the user's $XDG_CONFIG_HOME/cordon/agent.policy (an absolute
+ * XDG_CONFIG_HOME, else ~/.config/cordon/agent.policy) when it exists;
+ * else the profile "agent". Never a file of the workspace. Set the
+ * workspace first (cordon_load_policy()). */
+CORDON_EXPORT int cordon_use_agent_policy(cordon *c);
+/* The options given by name so far, in the policy file format with a
+ * comment naming where each group came from; caller frees (NULL when out
+ * of memory). */
+CORDON_EXPORT char *cordon_options_text(const cordon *c);
 
 /* --- the run --- */
 /* Only probes: fills the decision getters below, no temp dir, no event.

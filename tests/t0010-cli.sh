@@ -120,7 +120,7 @@ echo keep >"$WS/keep.txt"
 is "$?:$(cat "$WS/build/y" 2>/dev/null)" "0:x" "relative -w, --allow-write, --protect, --state-dir, --status-file"
 is "$(json_field "$T/rel.json" status 'e["writable"][0] if e["applied"] else "'"$WS"'"')" "$WS" \
 	"the relative workspace is the current directory, canonical"
-is "$(json_field "$T/rel.json" status '[p["path"] for p in e["protected"]] if e["applied"] else ["'"$WS/keep.txt"'"]')" \
+is "$(json_field "$T/rel.json" status '[p["path"] for p in e["protected"] if p["explicit"]] if e["applied"] else ["'"$WS/keep.txt"'"]')" \
 	"[\"$WS/keep.txt\"]" "the relative --protect path is resolved"
 case $(json_field "$T/rel.json" status 'e["tmpdir"]') in
 "$T/relstate/runs/"*) ok 0 "the relative state dir is resolved" ;;

@@ -61,7 +61,7 @@ is "$rc" 0 "auto: the command's status is kept"
 is "$(tampered)" "$WS/.git/commondir" "the exit event lists the planted commondir"
 [ ! -e "$WS/.git/commondir" ] && [ "$(cat "$WS"/.git/commondir.cordon-tampered-*)" = "$WS/evil" ]
 ok $? "it is moved aside under a name git never reads"
-is "$(grep -c '^cordon: warning: the run left 1 git file' "$T/err")" 1 "one warning line on stderr"
+is "$(grep -c '^cordon: warning: the run left 1 file that a later program would run' "$T/err")" 1 "one warning line on stderr"
 
 newrepo
 (cd "$WS" && EVILCFG=$EVILCFG crun --sandbox required -- sh -c "$plant_commondir") >/dev/null 2>"$T/err"

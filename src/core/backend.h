@@ -31,6 +31,7 @@ struct coverage {
 	unsigned layers; /* bit set of enum layer_id */
 	unsigned gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
+	int refuses_absent; /* a protected path that does not exist cannot be made */
 	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
 	unsigned unsure; /* layers assumed to work: no child has applied
 			    them yet in this process (bit set of enum layer_id) */

@@ -5,6 +5,7 @@
  * handle, and refuses (CORDON_ESTATE) once the run has begun.
  */
 #include "handle.h"
+#include "options.h"
 #include "testhooks.h"
 
 #include <stdlib.h>
@@ -75,6 +76,16 @@ int cordon_set_mode(cordon *c, enum cordon_mode mode)
 
 int cordon_set_workspace(cordon *c, const char *dir)
 {
+	/* A policy file's relative paths were resolved against the
+	 * workspace of that moment: it stays. */
+	const struct optstate *s = c != NULL ? c->opts : NULL;
+	if (s != NULL && s->ws_pin_origin != NULL && dir != NULL &&
+	    (s->ws_pin == NULL || strcmp(s->ws_pin, dir) != 0))
+		return cordon_fail(c, CORDON_ESTATE,
+				   "set the workspace before loading a policy file with relative "
+				   "paths: %s resolved one against %s",
+				   s->ws_pin_origin,
+				   s->ws_pin != NULL ? s->ws_pin : "the current directory");
 	return set_path(c, &c->workspace_opt, "workspace", dir);
 }
 
@@ -101,6 +112,11 @@ int cordon_add_allow_read(cordon *c, const char *path)
 int cordon_add_protect(cordon *c, const char *path)
 {
 	return add_path(c, &c->protect, "--protect path", path);
+}
+
+int cordon_add_allow_agent_config(cordon *c, const char *path)
+{
+	return add_path(c, &c->allow_agent_config, "--allow-agent-config path", path);
 }
 
 int cordon_set_state_dir(cordon *c, const char *dir)

@@ -7,7 +7,9 @@
 #include "handle.h"
 #include "caches.h"
 #include "netproxy.h"
+#include "options.h"
 #include "path.h"
+#include "policyfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +90,7 @@ static void release_run(cordon *c)
 	early_free(c);
 	netproxy_release(c);
 	gitguard_release(c);
+	agentcfg_free(c);
 	runtmp_remove(c);
 	launch_release(&c->launch);
 	env_free(c->envp);
@@ -116,6 +119,7 @@ void cordon_free(cordon *c)
 	}
 	gitguard_free(c);
 	netproxy_free(c);
+	options_free(c);
 	policy_free(&c->pol);
 	free(c->workspace_opt);
 	free(c->cwd_opt);
@@ -127,6 +131,7 @@ void cordon_free(cordon *c)
 	strv_free(&c->protect);
 	strv_free(&c->deny_read);
 	strv_free(&c->allow_read);
+	strv_free(&c->allow_agent_config);
 	strv_free(&c->envspec);
 	pthread_mutex_destroy(&c->spawn_lock);
 	pthread_mutex_destroy(&c->lock);
@@ -327,19 +332,34 @@ static int limit_refusal(cordon *c)
 			   reason_name(REASON_LIMIT_NOT_ENFORCEABLE), what[0], what[1], what[2]);
 }
 
-/* The protected paths: enforced when the backend's coverage says so.
- * 1 when one the user named is not. */
+/* The protected paths: enforced when the backend's coverage says so, and
+ * how each is held. One that does not exist is held at the end wherever
+ * its creation cannot be refused (agentcfg.c moves aside what is made
+ * there): no gap, no refusal. 1 when one the user named that exists is
+ * not enforced. */
 static int protect_coverage(cordon *c)
 {
 	struct decision *d = &c->dec;
 	int explicit_unenforced = 0;
 	for (size_t i = 0; i < c->pol.nprot; i++) {
-		c->pol.prot[i].enforced = d->cov.protects;
-		if (c->pol.prot[i].enforced)
+		struct protect_entry *e = &c->pol.prot[i];
+		if (e->absent) {
+			e->enforced = d->applied && d->cov.refuses_absent;
+			e->held = e->enforced ? HELD_CREATION_REFUSED : HELD_MOVED_AT_END;
+			continue;
+		}
+		e->enforced = d->cov.protects;
+		e->held = e->enforced  ? HELD_READ_ONLY
+			  : e->checked ? HELD_CHECKED_AT_END
+				       : HELD_NONE;
+		if (e->enforced)
 			continue;
 		d->cov.gaps |= 1u << GAP_PROTECT;
-		explicit_unenforced |= c->pol.prot[i].explicit_;
+		explicit_unenforced |= e->explicit_;
 	}
+	/* Where a path is writable, the agent-config guard records it now
+	 * (before any command), so that the end can put it back. */
+	agentcfg_hold(c);
 	return explicit_unenforced;
 }
 
@@ -662,7 +682,7 @@ static int resolve_policy(cordon *c)
 static int begin(cordon *c)
 {
 	int r;
-	if ((r = check_fds(c)) != 0)
+	if ((r = options_check(c)) != 0 || (r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
 	pthread_mutex_lock(&c->lock);
@@ -686,10 +706,12 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
-		    (r = runtmp_create(c)) != 0 || (r = statusdest_check_fd(c)) != 0 ||
-		    (r = statusdest_open_file(c)) != 0 ||
-		    (c->default_protect && (r = gitguard_begin(c)) != 0)) {
+		    (r = resolve_policy(c)) != 0 || (r = policyfile_check(c)) != 0 ||
+		    (r = workdir_confirm(c)) != 0 || (r = runtmp_create(c)) != 0 ||
+		    (r = statusdest_check_fd(c)) != 0 || (r = statusdest_open_file(c)) != 0 ||
+		    (r = gitguard_open(c)) != 0 ||
+		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
+		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */
 			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
@@ -868,7 +890,9 @@ int cordon_end(cordon *c)
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
 	netproxy_stop(c); /* its counts are final */
-	int tampered = gitguard_end(c);
+	(void)gitguard_end(c);
+	agentcfg_end(c);
+	int tampered = (int)gitguard_ntampered(c);
 	runtmp_remove(c);
 	enum cordon_on_tamper how = c->on_tamper;
 	if (how == CORDON_TAMPER_DEFAULT)
@@ -894,8 +918,8 @@ int cordon_end(cordon *c)
 	c->stage = ST_ENDED;
 	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
-				   "the run left %d git file%s that a later git command would run "
-				   "or read (first: %s); %s",
+				   "the run left %d file%s that a later program would run or read "
+				   "(git's, or an agent's configuration; first: %s); %s",
 				   tampered, tampered == 1 ? "" : "s", gitguard_tamper(c, 0)->path,
 				   unmoved ? "NOT all could be moved aside: see the exit event"
 					   : "moved aside");

@@ -132,6 +132,8 @@ char *status_explain(const cordon *c, const struct cordon_result *r);
  * with its message. */
 int run_prepare(cordon *c);
 
+struct optstate;
+
 /* ---- the handle (cordon.c) ---- */
 enum stage { ST_NEW, ST_PROBED, ST_BEGUN, ST_ENDED };
 
@@ -141,6 +143,7 @@ struct cordon {
 	char *workspace_opt;
 	char *cwd_opt; /* cordon_set_cwd: canonical */
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
+	struct strv allow_agent_config; /* held agent-configuration paths left writable */
 	int default_deny_read;
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
@@ -157,6 +160,9 @@ struct cordon {
 	int max_abi;
 	enum cordon_on_tamper on_tamper;
 	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
+	/* Options given by name: what each single-valued one holds, the
+	 * policy files and profiles loaded (options.c, policyfile.c). */
+	struct optstate *opts;
 
 	/* the run */
 	enum stage stage;
@@ -185,6 +191,9 @@ struct cordon {
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
+	/* The paths held by name (agentcfg.c): the agent configuration, and
+	 * --protect paths that did not exist; for the run only. */
+	struct agentcfg *agentcfg;
 	/* The run's identity and clock, set when the run begins. */
 	char run_id[33]; /* 32 hex digits, shared by the run's two events */
 	struct timespec begun_mono, begun_real;
@@ -211,6 +220,9 @@ struct tamper {
 	char *path; /* what the run left */
 	char *moved; /* where it is now, "" when removed */
 };
+/* The guard's list of what the run left, without the git guard itself
+ * (which gitguard_begin starts): agentcfg.c records there too. */
+int gitguard_open(cordon *c);
 int gitguard_begin(cordon *c);
 /* After the run: the number of files neutralised (gitguard_tamper). */
 int gitguard_end(cordon *c);
@@ -225,6 +237,21 @@ const struct tamper *gitguard_tamper(const cordon *c, size_t i);
 /* The directories the search for a workspace's repositories left
  * unread (gap git_search_incomplete), or NULL. */
 const struct strv *gitguard_unsearched(const cordon *c);
+
+/* ---- agentcfg.c: paths held by name (see there) ---- */
+struct agentcfg;
+/* At the start, once the policy is resolved and gitguard_open() made the
+ * list: the held names, each added to the policy (protected when it
+ * exists, absent when not). 0, or an error with its message (an
+ * --allow-agent-config path that is not held). */
+int agentcfg_begin(cordon *c);
+/* Once the coverage says how each is held: what exists and is not
+ * read-only is recorded, to be put back at the end. */
+void agentcfg_hold(cordon *c);
+/* After every process of the run: what the run made or changed there is
+ * moved aside (listed with gitguard's), what was there put back. */
+void agentcfg_end(cordon *c);
+void agentcfg_free(cordon *c);
 
 struct cordon_proc {
 	cordon *c;

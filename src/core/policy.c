@@ -388,11 +388,13 @@ static int refuse_broad(cordon *c, const char *what, const char *path)
 			   what, path);
 }
 
-static int add_protect(struct policy *p, const char *path, int explicit_)
+/* One entry per path: a second naming ORs its flags in. */
+static int add_protect(struct policy *p, const char *path, int explicit_, int absent, int checked)
 {
 	for (size_t i = 0; i < p->nprot; i++)
 		if (strcmp(p->prot[i].path, path) == 0) {
 			p->prot[i].explicit_ |= explicit_;
+			p->prot[i].checked |= checked;
 			return 0;
 		}
 	struct protect_entry *n = realloc(p->prot, (p->nprot + 1) * sizeof(*n));
@@ -402,9 +404,9 @@ static int add_protect(struct policy *p, const char *path, int explicit_)
 	char *dup = strdup(path);
 	if (dup == NULL)
 		return CORDON_ENOMEM;
-	p->prot[p->nprot].path = dup;
-	p->prot[p->nprot].explicit_ = explicit_;
-	p->prot[p->nprot].enforced = 0;
+	p->prot[p->nprot] = (struct protect_entry){
+		.path = dup, .explicit_ = explicit_, .absent = absent, .checked = checked
+	};
 	p->nprot++;
 	return 0;
 }
@@ -447,6 +449,24 @@ static int add_socket(cordon *c, struct policy *p, const char *in)
 		return CORDON_ENOMEM;
 	p->nsockets++;
 	return 0;
+}
+
+/* An --protect path. One that does not exist yet (inside a writable
+ * tree, reached without a symlink planted in one) is held by its name:
+ * what the run makes there is moved aside at the end (agentcfg.c). */
+static int resolve_protect(cordon *c, const char *in)
+{
+	char real[CORDON_PATH_MAX];
+	struct stat st;
+	int is_dir = 0;
+	int r = policy_resolve_untampered(&c->pol, in, real, sizeof(real));
+	int absent = r == 0 && lstat(real, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+	if (!absent && (r = canonical(c, "--protect path", in, real, &is_dir)) != 0)
+		return r;
+	if (!policy_inside_writable(&c->pol, real))
+		return cordon_fail(c, CORDON_EINVAL,
+				   "--protect path is not inside a writable tree: %s", in);
+	return add_protect(&c->pol, real, 1, absent, absent);
 }
 
 /* The workspace option, else the current directory into buf. */
@@ -520,16 +540,9 @@ int policy_resolve(cordon *c)
 		    0)
 			return r;
 
-	for (size_t i = 0; i < c->protect.n; i++) {
-		if ((r = canonical(c, "--protect path", c->protect.v[i], real, &is_dir)) != 0)
+	for (size_t i = 0; i < c->protect.n; i++)
+		if ((r = resolve_protect(c, c->protect.v[i])) != 0)
 			return r;
-		if (!policy_inside_writable(p, real))
-			return cordon_fail(c, CORDON_EINVAL,
-					   "--protect path is not inside a writable tree: %s",
-					   c->protect.v[i]);
-		if ((r = add_protect(p, real, 1)) != 0)
-			return r;
-	}
 
 	for (size_t i = 0; i < c->allow_socket.n; i++)
 		if ((r = add_socket(c, p, c->allow_socket.v[i])) != 0)
@@ -577,7 +590,12 @@ int policy_add_protect(struct policy *p, const char *path)
 	 * that is writable at all. */
 	if (realpath(path, real) == NULL || !policy_inside_writable(p, real))
 		return 0;
-	return add_protect(p, real, 0);
+	return add_protect(p, real, 0, 0, 1);
+}
+
+int policy_add_held(struct policy *p, const char *path, int absent)
+{
+	return absent ? add_protect(p, path, 0, 1, 1) : policy_add_protect(p, path);
 }
 
 /* The devices of design section 4, where this system has them. On macOS

@@ -34,9 +34,18 @@ struct cache_entry {
 };
 
 struct protect_entry {
-	char *path;
+	char *path; /* canonical; when absent, its existing part canonical */
 	int explicit_; /* named by the user, not a default */
-	int enforced;
+	/* It did not exist at the start: no backend can bind it read-only;
+	 * one that refuses a creation by name (Seatbelt) denies it, and the
+	 * end of the run moves aside what was made there (agentcfg.c). */
+	int absent;
+	/* A guard compares it at the end of the run (the git guard's files,
+	 * the agent configuration): where it is not read-only, what the run
+	 * changed there is moved aside then. */
+	int checked;
+	int enforced; /* read-only, or its creation refused, for the run */
+	enum held_by held; /* how (the start event's "held") */
 };
 
 struct policy {
@@ -162,6 +171,10 @@ void policy_clear_private_tmp(struct policy *p);
 int policy_inside_writable(const struct policy *p, const char *path);
 /* A protected path that is not the user's own (the git guard's). */
 int policy_add_protect(struct policy *p, const char *path);
+/* A path a guard holds (agentcfg.c), checked at the end of the run: when
+ * it exists, protected (by its canonical path, when that is writable);
+ * when it does not, an absent entry (its name as given). */
+int policy_add_held(struct policy *p, const char *path, int absent);
 /* Writable here, or in some run (policy.untrusted). */
 int policy_inside_untrusted(const struct policy *p, const char *path);
 int policy_add_untrusted(struct policy *p, const char *path);

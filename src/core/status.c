@@ -6,6 +6,7 @@
 #include "handle.h"
 #include "json.h"
 #include "netproxy.h"
+#include "options.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -147,6 +148,9 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 		jb_bool(b, p->prot[i].explicit_);
 		jb_key(b, "enforced");
 		jb_bool(b, p->prot[i].enforced);
+		/* How: read-only, creation refused, or checked at the end. */
+		jb_key(b, "held");
+		jb_str(b, cordon_held_ids[p->prot[i].held].id);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -210,6 +214,21 @@ static void write_caches(struct jbuf *b, const struct policy *p)
 		 * state dir, or null. */
 		jb_key(b, "variable");
 		jb_str(b, p->caches[i].variable);
+		jb_raw(b, "}");
+	}
+	jb_raw(b, "]");
+}
+
+/* The profiles and policy files the options came from, in order:
+ * [{"profile":"agent"},{"file":"/abs/path"}]. */
+static void write_policy_sources(struct jbuf *b, const cordon *c)
+{
+	const struct strv *s = c->opts != NULL ? &c->opts->sources : NULL;
+	jb_raw(b, "[");
+	for (size_t i = 0; s != NULL && i + 1 < s->n; i += 2) {
+		jb_raw(b, i > 0 ? ",{" : "{");
+		jb_key(b, s->v[i]);
+		jb_str(b, s->v[i + 1]);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -286,6 +305,8 @@ char *status_start_json(const cordon *c)
 	jb_str(&b, c->rundir);
 	jb_key(&b, "limits");
 	write_limits(&b, c);
+	jb_key(&b, "policy");
+	write_policy_sources(&b, c);
 	jb_key(&b, "gaps");
 	list_of(&b, c->dec.gap_list);
 	jb_raw(&b, "}");

@@ -65,6 +65,7 @@ struct gitguard {
 	 * (gitjudge.c). */
 	struct gitjudge judge;
 	struct nested_start nested;
+	int on; /* the git guard runs in this run (not only the list, gitguard_open) */
 	int begun; /* 0: the end has nothing to compare against */
 	int over; /* a walk gave up: too many git dirs or files */
 	char *unread; /* a .gitmodules that could not be read as git reads it */
@@ -362,7 +363,7 @@ static int is_repo(const char *dir)
 const struct strv *gitguard_unsearched(const cordon *c)
 {
 	const struct gitguard *g = c->gitguard;
-	return g != NULL && !g->judge.released ? &g->unsearched : NULL;
+	return g != NULL && g->on && !g->judge.released ? &g->unsearched : NULL;
 }
 
 size_t gitguard_ntampered(const cordon *c)
@@ -380,16 +381,22 @@ static int protect_cb(void *ctx, const char *path)
 	return policy_add_protect((struct policy *)ctx, path);
 }
 
+int gitguard_open(cordon *c)
+{
+	if (c->gitguard == NULL && (c->gitguard = calloc(1, sizeof(*c->gitguard))) == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	return 0;
+}
+
 int gitguard_begin(cordon *c)
 {
-	struct gitguard *g = calloc(1, sizeof(*g));
+	if (gitguard_open(c) != 0)
+		return CORDON_ENOMEM;
+	struct gitguard *g = c->gitguard;
 	struct walk *w = calloc(1, sizeof(*w));
-	if (g == NULL || w == NULL) {
-		free(g);
-		free(w);
+	if (w == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	}
-	c->gitguard = g;
+	g->on = 1;
 	if (gitnested_begin(c, &g->nested) != 0) {
 		free(w);
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");

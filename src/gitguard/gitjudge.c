@@ -421,25 +421,76 @@ static int changed(const struct item *it)
 static int put_aside(cordon *c, const char *path, const struct item *it)
 {
 	char aside[CORDON_PATH_MAX];
-	int n = snprintf(aside, sizeof(aside), "%s.cordon-tampered-%.8s", path, c->run_id);
-	if (n <= 0 || n >= (int)sizeof(aside) || !gitguard_clean(&c->pol, path) ||
-	    rename(path, aside) != 0)
+	if (gitguard_aside_name(c, path, aside) != 0 || !gitguard_clean(&c->pol, path) ||
+	    gitguard_rename(path, aside) != 0)
 		return tampered_add(c, path, "");
-	if (it != NULL && it->existed && it->content != NULL && it->kind != K_HOOKS) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			      it->st.st_mode & 0777);
-		if (fd >= 0) {
-			size_t off = 0;
-			while (off < it->len) {
-				ssize_t wr = write(fd, it->content + off, it->len - off);
-				if (wr <= 0)
-					break;
-				off += (size_t)wr;
-			}
-			close(fd);
-		}
-	}
+	if (it != NULL && it->existed && it->content != NULL && it->kind != K_HOOKS)
+		(void)gitguard_put_back(path, it->content, it->len, it->st.st_mode);
 	return tampered_add(c, path, aside);
+}
+
+int gitguard_put_back(const char *path, const char *content, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+	if (fd < 0)
+		return -1;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t wr = write(fd, content + off, len - off);
+		if (wr < 0 && errno == EINTR)
+			continue;
+		if (wr <= 0)
+			break;
+		off += (size_t)wr;
+	}
+	/* The mode it had, whatever the umask. */
+	int ok = off == len && fchmod(fd, mode & 0777) == 0;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+int gitguard_parent_usable(const char *path)
+{
+	char dir[CORDON_PATH_MAX];
+	struct stat st;
+	size_t n = strlen(path);
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL || slash == path || n >= sizeof(dir))
+		return 0;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       (st.st_mode & 0300) != 0300 && chmod(dir, (st.st_mode & 07777) | 0300) == 0;
+}
+
+int gitguard_rename(const char *from, const char *to)
+{
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EACCES && errno != EPERM)
+		return -1;
+	int fixed = gitguard_parent_usable(from);
+	fixed |= gitguard_parent_usable(to);
+	return fixed && rename(from, to) == 0 ? 0 : -1;
+}
+
+int gitguard_aside_name(const cordon *c, const char *path, char *out)
+{
+	/* A name the run made already (it may know its run id) is not
+	 * renamed over: a directory there would make the rename fail and
+	 * leave what it planted in place. */
+	for (int i = 0; i < 100; i++) {
+		struct stat st;
+		int n = i == 0 ? snprintf(out, CORDON_PATH_MAX, "%s.cordon-tampered-%.8s", path,
+					  c->run_id)
+			       : snprintf(out, CORDON_PATH_MAX, "%s.cordon-tampered-%.8s-%d", path,
+					  c->run_id, i);
+		if (n <= 0 || n >= CORDON_PATH_MAX)
+			return -1;
+		if (lstat(out, &st) != 0 && errno == ENOENT)
+			return 0;
+	}
+	return -1;
 }
 
 int gitguard_put_aside(cordon *c, const char *path)

@@ -84,8 +84,24 @@ int gitguard_gitfile_target(const char *file, char *out);
 
 /* Records that the run left path (moved to moved, "" when not). */
 int tampered_add(cordon *c, const char *path, const char *moved);
+/* Where path is moved aside: path.cordon-tampered-RUN, or, when the run
+ * made that name, path.cordon-tampered-RUN-N: a name nothing is at (out:
+ * CORDON_PATH_MAX bytes). 0, or -1 when none fits. */
+int gitguard_aside_name(const cordon *c, const char *path, char *out);
+/* The directory holding path is the caller's and lacks write or search
+ * for its owner (a run may take them away to keep what it planted there
+ * from being seen or moved): given back. 1 when it was. */
+int gitguard_parent_usable(const char *path);
+/* rename(2), and once more when it was refused because a directory of
+ * the caller's, on either side, had lost its owner's write or search
+ * bits (given back first): the run may have taken them away. 0 or -1. */
+int gitguard_rename(const char *from, const char *to);
 /* Move path aside (recorded with tampered_add). */
 int gitguard_put_aside(cordon *c, const char *path);
+/* Make path, which must not exist, a regular file of that mode (its
+ * permission bits) holding content: what the start held, put back. 0, or
+ * -1 when it could not be made whole. */
+int gitguard_put_back(const char *path, const char *content, size_t len, mode_t mode);
 /* The end's judgement of every watched file: one changed since the
  * start that git would not have written is moved aside (and its content
  * of the start put back). */

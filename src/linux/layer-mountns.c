@@ -521,6 +521,8 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 	}
 	for (size_t i = 0; i < pol->nprot; i++) {
 		const char *p = pol->prot[i].path;
+		if (pol->prot[i].absent)
+			continue; /* nothing to bind: the end moves aside what is made */
 		for (size_t j = 0; j < pol->nw; j++) {
 			const struct wentry *w = &pol->w[j];
 			/* Paths come from realpath: shorter than a path buffer. */

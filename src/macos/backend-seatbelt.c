@@ -193,9 +193,10 @@ static const struct clause clauses[] = {
 	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
 	[C_PROTECT] = { "PROTECT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
 	[C_PARENT] = { "PROTECT_PARENT", "(deny file-write-unlink (literal ", NULL, "))\n" },
-	/* A name the git guard watches that does not exist yet: it cannot
-	 * be made (or linked, or renamed into place). */
-	[C_ABSENT] = { "ABSENT", "(deny file-write* file-link (literal ", NULL, "))\n" },
+	/* A name that does not exist yet and must not be made (the git
+	 * guard's, the agent configuration, an --protect path): it cannot be
+	 * made, linked or renamed into place, nor anything beneath it. */
+	[C_ABSENT] = { "ABSENT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
 	/* A path the command must not read (a file, or a tree), which cannot
 	 * be unlinked (so not renamed away either); its ancestors inside the
 	 * writable set are PROTECT_PARENT_n. Then the files of it that stay
@@ -347,7 +348,9 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 	if (r == 0)
 		r = add_entries(p, 0, &params, &s.files);
 	for (size_t i = 0; r == 0 && i < p->nprot; i++)
-		r = push_param(&params, clauses[C_PROTECT].name, s.protects++, p->prot[i].path);
+		if (!p->prot[i].absent)
+			r = push_param(&params, clauses[C_PROTECT].name, s.protects++,
+				       p->prot[i].path);
 	if (r == 0)
 		r = protect_parents(p, &parents);
 	for (size_t i = 0; r == 0 && i < parents.n; i++)
@@ -357,6 +360,10 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 		r = push_param(&params, clauses[C_SOCKET].name, s.sockets++, p->sockets[i]);
 	for (size_t i = 0; r == 0 && i < p->nabsent; i++)
 		r = push_param(&params, clauses[C_ABSENT].name, s.absents++, p->absent[i]);
+	for (size_t i = 0; r == 0 && i < p->nprot; i++)
+		if (p->prot[i].absent)
+			r = push_param(&params, clauses[C_ABSENT].name, s.absents++,
+				       p->prot[i].path);
 	if (r == 0 && p->network_off && p->proxy_port != 0) {
 		char port[16];
 		snprintf(port, sizeof(port), "%u", p->proxy_port);
@@ -550,6 +557,7 @@ void seatbelt_coverage(struct coverage *out)
 		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC |
 		    1u << GAP_TMP_SHARED;
 	out->protects = 1;
+	out->refuses_absent = 1; /* the profile matches paths, existing or not */
 	out->denies_reads = DENY_BY_SEATBELT;
 	/* The profile's network rule refuses every IP socket, loopback
 	 * included: the run has no loopback of its own. */
@@ -636,7 +644,8 @@ static int sb_prepare(const struct run_spec *run, struct run_result *res)
 		q.prot[i] = p->prot[i];
 		q.prot[i].path = NULL;
 		q.nprot++;
-		r = canonical(res, p->prot[i].path, &q.prot[i].path);
+		r = p->prot[i].absent ? canonical_absent(res, p->prot[i].path, &q.prot[i].path)
+				      : canonical(res, p->prot[i].path, &q.prot[i].path);
 	}
 	for (size_t i = 0; r == 0 && i < p->nsockets; i++) {
 		q.nsockets++;

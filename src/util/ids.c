@@ -360,6 +360,26 @@ const struct id_text cordon_cwd_from_ids[CWD_FROM_COUNT] = {
 				 "the workspace: the caller's current directory lies outside it" },
 };
 
+const struct id_text cordon_held_ids[HELD_COUNT] = {
+	[HELD_NONE] = { NULL, "not held: the path is writable in this run" },
+	[HELD_READ_ONLY] = { "read_only",
+			     "it exists and is read-only while the run lasts (the mount layer, or "
+			     "the Seatbelt profile)" },
+	[HELD_CREATION_REFUSED] = { "creation_refused",
+				    "it does not exist, and the Seatbelt profile refuses to make "
+				    "it (or anything under it)" },
+	[HELD_CHECKED_AT_END] = { "checked_at_end",
+				  "it exists and is writable while the run lasts; at the end "
+				  "what the run made or changed there is moved aside and what it "
+				  "held at the start is put back" },
+	[HELD_CHECKED_IN_PART] = { "checked_in_part",
+				   "as checked_at_end, for the entries the start could record "
+				   "(a bound): entries past them are not compared" },
+	[HELD_MOVED_AT_END] = { "moved_at_end",
+				"it does not exist; whatever the run made there is moved aside at "
+				"the end" },
+};
+
 _Static_assert(CORDON_CACHE_CARGO == 1u << CACHE_CARGO && CORDON_CACHE_NPM == 1u << CACHE_NPM &&
 		       CORDON_CACHE_PIP == 1u << CACHE_PIP &&
 		       CORDON_CACHE_PLAYWRIGHT == 1u << CACHE_PLAYWRIGHT &&
@@ -411,6 +431,7 @@ static const struct {
 	{ cordon_limit_by_ids, LIMIT_BY_COUNT },
 	{ cordon_refusal_ids, REFUSAL_COUNT },
 	{ cordon_cwd_from_ids, CWD_FROM_COUNT },
+	{ cordon_held_ids, HELD_COUNT },
 };
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -420,7 +441,7 @@ static const char
 	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
 		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 3 + NET_DECISION_COUNT +
 		 sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]) + LIMIT_BY_COUNT +
-		 REFUSAL_COUNT + CWD_FROM_COUNT + 1];
+		 REFUSAL_COUNT + CWD_FROM_COUNT + HELD_COUNT + 1];
 
 static void fill_ids(void)
 {

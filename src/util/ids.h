@@ -148,6 +148,18 @@ enum refusal_id {
 	REFUSAL_COUNT
 };
 
+/* How a protected path is held in a run (the start event's "held" of each
+ * "protected" entry); HELD_NONE: it is not (null). */
+enum held_by {
+	HELD_NONE = 0,
+	HELD_READ_ONLY, /* it exists and cannot be changed while the run lasts */
+	HELD_CREATION_REFUSED, /* it does not exist and cannot be made (Seatbelt) */
+	HELD_CHECKED_AT_END, /* it exists; at the end what changed is moved aside */
+	HELD_CHECKED_IN_PART, /* the same, for the part of it the start could read */
+	HELD_MOVED_AT_END, /* it does not exist; what the run made there is moved aside */
+	HELD_COUNT
+};
+
 /* Where the command starts (the start event's "cwd_from"). */
 enum cwd_from {
 	CWD_FROM_OPTION, /* cordon_set_cwd(), --cwd */
@@ -207,6 +219,7 @@ extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
 extern const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT];
 extern const struct id_text cordon_refusal_ids[REFUSAL_COUNT];
 extern const struct id_text cordon_cwd_from_ids[CWD_FROM_COUNT];
+extern const struct id_text cordon_held_ids[HELD_COUNT];
 
 /* The identifier of a reason, or NULL for REASON_NONE. */
 const char *reason_name(enum reason_id r);

@@ -71,6 +71,8 @@ static void error_convention(void)
 		{ "add_allow_socket(NULL)", cordon_add_allow_socket(c, NULL) },
 		{ "add_allow_socket(4096 bytes)", cordon_add_allow_socket(c, longpath) },
 		{ "add_protect(NULL)", cordon_add_protect(c, NULL) },
+		{ "add_allow_agent_config(NULL)", cordon_add_allow_agent_config(c, NULL) },
+		{ "add_allow_agent_config(\"\")", cordon_add_allow_agent_config(c, "") },
 		{ "set_state_dir(4096 bytes)", cordon_set_state_dir(c, longpath) },
 		{ "set_status_fd(-1)", cordon_set_status_fd(c, -1) },
 		{ "set_status_file(\"\")", cordon_set_status_file(c, "") },
@@ -106,6 +108,7 @@ static void error_convention(void)
 		{ "add_allow_write", cordon_add_allow_write(c, outside) },
 		{ "set_caches", cordon_set_caches(c, CORDON_CACHE_NPM) },
 		{ "set_default_protect", cordon_set_default_protect(c, 0) },
+		{ "add_allow_agent_config", cordon_add_allow_agent_config(c, ".claude") },
 		{ "set_on_tamper", cordon_set_on_tamper(c, CORDON_TAMPER_FAIL) },
 		{ "set_state_dir", cordon_set_state_dir(c, state) },
 		{ "set_timeout_ms", cordon_set_timeout_ms(c, 5000) },
@@ -1280,6 +1283,50 @@ static void network_allow_setters(void)
 	cordon_free(c);
 }
 
+/* The agents' guard through the library: a planted .claude/settings.json
+ * is moved aside at cordon_end() and counted; cordon_add_allow_agent_config
+ * lets the command write it; a path the guard does not hold is refused at
+ * cordon_begin(). */
+static void agent_config(void)
+{
+	char settings[400], moved[450];
+	const char *argv[] = { "sh", "-c", "mkdir -p .claude && echo '{}' > .claude/settings.json",
+			       NULL };
+	snprintf(settings, sizeof(settings), "%s/.claude/settings.json", ws);
+	cordon *c = fresh();
+	cordon_set_on_tamper(c, CORDON_TAMPER_FAIL);
+	struct cordon_result res;
+	is_int(cordon_run(c, argv, &res), CORDON_ETAMPERED, "a planted .claude: CORDON_ETAMPERED");
+	ok(access(settings, F_OK) != 0, "... it is not where an agent reads it");
+	snprintf(moved, sizeof(moved), "%s/.claude", ws);
+	ok(cordon_tampered_count(c) == 1 && strcmp(cordon_tampered_path(c, 0), moved) == 0 &&
+		   strstr(cordon_tampered_moved(c, 0), ".claude.cordon-tampered-") != NULL,
+	   "... counted, with where it went: %s", cordon_tampered_moved(c, 0));
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/.claude*", ws);
+	if (system(cmd) != 0)
+		exit(2);
+	cordon_free(c);
+
+	c = fresh();
+	cordon_set_on_tamper(c, CORDON_TAMPER_FAIL);
+	is_int(cordon_add_allow_agent_config(c, moved), 0, "allow .claude");
+	is_int(cordon_run(c, argv, &res), 0, "... the command may write it");
+	ok(access(settings, F_OK) == 0 && cordon_tampered_count(c) == 0, "... it stays");
+	if (system(cmd) != 0)
+		exit(2);
+	cordon_free(c);
+
+	c = fresh();
+	snprintf(moved, sizeof(moved), "%s/src", ws);
+	cordon_add_allow_agent_config(c, moved);
+	is_int(cordon_begin(c), CORDON_EINVAL, "allowing a path the guard does not hold: refused");
+	ok(strstr(cordon_last_error(c), "--allow-agent-config") != NULL &&
+		   strstr(cordon_last_error(c), "/src") != NULL,
+	   "... the message names it: %s", cordon_last_error(c));
+	cordon_free(c);
+}
+
 int main(int argc, char *argv[])
 {
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--scenario") == 0) {
@@ -1303,6 +1350,7 @@ int main(int argc, char *argv[])
 	filter_per_run();
 	landlock_backend_present();
 	run_convenience();
+	agent_config();
 	cwd_per_run();
 	cwd_unusable();
 	env_secrets_per_run();

@@ -1,10 +1,13 @@
 /* Unit tests for the command-line parser (cli/args.c). */
 #include "args.h"
+#include "handle.h"
+#include "options.h"
 #include "tap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* argv with argv[0] = "cordon", NULL-terminated. */
 #define ARGV(...) ((char *[]){ "cordon", __VA_ARGS__, NULL })
@@ -49,15 +52,16 @@ static void test_defaults(void)
 
 	is_int(parse(&a, argv), 0, "run -- true parses");
 	is_int(a.cmd, CLI_RUN, "default: command is run");
-	ok(a.workspace == NULL && a.state_dir == NULL && a.status_file == NULL,
+	ok(a.c->workspace_opt == NULL && a.c->state_dir_opt == NULL && a.c->status_file == NULL,
 	   "default: no workspace, state dir or status file");
-	is_int(a.mode, CORDON_MODE_AUTO, "default: sandbox auto");
-	is_int(a.caches, CORDON_CACHE_DEFAULT, "default: caches");
+	is_int(a.c->mode, CORDON_MODE_AUTO, "default: sandbox auto");
+	is_int(a.c->caches, CORDON_CACHE_DEFAULT, "default: caches");
 	is_int(a.status_fd, -1, "default: no status fd");
-	is_int(a.timeout_ms, 0, "default: no timeout");
-	ok(a.nallow_write == 0 && a.nprotect == 0 && a.nenv == 0 && a.nkeep == 0,
+	is_int(a.c->timeout_ms, 0, "default: no timeout");
+	ok(a.c->allow_write.n == 0 && a.c->protect.n == 0 && a.c->envspec.n == 0 && a.c->nkeep == 0,
 	   "default: empty lists");
-	ok(!a.clean_env && !a.allow_broad && !a.no_default_protect && a.max_abi == 0 && !a.json,
+	ok(!a.c->clean_env && !a.c->allow_broad && a.c->default_protect && a.max_abi == 0 &&
+		   !a.json,
 	   "default: flags off");
 	ok(a.help_topic == NULL, "default: no help topic");
 	ok(command_is(&a, cmd), "default: command is [true]");
@@ -72,51 +76,52 @@ static void test_value_options(void)
 		ARGV("run", "--clean-env", "--allow-broad", "--no-default-protect", "--", "x");
 
 	is_int(parse(&a, ARGV("run", "--workspace", "/w", "--", "x")), 0, "--workspace V");
-	is_str(a.workspace, "/w", "--workspace V sets workspace");
+	is_str(a.c->workspace_opt, "/w", "--workspace V sets workspace");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--workspace=/w2", "--", "x")), 0, "--workspace=V");
-	is_str(a.workspace, "/w2", "--workspace=V sets workspace");
+	is_str(a.c->workspace_opt, "/w2", "--workspace=V sets workspace");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "-w", "/w3", "--", "x")), 0, "-w V");
-	is_str(a.workspace, "/w3", "-w V sets workspace");
+	is_str(a.c->workspace_opt, "/w3", "-w V sets workspace");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "-w", "/a", "--workspace=/a", "--", "x")), 0,
 	       "-w and --workspace, the same value");
-	is_str(a.workspace, "/a", "... sets it");
+	is_str(a.c->workspace_opt, "/a", "... sets it");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--workspace=", "--", "x")), 0, "--workspace= (empty)");
-	is_str(a.workspace, "", "--workspace= gives an empty value (checked later)");
-	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--cwd", "sub", "--", "x")), 0, "--cwd V");
-	ok(a.cwd != NULL && strcmp(a.cwd, "sub") == 0 && a.workspace == NULL,
+	fails(ARGV("run", "--workspace=", "--", "x"), "empty workspace", "--workspace= (empty)");
+	/* --cwd is resolved at once (cordon_set_cwd): directories that exist. */
+	is_int(parse(&a, ARGV("run", "--cwd", "/", "--", "x")), 0, "--cwd V");
+	ok(a.c->cwd_opt != NULL && strcmp(a.c->cwd_opt, "/") == 0 && a.c->workspace_opt == NULL,
 	   "--cwd V sets cwd, not the workspace");
 	cli_args_free(&a);
-	is_int(parse(&a, ARGV("run", "--cwd=/c", "--", "x")), 0, "--cwd=V");
-	is_str(a.cwd, "/c", "--cwd=V sets cwd");
+	is_int(parse(&a, ARGV("run", "--cwd=/usr/.", "--", "x")), 0, "--cwd=V");
+	is_str(a.c->cwd_opt, "/usr", "--cwd=V sets cwd (canonical)");
 	cli_args_free(&a);
+	fails(ARGV("run", "--cwd", "/nonexistent-cordon-dir", "--", "x"),
+	      "working directory /nonexistent-cordon-dir", "--cwd of a missing directory");
 
 	is_int(parse(&a, ARGV("run", "--sandbox", "required", "--", "x")), 0, "--sandbox V");
-	is_int(a.mode, CORDON_MODE_REQUIRED, "--sandbox required");
+	is_int(a.c->mode, CORDON_MODE_REQUIRED, "--sandbox required");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--sandbox=off", "--", "x")), 0, "--sandbox=V");
-	is_int(a.mode, CORDON_MODE_OFF, "--sandbox=off");
+	is_int(a.c->mode, CORDON_MODE_OFF, "--sandbox=off");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--sandbox=off", "--sandbox", "off", "--", "x")), 0,
 	       "--sandbox twice, the same value");
-	is_int(a.mode, CORDON_MODE_OFF, "... sets it");
+	is_int(a.c->mode, CORDON_MODE_OFF, "... sets it");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--allow-write", "/a", "--allow-write=/b", "--", "x")), 0,
 	       "--allow-write both forms");
-	ok(a.nallow_write == 2 && strcmp(a.allow_write[0], "/a") == 0 &&
-		   strcmp(a.allow_write[1], "/b") == 0,
+	ok(a.c->allow_write.n == 2 && strcmp(a.c->allow_write.v[0], "/a") == 0 &&
+		   strcmp(a.c->allow_write.v[1], "/b") == 0,
 	   "--allow-write collects [/a, /b] in order");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--allow-socket", "/s", "--allow-socket=/d", "--", "x")), 0,
 	       "--allow-socket both forms");
-	ok(a.nallow_socket == 2 && strcmp(a.allow_socket[0], "/s") == 0 &&
-		   strcmp(a.allow_socket[1], "/d") == 0,
+	ok(a.c->allow_socket.n == 2 && strcmp(a.c->allow_socket.v[0], "/s") == 0 &&
+		   strcmp(a.c->allow_socket.v[1], "/d") == 0,
 	   "--allow-socket collects [/s, /d] in order");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--allow-socket")), -1, "--allow-socket without a value");
@@ -125,50 +130,61 @@ static void test_value_options(void)
 	is_int(parse(&a,
 		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
 	       0, "--protect both forms");
-	ok(a.nprotect == 3 && strcmp(a.protect[0], "/p") == 0 && strcmp(a.protect[1], "/q") == 0 &&
-		   strcmp(a.protect[2], "/r") == 0,
+	ok(a.c->protect.n == 3 && strcmp(a.c->protect.v[0], "/p") == 0 &&
+		   strcmp(a.c->protect.v[1], "/q") == 0 && strcmp(a.c->protect.v[2], "/r") == 0,
 	   "--protect collects [/p, /q, /r] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config", ".claude",
+			      "--allow-agent-config=.vscode", "--", "x")),
+	       0, "--allow-agent-config both forms");
+	ok(a.c->allow_agent_config.n == 2 && strcmp(a.c->allow_agent_config.v[0], ".claude") == 0 &&
+		   strcmp(a.c->allow_agent_config.v[1], ".vscode") == 0,
+	   "--allow-agent-config collects [.claude, .vscode] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-agent-config")), -1,
+	       "--allow-agent-config without a value");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--cache", "npm,pip", "--", "x")), 0, "--cache V");
-	is_int(a.caches, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "--cache npm,pip");
+	is_int(a.c->caches, CORDON_CACHE_NPM | CORDON_CACHE_PIP, "--cache npm,pip");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--cache=cargo", "--", "x")), 0, "--cache=V");
-	is_int(a.caches, CORDON_CACHE_CARGO, "--cache=cargo");
+	is_int(a.c->caches, CORDON_CACHE_CARGO, "--cache=cargo");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--cache=playwright,cargo,go,npm,pip", "--", "x")), 0,
 	       "--cache all five");
-	is_int(a.caches, CORDON_CACHE_DEFAULT, "--cache all five is the default mask");
+	is_int(a.c->caches, CORDON_CACHE_DEFAULT, "--cache all five is the default mask");
+	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--cache", "yarn,huggingface,gem", "--", "x")), 0,
 	       "--cache of opt-in tools");
-	is_int(a.caches, CORDON_CACHE_YARN | CORDON_CACHE_HUGGINGFACE | CORDON_CACHE_GEM,
+	is_int(a.c->caches, CORDON_CACHE_YARN | CORDON_CACHE_HUGGINGFACE | CORDON_CACHE_GEM,
 	       "--cache yarn,huggingface,gem");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--no-caches", "--", "x")), 0, "--no-caches");
-	is_int(a.caches, 0, "--no-caches sets caches 0");
+	is_int(a.c->caches, 0, "--no-caches sets caches 0");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--no-caches", "--no-caches", "--", "x")), 0,
 	       "--no-caches twice");
-	is_int(a.caches, 0, "... sets caches 0");
+	is_int(a.c->caches, 0, "... sets caches 0");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--state-dir", "/s", "--", "x")), 0, "--state-dir V");
-	is_str(a.state_dir, "/s", "--state-dir V sets it");
+	is_str(a.c->state_dir_opt, "/s", "--state-dir V sets it");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--state-dir=/s2", "--", "x")), 0, "--state-dir=V");
-	is_str(a.state_dir, "/s2", "--state-dir=V sets it");
+	is_str(a.c->state_dir_opt, "/s2", "--state-dir=V sets it");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --on-tamper");
-	is_int(a.on_tamper, CORDON_TAMPER_DEFAULT, "no --on-tamper: the mode's default");
+	is_int(a.c->on_tamper, CORDON_TAMPER_DEFAULT, "no --on-tamper: the mode's default");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--on-tamper", "neutralise", "--", "x")), 0,
 	       "--on-tamper neutralise");
-	is_int(a.on_tamper, CORDON_TAMPER_NEUTRALISE, "--on-tamper neutralise sets it");
+	is_int(a.c->on_tamper, CORDON_TAMPER_NEUTRALISE, "--on-tamper neutralise sets it");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--on-tamper=fail", "--", "x")), 0, "--on-tamper=fail");
-	is_int(a.on_tamper, CORDON_TAMPER_FAIL, "--on-tamper=fail sets it");
+	is_int(a.c->on_tamper, CORDON_TAMPER_FAIL, "--on-tamper=fail sets it");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--on-tamper", "maybe", "--", "x")), -1, "--on-tamper maybe");
 	cli_args_free(&a);
@@ -181,32 +197,33 @@ static void test_value_options(void)
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--status-file", "/f", "--", "x")), 0, "--status-file V");
-	is_str(a.status_file, "/f", "--status-file V sets it");
+	is_str(a.c->status_file, "/f", "--status-file V sets it");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--status-file=/g", "--", "x")), 0, "--status-file=V");
-	is_str(a.status_file, "/g", "--status-file=V sets it");
+	is_str(a.c->status_file, "/g", "--status-file=V sets it");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--timeout", "30", "--", "x")), 0, "--timeout V");
-	is_int(a.timeout_ms, 30000, "--timeout 30 is 30000 ms");
+	is_int(a.c->timeout_ms, 30000, "--timeout 30 is 30000 ms");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--timeout=1.5", "--", "x")), 0, "--timeout=V");
-	is_int(a.timeout_ms, 1500, "--timeout=1.5 is 1500 ms");
+	is_int(a.c->timeout_ms, 1500, "--timeout=1.5 is 1500 ms");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--timeout", "0.001", "--", "x")), 0, "--timeout 0.001");
-	is_int(a.timeout_ms, 1, "--timeout 0.001 is 1 ms");
+	is_int(a.c->timeout_ms, 1, "--timeout 0.001 is 1 ms");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--env", "A=1", "--env=B", "--env", "C=x=y", "--", "x")), 0,
 	       "--env both forms");
-	ok(a.nenv == 3 && strcmp(a.env[0], "A=1") == 0 && strcmp(a.env[1], "B") == 0 &&
-		   strcmp(a.env[2], "C=x=y") == 0,
+	ok(a.c->envspec.n == 3 && strcmp(a.c->envspec.v[0], "A=1") == 0 &&
+		   strcmp(a.c->envspec.v[1], "B") == 0 && strcmp(a.c->envspec.v[2], "C=x=y") == 0,
 	   "--env collects [A=1, B, C=x=y] in order");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--keep-fd", "3", "--keep-fd=7", "--", "x")), 0,
 	       "--keep-fd both forms");
-	ok(a.nkeep == 2 && a.keep_fds[0] == 3 && a.keep_fds[1] == 7, "--keep-fd collects [3, 7]");
+	ok(a.c->nkeep == 2 && a.c->keep_fds[0] == 3 && a.c->keep_fds[1] == 7,
+	   "--keep-fd collects [3, 7]");
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--test-max-abi", "2", "--", "x")), 0, "--test-max-abi V");
@@ -217,23 +234,23 @@ static void test_value_options(void)
 	cli_args_free(&a);
 
 	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --scratch-home");
-	is_int(a.scratch_home, 0, "the scratch home is off by default");
+	is_int(a.c->scratch_home, 0, "the scratch home is off by default");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--scratch-home", "--", "x")), 0, "--scratch-home");
-	is_int(a.scratch_home, 1, "--scratch-home sets it");
+	is_int(a.c->scratch_home, 1, "--scratch-home sets it");
 	cli_args_free(&a);
 	fails(ARGV("run", "--scratch-home=yes", "--", "x"), "takes no value", "--scratch-home=");
 	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --allow-userns");
-	is_int(a.allow_userns, 0, "user namespaces are refused by default");
+	is_int(a.c->allow_userns, 0, "user namespaces are refused by default");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--allow-userns", "--allow-userns", "--", "x")), 0,
 	       "--allow-userns (twice)");
-	is_int(a.allow_userns, 1, "--allow-userns sets it");
+	is_int(a.c->allow_userns, 1, "--allow-userns sets it");
 	cli_args_free(&a);
 	fails(ARGV("run", "--allow-userns=1", "--", "x"), "takes no value", "--allow-userns=");
 
 	is_int(parse(&a, flags), 0, "flags");
-	ok(a.clean_env == 1 && a.allow_broad == 1 && a.no_default_protect == 1,
+	ok(a.c->clean_env == 1 && a.c->allow_broad == 1 && !a.c->default_protect,
 	   "--clean-env --allow-broad --no-default-protect set");
 	ok(command_is(&a, cmd), "flags: command is [x]");
 	cli_args_free(&a);
@@ -250,11 +267,12 @@ static void test_dashdash(void)
 	char **argv3 = ARGV("run", "--", "--help");
 
 	is_int(parse(&a, argv1), 0, "options after '--' belong to the command");
-	ok(command_is(&a, cmd1) && a.workspace == NULL, "command keeps its own options and '--'");
+	ok(command_is(&a, cmd1) && a.c->workspace_opt == NULL,
+	   "command keeps its own options and '--'");
 	cli_args_free(&a);
 
 	is_int(parse(&a, argv2), 0, "a value option takes '--' as its value");
-	is_str(a.workspace, "--", "workspace is '--'");
+	is_str(a.c->workspace_opt, "--", "workspace is '--'");
 	ok(command_is(&a, cmd2), "command after the second '--'");
 	cli_args_free(&a);
 
@@ -379,13 +397,13 @@ static void test_timeout(void)
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		uint64_t ms = 0;
-		int r = cli_parse_timeout(good[i].s, &ms);
+		int r = opt_parse_timeout(good[i].s, &ms);
 		ok(r == 0 && ms == good[i].ms, "timeout '%s' is %llu ms", good[i].s,
 		   (unsigned long long)good[i].ms);
 	}
 	uint64_t ms = 42;
-	is_int(cli_parse_timeout(NULL, &ms), -1, "timeout NULL rejected");
-	is_int(cli_parse_timeout("99999999999999999999", &ms), -1, "timeout overflow rejected");
+	is_int(opt_parse_timeout(NULL, &ms), -1, "timeout NULL rejected");
+	is_int(opt_parse_timeout("99999999999999999999", &ms), -1, "timeout overflow rejected");
 }
 
 static void test_uint(void)
@@ -479,7 +497,7 @@ static void test_bounds(void)
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		uint64_t v = 0;
-		int r = cli_parse_size(good[i].s, CLI_SIZE_MIN, CLI_SIZE_MAX, &v);
+		int r = opt_parse_size(good[i].s, OPT_SIZE_MIN, OPT_SIZE_MAX, &v);
 		ok(r == 0 && v == good[i].v, "size '%s' is %llu", good[i].s,
 		   (unsigned long long)good[i].v);
 	}
@@ -501,16 +519,16 @@ static void test_bounds(void)
 					   "0x100000" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t v = 7;
-		ok(cli_parse_size(bad[i], CLI_SIZE_MIN, CLI_SIZE_MAX, &v) == -1 && v == 7,
+		ok(opt_parse_size(bad[i], OPT_SIZE_MIN, OPT_SIZE_MAX, &v) == -1 && v == 7,
 		   "size '%s' rejected", bad[i]);
 	}
-	is_int(cli_parse_size(NULL, CLI_SIZE_MIN, CLI_SIZE_MAX, &(uint64_t){ 0 }), -1,
+	is_int(opt_parse_size(NULL, OPT_SIZE_MIN, OPT_SIZE_MAX, &(uint64_t){ 0 }), -1,
 	       "size NULL rejected");
 
 	is_int(parse(&a, ARGV("run", "--max-procs", "50", "--max-memory=512M", "--max-tmp", "1G",
 			      "--", "x")),
 	       0, "--max-procs, --max-memory, --max-tmp");
-	ok(a.max_procs == 50 && a.max_memory == 512ULL << 20 && a.max_tmp == 1ULL << 30,
+	ok(a.c->max_procs == 50 && a.c->max_memory == 512ULL << 20 && a.c->max_tmp == 1ULL << 30,
 	   "... their values");
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--max-procs", "50", "--max-procs", "50", "--", "x")), 0,
@@ -532,7 +550,7 @@ static void test_bounds(void)
 	      "--max-procs given twice (50, then 60)", "--max-procs twice");
 	is_int(parse(&a, ARGV("run", "--max-tmp", "1G", "--max-tmp=1024M", "--", "x")), 0,
 	       "--max-tmp 1G then 1024M: the same size");
-	is_int(a.max_tmp, 1ULL << 30, "... is 1G");
+	is_int(a.c->max_tmp, 1ULL << 30, "... is 1G");
 	cli_args_free(&a);
 	fails(ARGV("run", "--max-memory", "1G", "--max-memory=2G", "--", "x"),
 	      "--max-memory given twice", "--max-memory twice");
@@ -560,7 +578,7 @@ static void test_repeats(void)
 		{ "-w", "-w", "--workspace given twice (/ws-a, then /ws-b)" },
 		{ "--workspace=/ws-a", "--workspace=ws-a",
 		  "--workspace given twice (/ws-a, then ws-a)" },
-		{ "--cwd=/c1", "--cwd=c1", "--cwd given twice (/c1, then c1)" },
+		{ "--cwd=/", "--cwd=/usr", "--cwd given twice (/, then /usr)" },
 		{ "--state-dir=/s1", "--state-dir=/s2", "--state-dir given twice (/s1, then /s2)" },
 		{ "--status-file=/f1", "--status-file=/f2",
 		  "--status-file given twice (/f1, then /f2)" },
@@ -607,14 +625,14 @@ static void test_repeats(void)
 			  "--status-file", "/f", "--status-fd", "3", "--status-fd", "03",
 			  "--timeout", "1", "--timeout=1.000", "--on-tamper", "fail", "--on-tamper",
 			  "fail", "--cache", "npm,pip", "--cache", "pip,npm", "--max-memory", "1G",
-			  "--max-memory", "1GiB", "--cwd", "/c", "--cwd=/c", "--", "x")),
+			  "--max-memory", "1GiB", "--cwd", "/", "--cwd=/", "--", "x")),
 	       0, "every single-valued option twice with the same value");
-	ok(a.mode == CORDON_MODE_REQUIRED && a.network == CORDON_NETWORK_OFF &&
-		   strcmp(a.workspace, "/w") == 0 && strcmp(a.state_dir, "/s") == 0 &&
-		   strcmp(a.status_file, "/f") == 0 && a.status_fd == 3 && a.timeout_ms == 1000 &&
-		   a.on_tamper == CORDON_TAMPER_FAIL &&
-		   a.caches == (CORDON_CACHE_NPM | CORDON_CACHE_PIP) &&
-		   a.max_memory == 1ULL << 30 && strcmp(a.cwd, "/c") == 0,
+	ok(a.c->mode == CORDON_MODE_REQUIRED && a.c->network == CORDON_NETWORK_OFF &&
+		   strcmp(a.c->workspace_opt, "/w") == 0 && strcmp(a.c->state_dir_opt, "/s") == 0 &&
+		   strcmp(a.c->status_file, "/f") == 0 && a.status_fd == 3 &&
+		   a.c->timeout_ms == 1000 && a.c->on_tamper == CORDON_TAMPER_FAIL &&
+		   a.c->caches == (CORDON_CACHE_NPM | CORDON_CACHE_PIP) &&
+		   a.c->max_memory == 1ULL << 30 && strcmp(a.c->cwd_opt, "/") == 0,
 	   "... and the values are those");
 	cli_args_free(&a);
 
@@ -624,8 +642,8 @@ static void test_repeats(void)
 			      "--no-default-protect", "--no-default-protect",
 			      "--no-default-deny-read", "--no-default-deny-read", "--", "x")),
 	       0, "flags twice");
-	ok(a.clean_env && a.allow_broad && a.explain && a.scratch_home && a.no_default_protect &&
-		   a.no_default_deny_read,
+	ok(a.c->clean_env && a.c->allow_broad && a.c->explain && a.c->scratch_home &&
+		   !a.c->default_protect && !a.c->default_deny_read,
 	   "... each set");
 	cli_args_free(&a);
 
@@ -634,55 +652,156 @@ static void test_repeats(void)
 			      "/r1", "--allow-read", "/r2", "--env", "A=1", "--env", "A=2",
 			      "--keep-fd", "3", "--keep-fd", "3", "--", "x")),
 	       0, "multi-valued options repeated");
-	ok(a.ndeny_read == 2 && a.nallow_read == 2 && a.nenv == 2 && a.nkeep == 2,
-	   "... accumulate (--env: the last for a name wins later, in cordon_add_env)");
+	ok(a.c->deny_read.n == 2 && a.c->allow_read.n == 2 && a.c->envspec.n == 2 &&
+		   a.c->nkeep == 1,
+	   "... accumulate (--env: the last for a name wins later, in cordon_add_env; a kept fd "
+	   "once)");
 	cli_args_free(&a);
+}
+
+/* The options text of a's handle has this whole line. */
+static int has_line(const struct cli_args *a, const char *line)
+{
+	char *t = cordon_options_text(a->c);
+	size_t n = strlen(line);
+	int found = 0;
+	for (const char *p = t; p != NULL && !found && (p = strstr(p, line)) != NULL; p += n)
+		found = (p == t || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0');
+	free(t);
+	return found;
 }
 
 /* --network allow=LIST (repeatable, the lists add up), the file form and
  * the allow-list's settings; on, off and allow do not mix, and the
- * settings need the list. */
+ * settings need the list (checked when the run begins: a policy file may
+ * bring the list). */
 static void test_network_allow(void)
 {
 	struct cli_args a;
+	char file[] = "/tmp/cordon-test-args-XXXXXX";
+	int fd = mkstemp(file);
+	if (fd < 0 || write(fd, "c.test\n", 7) != 7)
+		abort();
+	close(fd);
 	int r = parse(&a,
 		      ARGV("run", "--network", "allow=a.test,@npm", "--network=allow=b.test",
-			   "--network-allow-file", "/f", "--network-resolve", "a.test=127.0.0.1",
+			   "--network-allow-file", file, "--network-resolve", "a.test=127.0.0.1",
 			   "--network-allow-local", "--network-allow-http", "--", "x"));
-	ok(r == 0 && a.network == CORDON_NETWORK_ALLOW && a.nnetwork_allow == 2 &&
-		   strcmp(a.network_allow[0], "a.test,@npm") == 0 &&
-		   strcmp(a.network_allow[1], "b.test") == 0 && a.nnetwork_allow_file == 1 &&
-		   strcmp(a.network_allow_file[0], "/f") == 0 && a.nnetwork_resolve == 1 &&
-		   a.network_allow_local == 1 && a.network_allow_http == 1,
+	ok(r == 0 && a.c->network == CORDON_NETWORK_ALLOW &&
+		   has_line(&a, "network allow=a.test,@npm") &&
+		   has_line(&a, "network allow=b.test") &&
+		   has_line(&a, "network-resolve a.test=127.0.0.1") &&
+		   has_line(&a, "network-allow-local") && has_line(&a, "network-allow-http") &&
+		   options_check(a.c) == 0,
 	   "--network allow= twice, the file, a resolve entry, local and http");
 	cli_args_free(&a);
-	r = parse(&a, ARGV("run", "--network-allow-file=/f", "--", "x"));
-	ok(r == 0 && a.network == CORDON_NETWORK_ALLOW && a.nnetwork_allow == 0,
+	r = parse(&a, ARGV("run", "--network-allow-file", file, "--", "x"));
+	ok(r == 0 && a.c->network == CORDON_NETWORK_ALLOW && !has_line(&a, "network allow=a.test"),
 	   "--network-allow-file alone: the network is allow");
 	cli_args_free(&a);
 	fails(ARGV("run", "--network", "off", "--network", "allow=a.test", "--", "x"),
 	      "--network given twice (off, then allow=a.test)", "off, then allow");
 	fails(ARGV("run", "--network", "allow=a.test", "--network", "on", "--", "x"),
 	      "--network given twice (allow=a.test, then on)", "allow, then on");
-	fails(ARGV("run", "--network-allow-file", "/f", "--network", "off", "--", "x"),
+	fails(ARGV("run", "--network-allow-file", file, "--network", "off", "--", "x"),
 	      "--network given twice (allow (--network-allow-file), then off)",
 	      "the file, then off");
 	fails(ARGV("run", "--network", "allow=", "--", "x"), "want allow=PATTERN",
 	      "an empty allow list");
 	fails(ARGV("run", "--network", "allow", "--", "x"), "want on, off or allow=LIST",
 	      "allow without a list");
-	fails(ARGV("run", "--network-allow-local", "--", "x"),
-	      "--network-allow-local needs --network allow=LIST", "allow-local alone");
-	fails(ARGV("run", "--network", "off", "--network-allow-http", "--", "x"),
-	      "--network-allow-http needs --network allow=LIST", "allow-http with off");
+	static const struct {
+		const char *opt, *net, *want;
+	} alone[] = {
+		{ "--network-allow-local", NULL,
+		  "--network-allow-local needs --network allow=LIST" },
+		{ "--network-allow-http", "--network=off",
+		  "--network-allow-http needs --network allow=LIST" },
+		{ "--network-resolve=a.test=10.0.0.1", "--network=on",
+		  "--network-resolve needs --network allow=LIST" },
+	};
+	for (size_t i = 0; i < sizeof(alone) / sizeof(alone[0]); i++) {
+		r = alone[i].net != NULL ? parse(&a, ARGV("run", (char *)alone[i].net,
+							  (char *)alone[i].opt, "--", "x"))
+					 : parse(&a, ARGV("run", (char *)alone[i].opt, "--", "x"));
+		ok(r == 0 && options_check(a.c) == CORDON_EINVAL &&
+			   strstr(cordon_last_error(a.c), alone[i].want) != NULL,
+		   "%s without the list: refused when the run begins", alone[i].opt);
+		cli_args_free(&a);
+	}
 	fails(ARGV("run", "--network-resolve", "a.test", "--network=allow=a.test", "--", "x"),
 	      "bad --network-resolve 'a.test' (want NAME=ADDRESS)", "a resolve entry without =");
 	fails(ARGV("run", "--network-allow-file=", "--", "x"), "empty --network-allow-file",
 	      "an empty file name");
+	unlink(file);
+}
+
+/* --policy, --profile, --agent-policy, cordon options, cordon profile. */
+static void test_policy_cli(void)
+{
+	struct cli_args a;
+	char file[] = "/tmp/cordon-test-args-XXXXXX";
+	int fd = mkstemp(file);
+	static const char body[] = "protect .env\nscratch-home\n";
+	if (fd < 0 || write(fd, body, sizeof(body) - 1) != (ssize_t)sizeof(body) - 1)
+		abort();
+	close(fd);
+
+	is_int(parse(&a, ARGV("run", "--policy", file, "-w", "/w", "--", "x")), 0,
+	       "--policy FILE before -w");
+	ok(a.c->protect.n == 1 && strcmp(a.c->protect.v[0], "/w/.env") == 0 && a.c->scratch_home,
+	   "... loaded after the other options: its relative path under the workspace");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--profile", "agent", "--profile=verify", "--network=off",
+			      "--", "x")),
+	       0, "--profile twice and a flag that agrees");
+	ok(a.c->network == CORDON_NETWORK_OFF && a.c->opts->sources.n == 4, "... both applied");
+	cli_args_free(&a);
+	fails(ARGV("run", "--network", "on", "--profile", "agent", "--", "x"),
+	      "profile agent:3: --network given twice (on, then off)",
+	      "a profile against the command line");
+	fails(ARGV("run", "--profile", "nope", "--", "x"), "unknown profile 'nope'",
+	      "an unknown profile");
+	fails(ARGV("run", "--policy", "/nonexistent-cordon.policy", "--", "x"),
+	      "cannot read the policy file /nonexistent-cordon.policy", "a missing file");
+	fails(ARGV("run", "--agent-policy=1", "--", "x"), "takes no value", "--agent-policy=1");
+	fails(ARGV("run", "--policy"), "needs a value", "--policy at the end");
+	is_int(parse(&a, ARGV("run", "--profile", "nope", "--help", "--", "x")), 0,
+	       "--help before the loads");
+	ok(a.cmd == CLI_HELP && strcmp(a.help_topic, "run") == 0, "... help, nothing loaded");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("options", "--profile", "install", "--timeout", "5")), 0,
+	       "options, no command");
+	ok(a.cmd == CLI_OPTIONS && a.command == NULL && has_line(&a, "timeout 5") &&
+		   has_line(&a, "# from profile install"),
+	   "... its options");
+	cli_args_free(&a);
+	fails(ARGV("options", "--", "x"), "takes no command", "options with a command");
+	fails(ARGV("options", "x"), "unknown option 'x' (see cordon options --help)",
+	      "options with an argument");
+	is_int(parse(&a, ARGV("options", "--help")), 0, "options --help");
+	ok(a.cmd == CLI_HELP && strcmp(a.help_topic, "options") == 0, "... help on options");
+	cli_args_free(&a);
+
+	is_int(parse(&a, ARGV("profile", "list")), 0, "profile list");
+	ok(a.cmd == CLI_PROFILE && strcmp(a.profile_action, "list") == 0, "... list");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("profile", "show", "agent")), 0, "profile show agent");
+	ok(a.cmd == CLI_PROFILE && strcmp(a.profile_name, "agent") == 0, "... show agent");
+	cli_args_free(&a);
+	fails(ARGV("profile", "show", "nope"), "unknown profile 'nope'", "profile show nope");
+	fails(ARGV("profile"), "usage: cordon profile list", "profile alone");
+	fails(ARGV("profile", "list", "x"), "usage: cordon profile list", "profile list x");
+	is_int(parse(&a, ARGV("profile", "--help")), 0, "profile --help");
+	ok(a.cmd == CLI_HELP && strcmp(a.help_topic, "profile") == 0, "... help on profile");
+	cli_args_free(&a);
+	unlink(file);
 }
 
 int main(void)
 {
+	test_policy_cli();
 	test_network_allow();
 	test_defaults();
 	test_value_options();

@@ -31,6 +31,7 @@ static struct table tables[] = {
 	{ "limit method", cordon_limit_by_ids, LIMIT_BY_COUNT, 1 },
 	{ "refusal", cordon_refusal_ids, REFUSAL_COUNT, 0 },
 	{ "working directory source", cordon_cwd_from_ids, CWD_FROM_COUNT, 0 },
+	{ "hold", cordon_held_ids, HELD_COUNT, 1 },
 };
 #define NT (sizeof(tables) / sizeof(tables[0]))
 
@@ -85,8 +86,8 @@ static char *slurp(const char *rel)
 	return buf;
 }
 
-/* Every reason, layer, gap, refusal kind and working directory source
- * ("cwd_from") is explained where users
+/* Every reason, layer, gap, refusal kind, working directory source
+ * ("cwd_from") and way a protected path is held is explained where users
  * look: both CLI references (as `id`) and the man page (the layers and
  * reasons the man page names are a summary; gaps it lists all). */
 static void documented(void)
@@ -100,8 +101,8 @@ static void documented(void)
 			continue;
 		}
 		int missing = 0;
-		/* reason, layer, gap, refusal, working directory source */
-		static const size_t kinds[] = { 3, 4, 5, NT - 2, NT - 1 };
+		/* reason, layer, gap, refusal, working directory source, hold */
+		static const size_t kinds[] = { 3, 4, 5, NT - 3, NT - 2, NT - 1 };
 		for (size_t ki = 0; ki < sizeof(kinds) / sizeof(kinds[0]); ki++)
 			for (size_t k = kinds[ki], i = tables[k].first; i < tables[k].n; i++) {
 				char want[128];
@@ -113,7 +114,7 @@ static void documented(void)
 				}
 			}
 		is_int(missing, 0,
-		       "%s explains every reason, layer, gap, refusal kind and cwd source",
+		       "%s explains every reason, layer, gap, refusal kind, cwd source and hold",
 		       docs[d]);
 		free(text);
 	}

@@ -94,7 +94,8 @@ static void profile_text(void)
 		"(deny file-write* file-link (literal (param \"PROTECT_0\")) "
 		"(subpath (param \"PROTECT_0\")))\n"
 		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n"
-		"(deny file-write* file-link (literal (param \"ABSENT_0\")))\n"
+		"(deny file-write* file-link (literal (param \"ABSENT_0\")) "
+		"(subpath (param \"ABSENT_0\")))\n"
 		"(deny file-write-setugid)\n"
 		"(deny signal)\n"
 		"(allow signal (target same-sandbox))\n"
@@ -644,9 +645,57 @@ static void deny_read(void)
 	policy_free(&p);
 }
 
+/* Protected entries that do not exist (the agent-config guard's, an
+ * --protect path not made yet): ABSENT_ parameters, never PROTECT_ ones,
+ * denied as a name and as a tree; their parents in the writable set
+ * cannot be removed either. */
+static void held_absent(void)
+{
+	static const struct entry w[] = { { "/ws", 1, W_WORKSPACE } };
+	static const char *const prot[] = { "/ws/.claude", "/ws/.vscode", "/ws/tests/conftest.py" };
+	struct policy p;
+	struct strv argv;
+	struct sb_shape shape;
+	make_policy(&p, w, 1, prot, 3);
+	p.prot[1].absent = 1;
+	p.prot[1].explicit_ = 0;
+	p.prot[2].absent = 1;
+	is_int(build(&p, &argv, &shape), 0, "a policy with names that do not exist builds");
+	ok(shape.protects == 1 && shape.absents == 2,
+	   "one PROTECT_ (what exists), two ABSENT_ (%zu, %zu)", shape.protects, shape.absents);
+	is_str(param_value(&argv, "PROTECT_0"), "/ws/.claude",
+	       "what exists is a PROTECT_ parameter");
+	ok(param_value(&argv, "PROTECT_1") == NULL, "... and only that");
+	is_str(param_value(&argv, "ABSENT_0"), "/ws/.vscode",
+	       "a name that does not exist is ABSENT_");
+	is_str(param_value(&argv, "ABSENT_1"), "/ws/tests/conftest.py",
+	       "... so is an --protect path not made yet");
+	int parent_tests = 0, parent_ws = 0;
+	char key[48];
+	for (size_t i = 0; i < shape.parents; i++) {
+		snprintf(key, sizeof(key), "PROTECT_PARENT_%zu", i);
+		const char *v = param_value(&argv, key);
+		parent_tests |= v != NULL && strcmp(v, "/ws/tests") == 0;
+		parent_ws |= v != NULL && strcmp(v, "/ws") == 0;
+	}
+	ok(parent_tests && parent_ws, "its directories in the writable set cannot be removed");
+	ok(argv.n > 2 &&
+		   strstr(argv.v[2], "(deny file-write* file-link (literal (param "
+				     "\"ABSENT_1\")) (subpath (param \"ABSENT_1\")))") != NULL,
+	   "the profile denies making it, or anything beneath it");
+	struct coverage cov;
+	memset(&cov, 0, sizeof(cov));
+	seatbelt_coverage(&cov);
+	ok(cov.refuses_absent && cov.protects,
+	   "the coverage says a name that does not exist is refused");
+	strv_free(&argv);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	profile_text();
+	held_absent();
 	paths_only_as_parameters();
 	argv_layout();
 	docs_example();

@@ -181,11 +181,13 @@ static void make_socket(const char *path)
 
 static void run_through_launcher(void)
 {
-	char log[400], link[400], frozen[400], sock[400], sock_link[400], buf[8192], out[8192];
-	const char *words[64];
+	char log[400], link[400], frozen[400], sock[400], sock_link[400], buf[65536], out[8192];
+	char later[400];
+	const char *words[512];
 	snprintf(log, sizeof(log), "%s/launcher.log", root);
 	snprintf(link, sizeof(link), "%s/ws-link", root);
 	snprintf(frozen, sizeof(frozen), "%s/frozen", ws);
+	snprintf(later, sizeof(later), "%s/not-yet/conftest.py", ws);
 	snprintf(sock, sizeof(sock), "%s/agent.sock", root);
 	snprintf(sock_link, sizeof(sock_link), "%s/agent-link", root);
 	setenv("CORDON_FAKE_LOG", log, 1);
@@ -214,6 +216,7 @@ static void run_through_launcher(void)
 	cordon_set_state_dir(c, state);
 	cordon_set_caches(c, 0);
 	cordon_add_protect(c, frozen);
+	cordon_add_protect(c, later); /* does not exist: refused by name */
 	cordon_add_allow_socket(c, sock);
 	is_int(cordon_begin(c), 0, "begin: %s", cordon_last_error(c));
 	/* The workspace entry and the socket as symlinks: prepare must
@@ -224,7 +227,19 @@ static void run_through_launcher(void)
 	free(c->pol.sockets[0]);
 	c->pol.sockets[0] = strdup(sock_link);
 	is_int(as_seatbelt(c, launcher), 0, "prepare: %s", cordon_last_error(c));
-	ok(c->pol.nprot == 1 && c->dec.cov.protects, "the protection is enforced (coverage)");
+	/* The --protect paths, and the agent configuration's names (none of
+	 * which exists here). */
+	int frozen_held = 0, later_held = 0, names = 0;
+	for (size_t i = 0; i < c->pol.nprot; i++) {
+		const struct protect_entry *e = &c->pol.prot[i];
+		frozen_held |= strcmp(e->path, frozen) == 0 && e->explicit_ && !e->absent;
+		later_held |= strcmp(e->path, later) == 0 && e->explicit_ && e->absent;
+		names += !e->explicit_ && e->absent;
+	}
+	ok(frozen_held && c->dec.cov.protects, "the protection is enforced (coverage)");
+	ok(later_held && c->dec.cov.refuses_absent,
+	   "an --protect path that does not exist: its creation is refused (coverage)");
+	ok(names > 0, "so is the agent configuration's (%d names)", names);
 	is_str(c->pol.w[0].path, link, "prepare leaves the policy as it was");
 	is_str(c->pol.sockets[0], sock_link, "... its sockets too");
 	ok(!(c->dec.cov.gaps & (1u << GAP_UNIX_SOCKETS)),
@@ -244,7 +259,7 @@ static void run_through_launcher(void)
 	free(line);
 
 	/* The log has the launcher's arguments: the prefix after its path. */
-	size_t n = read_words(log, buf, sizeof(buf), words, 64);
+	size_t n = read_words(log, buf, sizeof(buf), words, 512);
 	const char *const *prefix = (const char *const *)c->launch.argv_prefix;
 	size_t np = c->launch.nprefix;
 	is_str(prefix[0], launcher, "the prefix starts with the launcher's absolute path");
@@ -268,6 +283,19 @@ static void run_through_launcher(void)
 	ok(found, "SOCKET_0 is the --allow-socket path, resolved again from its symlink");
 	ok(n > 1 && strstr(words[1], "(subpath (param \"SOCKET_0\"))") != NULL,
 	   "the profile opens it");
+	/* Names that do not exist are ABSENT_ parameters, resolved as far as
+	 * they exist (/tmp is /private/tmp on a Mac). */
+	char claude[450];
+	snprintf(claude, sizeof(claude), "%s/.claude", ws);
+	int absent_later = 0, absent_claude = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (strcmp(words[i], "-D") == 0 && strncmp(words[i + 1], "ABSENT_", 7) == 0) {
+			const char *v = strchr(words[i + 1], '=');
+			absent_later |= v != NULL && strcmp(v + 1, later) == 0;
+			absent_claude |= v != NULL && strcmp(v + 1, claude) == 0;
+		}
+	ok(absent_later && absent_claude,
+	   "the missing --protect path and .claude are ABSENT_ parameters");
 	snprintf(out, sizeof(out), "%s/out", cwd);
 	ok(file_has(out, cordon_tmpdir(c)),
 	   "TMPDIR is the run's temp dir (written where the command started)");

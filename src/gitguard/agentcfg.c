@@ -1,0 +1,312 @@
+/*
+ * The agent-config guard: what a confined run plants for a later,
+ * unconfined program to run is moved aside, as the git guard does for
+ * git's files. Agents and editors run code a project names: hooks and
+ * MCP servers in .claude/settings.json, .gemini/settings.json,
+ * .codex/config.toml, .cursor/hooks.json, .mcp.json; a task VS Code runs
+ * when the folder opens; plugins, skills and commands kept in those
+ * directories. Each name of agentcfg_names, in each directory of
+ * agentcfg_levels, is held:
+ *
+ *   - one that exists at the start is protected (read-only with the mount
+ *     layer or the Seatbelt profile); where it stays writable (Landlock
+ *     alone, or no confinement), it is recorded (heldtree.c) and at the end
+ *     what changed there is moved aside and the start's content put back;
+ *   - one that does not exist cannot be refused on Linux without leaving
+ *     something in its place in the user's tree (a bind mount needs a file
+ *     to cover), so whatever the run made there is moved aside at the end;
+ *     the Seatbelt profile refuses to make it.
+ *
+ * An --protect path that does not exist is held the same way. What is
+ * moved aside is listed with the git guard's (gitjudge.c: tampered_add,
+ * gitguard_put_aside), and the run ends as --on-tamper says.
+ *
+ * The cost: a few lstat per directory held, at the start and at the end;
+ * a walk only of a held tree that stays writable, within a bound.
+ */
+#include "agentcfg.h"
+#include "gitjudge.h"
+#include "heldtree.h"
+#include "path.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const agentcfg_names[] = {
+	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
+	".vscode",   ".idea",	      ".zed",		".devcontainer",   ".devcontainer.json",
+	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
+};
+const size_t agentcfg_nnames = sizeof(agentcfg_names) / sizeof(agentcfg_names[0]);
+
+/* A name held in this run, and what it was at the start. */
+struct held {
+	char *path; /* normalised, in a writable tree, no symlink on the way */
+	char *prot; /* its protected entry (canonical) when it exists, or NULL */
+	int absent; /* it did not exist at the start */
+	int err; /* then, why lstat failed */
+	struct stat st;
+	struct heldtree *tree; /* recorded where it stays writable, or NULL */
+};
+
+struct agentcfg {
+	struct held *v;
+	size_t n, cap;
+	struct held_budget budget; /* what records may still keep */
+	int begun; /* the end has something to compare against */
+};
+
+static int push_once(struct strv *out, const char *s)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->v[i], s) == 0)
+			return 0;
+	return strv_push(out, s) == 0 ? 0 : CORDON_ENOMEM;
+}
+
+int agentcfg_levels(const struct policy *pol, struct strv *out)
+{
+	size_t first = out->n;
+	char buf[CORDON_PATH_MAX];
+	if (pol->workspace != NULL && push_once(out, pol->workspace) != 0)
+		return CORDON_ENOMEM;
+	for (size_t i = 0; i < pol->nw; i++)
+		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
+		    push_once(out, pol->w[i].path) != 0)
+			return CORDON_ENOMEM;
+	const char *cwd = pol->cwd;
+	size_t roots = out->n, len = cwd != NULL ? strlen(cwd) : 0;
+	if (cwd == NULL || len >= sizeof(buf))
+		return 0;
+	for (size_t r = first; r < roots; r++) {
+		const char *root = out->v[r];
+		size_t rl = strlen(root);
+		if (!path_within(root, cwd) || rl == len)
+			continue;
+		/* Each directory below root down to cwd ("/" has no slash to
+		 * skip). */
+		for (size_t j = rl == 1 ? 1 : rl + 1; j <= len; j++) {
+			if (cwd[j] != '/' && cwd[j] != '\0')
+				continue;
+			memcpy(buf, cwd, j);
+			buf[j] = '\0';
+			if (push_once(out, buf) != 0)
+				return CORDON_ENOMEM;
+		}
+		break;
+	}
+	return 0;
+}
+
+static struct held *find(const struct agentcfg *a, const char *path)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].path, path) == 0)
+			return &a->v[i];
+	return NULL;
+}
+
+/* Hold path (add: a name of the guard's own, added to the policy; else
+ * an --protect path the policy has). 0 or CORDON_ENOMEM. */
+static int hold(cordon *c, const char *path, int add)
+{
+	struct agentcfg *a = c->agentcfg;
+	char real[PATH_MAX];
+	/* The guard acts unconfined on names the command chose: only on
+	 * paths reached without a symlink inside a writable tree. */
+	if (find(a, path) != NULL || !gitguard_clean(&c->pol, path))
+		return 0;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		struct held *v = realloc(a->v, cap * sizeof(*v));
+		if (v == NULL)
+			return CORDON_ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	struct held *h = &a->v[a->n];
+	memset(h, 0, sizeof(*h));
+	if ((h->path = strdup(path)) == NULL)
+		return CORDON_ENOMEM;
+	a->n++;
+	if (lstat(path, &h->st) != 0) {
+		h->absent = 1;
+		h->err = errno;
+		return add ? policy_add_held(&c->pol, path, 1) : 0;
+	}
+	/* A symlink is recorded whatever holds its target: the link itself
+	 * lies in a writable directory. */
+	if (S_ISLNK(h->st.st_mode) && (h->tree = heldtree_record(path, &a->budget)) == NULL)
+		return CORDON_ENOMEM;
+	if (realpath(path, real) != NULL && policy_inside_writable(&c->pol, real) &&
+	    (h->prot = strdup(real)) == NULL)
+		return CORDON_ENOMEM;
+	return add ? policy_add_held(&c->pol, path, 0) : 0;
+}
+
+/* An --allow-agent-config path, as the guard names it: its directory
+ * canonical, its last component as given. 0, or an error with its
+ * message. */
+static int opt_out_path(cordon *c, const char *in, char *out)
+{
+	char norm[CORDON_PATH_MAX], cwd[CORDON_PATH_MAX], dir[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)) == NULL || path_normalize(cwd, in, norm, sizeof(norm)) != 0 ||
+	    strcmp(norm, "/") == 0)
+		return cordon_fail(c, CORDON_EINVAL, "--allow-agent-config path: %s", in);
+	char *slash = strrchr(norm, '/');
+	*slash = '\0';
+	if (realpath(norm[0] != '\0' ? norm : "/", dir) == NULL)
+		return cordon_fail_errno(c, CORDON_EINVAL, errno, "--allow-agent-config path: %s",
+					 in);
+	if (path_join(out, CORDON_PATH_MAX, dir, slash + 1) != 0)
+		return cordon_fail(c, CORDON_EINVAL, "--allow-agent-config path too long: %s", in);
+	return 0;
+}
+
+/* The names in every level, but those opted out (each found marked). */
+static int hold_names(cordon *c, const struct strv *opted, char *found)
+{
+	struct strv levels = { 0 };
+	char p[CORDON_PATH_MAX];
+	int r = agentcfg_levels(&c->pol, &levels);
+	for (size_t l = 0; r == 0 && l < levels.n; l++)
+		for (size_t k = 0; r == 0 && k < agentcfg_nnames; k++) {
+			if (path_join(p, sizeof(p), levels.v[l], agentcfg_names[k]) != 0)
+				continue; /* longer than a path can be: it cannot be made */
+			size_t o = 0;
+			while (o < opted->n && strcmp(opted->v[o], p) != 0)
+				o++;
+			if (o < opted->n)
+				found[o] = 1;
+			else
+				r = hold(c, p, 1);
+		}
+	strv_free(&levels);
+	return r;
+}
+
+int agentcfg_begin(cordon *c)
+{
+	agentcfg_free(c);
+	struct agentcfg *a = calloc(1, sizeof(*a));
+	struct strv opted = { 0 };
+	char p[CORDON_PATH_MAX], *found = calloc(c->allow_agent_config.n + 1, 1);
+	int r = a == NULL || found == NULL ? CORDON_ENOMEM : 0;
+	if (r == 0) {
+		a->budget = (struct held_budget){ HT_ENTRIES_MAX, HT_BYTES_MAX };
+		c->agentcfg = a;
+	} else {
+		free(a);
+	}
+	for (size_t i = 0; r == 0 && i < c->allow_agent_config.n; i++)
+		if ((r = opt_out_path(c, c->allow_agent_config.v[i], p)) == 0 &&
+		    strv_push(&opted, p) != 0)
+			r = CORDON_ENOMEM;
+	if (r == 0 && c->default_protect)
+		r = hold_names(c, &opted, found);
+	/* The --protect paths that do not exist (policy.c made them). */
+	for (size_t i = 0; r == 0 && i < c->pol.nprot; i++)
+		if (c->pol.prot[i].absent && c->pol.prot[i].explicit_)
+			r = hold(c, c->pol.prot[i].path, 0);
+	/* An opt-out that names nothing held is a mistake to say. */
+	for (size_t i = 0; r == 0 && c->default_protect && i < opted.n; i++)
+		if (!found[i])
+			r = cordon_fail(
+				c, CORDON_EINVAL,
+				"--allow-agent-config %s: not a path cordon holds in this run "
+				"(the agent-configuration names, at the workspace, each "
+				"--allow-write directory and each directory down to the "
+				"working directory)",
+				c->allow_agent_config.v[i]);
+	strv_free(&opted);
+	free(found);
+	if (r == CORDON_ENOMEM)
+		return cordon_fail(c, r, "out of memory");
+	if (r == 0)
+		c->agentcfg->begun = 1;
+	return r;
+}
+
+/* The protected entry of a held path that exists. */
+static struct protect_entry *entry_of(const cordon *c, const struct held *h)
+{
+	for (size_t i = 0; h->prot != NULL && i < c->pol.nprot; i++)
+		if (strcmp(c->pol.prot[i].path, h->prot) == 0)
+			return &c->pol.prot[i];
+	return NULL;
+}
+
+void agentcfg_hold(cordon *c)
+{
+	struct agentcfg *a = c->agentcfg;
+	for (size_t i = 0; a != NULL && a->begun && i < a->n; i++) {
+		struct held *h = &a->v[i];
+		struct protect_entry *e = entry_of(c, h);
+		if (h->absent || S_ISLNK(h->st.st_mode) || e == NULL)
+			continue;
+		if (h->tree == NULL && !e->enforced)
+			h->tree = heldtree_record(h->path, &a->budget);
+		if (!e->enforced)
+			e->held = h->tree == NULL ? HELD_NONE /* no memory: not recorded */
+				  : heldtree_partial(h->tree) ? HELD_CHECKED_IN_PART
+							      : HELD_CHECKED_AT_END;
+	}
+}
+
+/* What exists at path now is not what was there at the start. */
+static int replaced(const struct held *h, const struct stat *now)
+{
+	return now->st_ino != h->st.st_ino || now->st_dev != h->st.st_dev ||
+	       (now->st_mode & S_IFMT) != (h->st.st_mode & S_IFMT);
+}
+
+void agentcfg_end(cordon *c)
+{
+	struct agentcfg *a = c->agentcfg;
+	if (a == NULL || !a->begun)
+		return;
+	a->begun = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct held *h = &a->v[i];
+		struct stat st;
+		int there = lstat(h->path, &st) == 0, e = errno;
+		/* Its directory made unsearchable by the run (not by the user:
+		 * it was searchable at the start): searchable again. */
+		if (!there && e == EACCES && h->err != EACCES && gitguard_parent_usable(h->path)) {
+			there = lstat(h->path, &st) == 0;
+			e = errno;
+		}
+		/* Not there, or unseen now where it could be seen then: it may
+		 * be there. */
+		int unseen = !there && e != ENOENT && e != ENOTDIR;
+		if (h->absent) {
+			if (there || (unseen && e != h->err))
+				(void)gitguard_put_aside(c, h->path);
+		} else if (h->tree != NULL) {
+			heldtree_judge(c, h->path, h->tree);
+		} else if (unseen || (there && replaced(h, &st))) {
+			/* Read-only for the run, yet not the same: moved aside
+			 * (nothing recorded to put back). */
+			(void)gitguard_put_aside(c, h->path);
+		}
+	}
+}
+
+void agentcfg_free(cordon *c)
+{
+	struct agentcfg *a = c->agentcfg;
+	if (a == NULL)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->v[i].path);
+		free(a->v[i].prot);
+		heldtree_free(a->v[i].tree);
+	}
+	free(a->v);
+	free(a);
+	c->agentcfg = NULL;
+}
