@@ -272,7 +272,8 @@ static int deny_config_patterns(cordon *c, const struct allow_set *allows, const
 			/* Looked up from .config's fd: most are not there. */
 			int n = snprintf(rel, sizeof(rel), ".config/%s/%s", e->d_name, p + pl);
 			if (n > 0 && (size_t)n < sizeof(rel) &&
-			    !(fstatat(dfd, rel + 8, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT))
+			    !(fstatat(dfd, rel + 8, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+			      errno == ENOENT))
 				r = deny_default(c, allows, home, rel, 0);
 		}
 	}
