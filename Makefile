@@ -7,6 +7,8 @@
 #   make corpus     tests/corpus_regression (as root also as nobody)
 #   make check-tools cargo build, npm ci, next build, Playwright+Chromium
 #                   confined (installs what they need; not in check)
+#   make check-agents  Claude Code, Codex and Gemini CLI end to end through
+#                   cordon (installs them from npm; AGENT_ROUTES=...)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check, the child
@@ -39,13 +41,13 @@ LDLIBS    += -lpthread
 
 # The library by area (each folder's README says what it owns and what
 # it may include): the order is the link order, lowest layer first.
-UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c compat.c fsutil.c)
+UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c jsonparse.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
                  heldtree.c agentcfg.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c \
-                 secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c status.c netproxy.c \
-                 spawn.c cordon.c backends.c backend-none.c)
+                 secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c status.c explain.c \
+                 netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c passfile.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
@@ -54,9 +56,18 @@ LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos
 SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
-CLI_SRC := cli/main.c cli/args.c
+# The CLI's own files (cli/), shared by cordon(1) and cordon-sh, and the
+# pure helpers of src/util/ they call: the programs link their own copies
+# (the library's are local to it); tests link the library's.
+CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c
+CLI_UTIL_SRC := src/util/json.c src/util/jsonparse.c src/util/path.c
+CLI_SRC := cli/main.c $(CLI_LIB_SRC)
+SH_SRC  := cli/cordon-sh.c $(CLI_LIB_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o) $(B)/init/init-blob.o
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+SH_OBJ  := $(SH_SRC:%.c=$(B)/%.o)
+CLI_LIB_OBJ := $(CLI_LIB_SRC:%.c=$(B)/%.o)
+CLI_UTIL_OBJ := $(CLI_UTIL_SRC:src/util/%.c=$(B)/cli-util/%.o)
 
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -68,11 +79,11 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check
+        child-check size-check check-agents
 .SUFFIXES:
 SHELL := /bin/bash
 
-all: $(B)/cordon $(B)/libcordon.a $(B)/libcordon.so
+all: $(B)/cordon $(B)/cordon-sh $(B)/libcordon.a $(B)/libcordon.so
 
 Q := $(if $(V),,@)
 
@@ -165,14 +176,25 @@ symbols-check: $(B)/libcordon.so $(B)/libcordon.a
 	  "no test hook exported, no CORDON_TEST_* variable read"
 
 # The CLI links the library statically: one program start, no loader work.
-$(B)/cordon: $(CLI_OBJ) $(B)/libcordon-cli.o
+$(B)/cordon: $(CLI_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon-cli.o
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libcordon-cli.o $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon-cli.o $(LDLIBS)
+
+# cordon-sh, the shell-shaped entry point (cli/cordon-sh.c), installed
+# beside cordon (cordon hook names it in the commands it rewrites).
+$(B)/cordon-sh: $(SH_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon.o
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SH_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon.o $(LDLIBS)
+
+$(B)/cli-util/%.o: src/util/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC      $< (for the CLI)")
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # ---- tests ----
-$(B)/tests/%: tests/unit/%.c $(B)/libcordon-internal.a $(B)/cli/args.o
+$(B)/tests/%: tests/unit/%.c $(B)/libcordon-internal.a $(CLI_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/cli/args.o $(B)/libcordon-internal.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(CLI_LIB_OBJ) $(B)/libcordon-internal.a $(LDLIBS)
 
 # The error test fails allocations on purpose: it wraps the allocator.
 $(B)/tests/test-errors: tests/unit/test-errors.c $(B)/libcordon-internal.a
@@ -197,6 +219,12 @@ $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
+# The helpers that call the library link its archive, as a program of its
+# user would.
+$(B)/helpers/spawn-stdio $(B)/helpers/probe-run: $(B)/helpers/%: tests/helpers/%.c $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcordon.a $(LDLIBS)
+
 # cordon(1) whose runs always make their first child the trial
 # (tests/helpers/cordon-first-child.c): the CLI's objects, its main
 # renamed, with the hook set first.
@@ -205,24 +233,24 @@ $(B)/hooks/cli-main.o: $(B)/cli/main.o
 	objcopy --redefine-sym main=cordon_cli_main $< $@
 
 $(B)/helpers/cordon-first-child: tests/helpers/cordon-first-child.c $(B)/hooks/cli-main.o \
-                                 $(B)/cli/args.o $(B)/libcordon-cli.o
+                                 $(CLI_LIB_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon-cli.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(B)/cli/args.o \
-	  $(B)/libcordon-cli.o $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/hooks/cli-main.o $(CLI_LIB_OBJ) \
+	  $(CLI_UTIL_OBJ) $(B)/libcordon-cli.o $(LDLIBS)
 
-$(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(B)/cli/args.o
+$(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(CLI_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Icli -Itests/unit $(LDFLAGS) -o $@ $< $(B)/fuzz/standalone.o \
-	  $(B)/cli/args.o $(B)/libcordon-internal.a $(LDLIBS)
+	  $(CLI_LIB_OBJ) $(B)/libcordon-internal.a $(LDLIBS)
 
-unit: $(UNIT_BIN) $(B)/cordon $(HELPER_BIN)
+unit: $(UNIT_BIN) $(B)/cordon $(B)/cordon-sh $(HELPER_BIN)
 	prove --directives $(UNIT_BIN)
 
 replay: $(REPLAY_BIN)
 	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \
 	  $$t fuzz/corpus/$$n/* || exit 1; done
 
-shell: $(B)/cordon $(HELPER_BIN) $(UNIT_BIN)
+shell: $(B)/cordon $(B)/cordon-sh $(HELPER_BIN) $(UNIT_BIN)
 	CORDON_BUILD=$(B) tests/run-shell-tests
 
 # The indirect-write corpus (tests/corpus/*/expectations.toml) in every
@@ -236,6 +264,16 @@ corpus: $(B)/cordon $(HELPER_BIN)
 # registry (and Debian, as root). Results: docs/compatibility.md.
 check-tools: $(B)/cordon
 	CORDON_BUILD=$(B) tests/tools/run
+
+# Real coding agents (Claude Code, Codex CLI, Gemini CLI, pinned in
+# tests/agents/versions) with cordon in front of every shell call, against
+# a scripted model server; installs them from the npm registry into
+# $(B)/agents-cache (kept between runs; skips with the reason when the
+# registry cannot be reached). AGENT_ROUTES picks AGENT:ROUTE pairs (default:
+# all); CI runs one route per agent. As root, then as nobody.
+AGENT_ROUTES ?=
+check-agents: $(B)/cordon $(HELPER_BIN)
+	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
 
 # The README's test command. Everything a change must pass: every part
 # runs even after one failed, then a summary names each part's result
@@ -270,29 +308,12 @@ valgrind: $(UNIT_BIN)
 	  [ "$${PIPESTATUS[0]}" -eq 0 ] || { echo "valgrind: $$t failed"; exit 1; }; \
 	done; echo "valgrind: $(words $(UNIT_BIN)) unit tests clean"
 
-# make install into a scratch DESTDIR, and a program built against it.
+# make install into a scratch DESTDIR and into a scratch PREFIX, each
+# after the other (the .pc names the install's own prefix, whatever was
+# installed before), and programs built against them the README's ways
+# (tests/install-check).
 install-check: all
-	rm -rf $(B)/dest
-	$(MAKE) install DESTDIR=$(CURDIR)/$(B)/dest PREFIX=/usr >/dev/null
-	test -x $(B)/dest/usr/bin/cordon
-	test -f $(B)/dest/usr/include/cordon.h
-	test -f $(B)/dest/usr/lib/libcordon.a
-	test -f $(B)/dest/usr/lib/libcordon.so.0
-	test -f $(B)/dest/usr/share/man/man1/cordon.1
-	grep -q '^Version: $(VERSION)$$' $(B)/dest/usr/lib/pkgconfig/cordon.pc
-	printf '#include <cordon.h>\n#include <string.h>\nint main(void){return strcmp(cordon_version(),"$(VERSION)")!=0;}\n' > $(B)/ic.c
-	$(CC) -I$(B)/dest/usr/include -o $(B)/ic $(B)/ic.c $(B)/dest/usr/lib/libcordon.a -lpthread
-	$(B)/ic
-	@# The README's example, built as its reader would: pkg-config of the
-	@# tree installed elsewhere (--define-prefix), static and shared.
-	@command -v pkg-config >/dev/null || { echo "install-check: pkg-config missing (apt-get install pkg-config)"; exit 1; }
-	{ printf '#include <cordon.h>\n#include <stdio.h>\nint main(void)\n{\n'; \
-	  sed -n '/^```c$$/,/^```$$/p' README.md | sed '1d;$$d'; printf 'return 0;\n}\n'; } > $(B)/readme-example.c
-	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --cflags --libs cordon > $(B)/pc-flags
-	$(CC) -o $(B)/readme-example $(B)/readme-example.c $$(cat $(B)/pc-flags)
-	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --static --cflags --libs cordon > $(B)/pc-flags
-	$(CC) -static-libgcc -o $(B)/readme-example-static $(B)/readme-example.c $$(sed 's/-lcordon/-l:libcordon.a/' $(B)/pc-flags)
-	@echo "install-check: ok"
+	MAKE="$(MAKE)" CC="$(CC)" B=$(B) VERSION=$(VERSION) tests/install-check
 
 # The library never contains the Seatbelt test hook (the fake sandbox-exec
 # path); the probe test's own object does, which shows the check can fail.
@@ -342,7 +363,7 @@ zig: $(ZIG)
 # the project's flags (-Werror): linked, and checked to hold the Seatbelt
 # backend and no Landlock code (.ci/check-macos).
 check-macos: $(ZIG)
-	LIB_SRC="$(LIB_SRC)" CLI_SRC="$(CLI_SRC)" CFLAGS="$(ALL_CFLAGS)" \
+	LIB_SRC="$(LIB_SRC)" CLI_SRC="$(CLI_SRC)" SH_SRC="$(SH_SRC)" CFLAGS="$(ALL_CFLAGS)" \
 	  .ci/check-macos $(ZIG) $(B)/macos
 
 # ---- lint ----
@@ -365,15 +386,16 @@ cppcheck:
 	cppcheck $(CPPCHECK_FLAGS) src cli tests/unit tests/helpers fuzz bench
 
 tidy:
-	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
+	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) cli/cordon-sh.c $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
-                   tests/lint/child-contract tests/lint/function-size bench/run demo/run)
+                   tests/tools/run tests/run-check tests/install-check tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   tests/lint/child-contract tests/lint/function-size bench/run demo/run \
+                   tests/agents/run tests/agents/install tests/agents/glue/prefix)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
-FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/args.h include/cordon.h $(wildcard src/*/*.h) \
+FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/cordon-sh.c $(wildcard cli/*.h) include/cordon.h $(wildcard src/*/*.h) \
                 $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
                 $(wildcard bench/*.c)
 format:
@@ -387,7 +409,7 @@ fuzz: $(B)/init/init-blob.c
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  clang -std=c11 -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	    -Iinclude $(SRC_INC) -Icli -Itests/unit -o $(B)/fuzz/$$n $$f $(LIB_SRC) $(B)/init/init-blob.c \
-	    cli/args.c -lpthread || exit 1; \
+	    $(CLI_LIB_SRC) -lpthread || exit 1; \
 	done
 	@echo "run e.g.: $(B)/fuzz/fuzz-json -max_total_time=60 fuzz/corpus/fuzz-json"
 
@@ -434,28 +456,31 @@ demo: $(B)/cordon
 # ---- install ----
 # libdir and includedir relative to ${prefix} when they lie below it, so
 # that `pkg-config --define-prefix` finds a tree installed elsewhere
-# (DESTDIR, a moved prefix).
+# (DESTDIR, a moved prefix). Written at each install from this install's
+# PREFIX, LIBDIR and INCDIR, never a file an earlier build left.
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCDIR))
-$(B)/cordon.pc: cordon.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCDIR@|$(PC_INCDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: all $(B)/cordon.pc
+install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
 	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGDIR)
 	install -m 0755 $(B)/cordon $(DESTDIR)$(BINDIR)/cordon
+	install -m 0755 $(B)/cordon-sh $(DESTDIR)$(BINDIR)/cordon-sh
 	install -m 0644 $(B)/libcordon.a $(DESTDIR)$(LIBDIR)/libcordon.a
 	install -m 0755 $(B)/libcordon.so $(DESTDIR)$(LIBDIR)/libcordon.so.0
 	ln -sf libcordon.so.0 $(DESTDIR)$(LIBDIR)/libcordon.so
 	install -m 0644 include/cordon.h $(DESTDIR)$(INCDIR)/cordon.h
 	install -m 0644 man/cordon.1 $(DESTDIR)$(MANDIR)/man1/cordon.1
-	install -m 0644 $(B)/cordon.pc $(DESTDIR)$(PKGDIR)/cordon.pc
+	install -m 0644 man/cordon-sh.1 $(DESTDIR)$(MANDIR)/man1/cordon-sh.1
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCDIR@|$(PC_INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' cordon.pc.in > $(DESTDIR)$(PKGDIR)/cordon.pc
+	chmod 0644 $(DESTDIR)$(PKGDIR)/cordon.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cordon $(DESTDIR)$(LIBDIR)/libcordon.a \
+	rm -f $(DESTDIR)$(BINDIR)/cordon $(DESTDIR)$(BINDIR)/cordon-sh $(DESTDIR)$(LIBDIR)/libcordon.a \
 	      $(DESTDIR)$(LIBDIR)/libcordon.so $(DESTDIR)$(LIBDIR)/libcordon.so.0 \
 	      $(DESTDIR)$(INCDIR)/cordon.h $(DESTDIR)$(MANDIR)/man1/cordon.1 \
+	      $(DESTDIR)$(MANDIR)/man1/cordon-sh.1 \
 	      $(DESTDIR)$(PKGDIR)/cordon.pc
 
 clean:

@@ -76,7 +76,8 @@ static int split_opt(const char *arg, char *name, size_t n, const char **inline_
 	return 0;
 }
 
-/* 1 when the option takes a value, 0 when not, -1 when unknown. */
+/* 1 when the option takes a value, 0 when not, 2 when it may be given
+ * after '=' only (--explain=full), -1 when unknown. */
 static int takes_value(const char *name)
 {
 	if (strcmp(name, "help") == 0)

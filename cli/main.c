@@ -3,6 +3,8 @@
  * libcordon; this file parses, reports and maps results to exit codes.
  */
 #include "args.h"
+#include "hookmain.h"
+#include "runcmd.h"
 #include "cordon.h"
 #include "testhooks.h" /* --test-max-abi only; not the library's API */
 
@@ -15,13 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_CORDON 125
-
 static const char usage_main[] =
 	"usage: cordon run [OPTIONS] -- COMMAND [ARG...]   run one command confined\n"
 	"       cordon probe [--json]                     what confinement works here\n"
 	"       cordon options [OPTIONS]                  the options a run would get\n"
 	"       cordon profile list | show NAME           the named profiles\n"
+	"       cordon hook AGENT                         an agent's pre-tool hook: the\n"
+	"                                                 shell command rewritten to run\n"
+	"                                                 under cordon-sh (claude, codex,\n"
+	"                                                 gemini, cursor)\n"
 	"       cordon --help | --version\n"
 	"\n"
 	"cordon confines what a command, and everything it spawns, may write:\n"
@@ -86,8 +90,9 @@ static const char usage_run[] =
 	"                          else each process's (required mode refuses that)\n"
 	"  --max-tmp SIZE          the run's temp dir (TMPDIR, /tmp) is a tmpfs of SIZE\n"
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
-	"  --explain               when the confined command fails, say which errors\n"
-	"                          mean \"refused by cordon\" (one line on stderr)\n"
+	"  --explain[=full]        when the confined command fails, say which errors\n"
+	"                          mean \"refused by cordon\" (two lines on stderr;\n"
+	"                          =full, or a refusal cordon saw: all it knows)\n"
 	"  --scratch-home          writes under the home succeed and are discarded at\n"
 	"                          the end of the run (caches, workspace stay real)\n"
 	"  --allow-userns          let the command make user namespaces (a sandbox of\n"
@@ -119,95 +124,27 @@ static const char usage_profile[] =
 	"usage: cordon profile list          the profiles and what each is for\n"
 	"       cordon profile show NAME     a profile's options (policy file format)\n";
 
+static const char usage_hook[] =
+	"usage: cordon hook AGENT        (AGENT: claude, codex, gemini or cursor)\n"
+	"\n"
+	"Reads the agent's pre-tool hook JSON on stdin and answers in its format:\n"
+	"a shell command is rewritten to run under cordon-sh, every other field\n"
+	"kept; another tool is left alone. Any problem blocks the call with the\n"
+	"reason (Claude Code, Gemini CLI: exit 2; Codex, Cursor: a deny answer).\n"
+	"Workspace: CORDON_WORKSPACE, else the agent's project dir, else its cwd.\n"
+	"See cordon(1), HOOKS.\n";
+
 static const char usage_probe[] =
 	"usage: cordon probe [--json]\n"
 	"\n"
 	"Report which confinement works on this machine and, if none, why.\n"
 	"Exit status: 0 when confinement is available, 1 when it is not.\n";
 
-/* Print bytes that would break the one-line message as escapes. */
-static void put_sanitized(FILE *f, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++) {
-		if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-}
-
-static void msg(const char *prefix, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void msg(const char *prefix, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fputs(prefix, stderr);
-	put_sanitized(stderr, buf);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
-
-#define die(...)                              \
-	do {                                  \
-		msg("cordon: ", __VA_ARGS__); \
-		exit(EXIT_CORDON);            \
+#define die(...)                                  \
+	do {                                      \
+		cli_msg("cordon: ", __VA_ARGS__); \
+		exit(CLI_EXIT_CORDON);            \
 	} while (0)
-
-/* fds 0-2 closed at start would be reused by cordon's own files: they
- * get /dev/null. Returns the set of those that were closed (bit fd). */
-static unsigned sanitize_std_fds(void)
-{
-	unsigned closed = 0;
-	for (int fd = 0; fd <= 2; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		closed |= 1u << fd;
-		int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
-		if (n < 0)
-			exit(EXIT_CORDON);
-		if (n != fd) {
-			dup2(n, fd);
-			close(n);
-		}
-	}
-	return closed;
-}
-
-/* Signals that reach cordon go to the command's process group. */
-static volatile sig_atomic_t child_pgid;
-static volatile sig_atomic_t pending_sig;
-
-static void forward(int sig)
-{
-	int saved = errno;
-	if (child_pgid > 0)
-		(void)kill(-child_pgid, sig);
-	else
-		pending_sig = sig;
-	errno = saved;
-}
-
-static void install_forwarding(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa, old;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		/* A signal ignored at start stays ignored, for cordon and the
-		 * command alike (as with nohup). */
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
-}
 
 static void print_list(const char *label, const char *const *l)
 {
@@ -262,21 +199,6 @@ static void check(cordon *c, int r)
 		die("%s", cordon_last_error(c));
 }
 
-/* One line for what the run planted and cordon moved aside. */
-static void warn_tampered(const cordon *c)
-{
-	size_t n = cordon_tampered_count(c);
-	if (n == 0)
-		return;
-	const char *moved = cordon_tampered_moved(c, 0);
-	msg("cordon: warning: ",
-	    "the run left %zu file%s that a later program would run or read (git's, or an "
-	    "agent's configuration); moved aside: %s -> %s%s",
-	    n, n == 1 ? "" : "s", cordon_tampered_path(c, 0),
-	    moved[0] != '\0' ? moved : "(not moved: left where it is)",
-	    n > 1 ? " (all in the exit event)" : "");
-}
-
 /* What the CLI sets beyond the options: the run is its process's only
  * one, in the foreground. */
 static void configure(cordon *c, const struct cli_args *a)
@@ -287,77 +209,12 @@ static void configure(cordon *c, const struct cli_args *a)
 		check(c, cordon_test_set_max_abi(c, a->max_abi));
 }
 
-/* In auto mode, a run without confinement says so on stderr (off is
- * asked for; required never runs unconfined). 1 when it did. */
-static int warn_unconfined(cordon *c)
-{
-	if (cordon_applied(c) || strcmp(cordon_reason(c), CORDON_REASON_OFF) == 0)
-		return 0;
-	msg("cordon: warning: ", "running UNCONFINED: %s (%s%s%s)",
-	    cordon_reason_text(cordon_reason(c)), cordon_reason(c),
-	    cordon_reason_detail(c) ? ": " : "",
-	    cordon_reason_detail(c) ? cordon_reason_detail(c) : "");
-	return 1;
-}
-
-/* --network allow that cannot be enforced here runs with the network
- * off: said once, on stderr (the start event has the gap). */
-static void warn_allowlist(cordon *c)
-{
-	for (const char *const *g = cordon_gaps(c); *g != NULL; g++)
-		if (strcmp(*g, "network_allowlist_not_enforced") == 0) {
-			msg("cordon: warning: ", "%s",
-			    "--network allow cannot be enforced here (no network namespace of "
-			    "the run's own): the network is OFF, nothing is allowed");
-			return;
-		}
-}
-
 static int cmd_run(struct cli_args *a)
 {
-	struct cordon_result res;
-	cordon_proc *p;
 	cordon *c = a->c;
 	a->c = NULL;
 	configure(c, a);
-	install_forwarding();
-
-	int r = cordon_begin(c);
-	if (r != 0)
-		die("%s", cordon_last_error(c));
-	int warned = warn_unconfined(c);
-
-	r = cordon_spawn(c, (const char *const *)a->command, &p);
-	/* The first command's child may have met a refusal the begin could
-	 * only assume away (the start event says so too). */
-	if (!warned)
-		(void)warn_unconfined(c);
-	warn_allowlist(c);
-	if (r != 0) {
-		/* Not found (127), not executable (126), or confinement could
-		 * not be applied in the child (125: the command never ran). */
-		msg("cordon: ", "%s", cordon_last_error(c));
-		int code = EXIT_CORDON;
-		if (r == CORDON_EEXEC && cordon_last_result(c, &res) == 0)
-			code = res.exit_code;
-		cordon_end(c);
-		cordon_free(c);
-		return code;
-	}
-	child_pgid = (sig_atomic_t)cordon_proc_pid(p);
-	if (pending_sig != 0)
-		(void)cordon_proc_kill(p, pending_sig);
-	r = cordon_wait(p, &res);
-	child_pgid = 0;
-	if (r != 0)
-		msg("cordon: ", "%s", cordon_last_error(c));
-	int e = cordon_end(c);
-	if (e == CORDON_ETAMPERED)
-		msg("cordon: ", "%s", cordon_last_error(c));
-	else
-		warn_tampered(c);
-	cordon_free(c);
-	return r != 0 || e == CORDON_ETAMPERED ? EXIT_CORDON : res.exit_code;
+	return cli_run(c, (const char *const *)a->command);
 }
 
 /* cordon options: what the options given come to. */
@@ -403,7 +260,16 @@ int main(int argc, char *argv[])
 {
 	struct cli_args a;
 
-	unsigned closed = sanitize_std_fds();
+	unsigned closed = cli_sanitize_std_fds();
+	/* The hook answers every problem, its arguments' too, with the
+	 * agent's block answer (exit 125 would let the command run). */
+	if (argc >= 2 && strcmp(argv[1], "hook") == 0) {
+		if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+			fputs(usage_hook, stdout);
+			return 0;
+		}
+		return cmd_hook(argc == 3 ? argv[2] : argc < 3 ? "" : "(more than one argument)");
+	}
 	if (cli_parse(argc, argv, &a) != 0)
 		die("%s", a.err);
 	/* A status fd that was closed when cordon started is /dev/null now:

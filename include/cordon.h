@@ -147,6 +147,17 @@ CORDON_EXPORT int cordon_set_workspace(cordon *c, const char *dir);
 CORDON_EXPORT int cordon_set_cwd(cordon *c, const char *dir);
 /* An extra writable tree or file. */
 CORDON_EXPORT int cordon_add_allow_write(cordon *c, const char *path);
+/* A single file outside the writable set that the command may create and
+ * write at its path (a caller's "pass file": where a shell string leaves
+ * its final directory, say). At cordon_begin() its directory must exist
+ * and no other user may rename files in it (not writable by group or
+ * others, or sticky); the file is made there owner-only (0600) when
+ * missing, else it must be a regular file of this user's with one link;
+ * it is never reached through a symlink, and never lies in the state
+ * dir. It joins the writable set (the start event's "writable"). When
+ * the run ends, a pass file the run made and the command left empty is
+ * removed, so a caller that tests for the file finds none. */
+CORDON_EXPORT int cordon_add_pass_file(cordon *c, const char *path);
 /* A pathname Unix socket outside the writable set the command may
  * connect or send to, or a directory of such sockets (Linux: Landlock
  * ABI 9 or the socket supervisor; macOS: the profile). It must exist at
@@ -274,7 +285,10 @@ CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
  * inside a tree a command may write (the workspace, allow-write paths,
  * the tool caches' locations, the state dir's runs/ and caches/) or that
  * has other names on such a tree's file system, and a status fd that is
- * also a kept fd: a command could replace it and forge the events. */
+ * also a kept fd: a command could replace it and forge the events. Where
+ * they cannot be written (the fd's reader has gone, the disk is full),
+ * one line says so on fd 2, once per run and destination, and the run
+ * goes on: its events from then on are lost there. */
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
@@ -318,10 +332,19 @@ CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
  * processes_may_outlive_run is then not reported). Default off: a
  * library caller's other children would be killed too. */
 CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
-/* When a confined command ends with a non-zero status, write one line on
- * fd 2 saying it ran confined, what was writable, and which errors mean
- * "refused by cordon" (default off; the CLI's --explain). */
-CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
+/* When a confined command ends with a non-zero status, write on fd 2
+ * that it ran confined and what a refusal by cordon gives it (default
+ * off; the CLI's --explain):
+ *   CORDON_EXPLAIN_SHORT: two lines, the errors each kind of refusal the
+ *     run's policy can cause gives, and where the rest is; the whole of
+ *     it when cordon saw a refusal of the run's (its proxy refused a
+ *     connection, its memory bound killed a process);
+ *   CORDON_EXPLAIN_FULL: one line of the whole of it, always (what was
+ *     writable, each kind's errors on this machine, the paths denied...;
+ *     the exit event's possible_refusals holds the same).
+ * Another value: CORDON_EINVAL. */
+enum cordon_explain { CORDON_EXPLAIN_OFF = 0, CORDON_EXPLAIN_SHORT = 1, CORDON_EXPLAIN_FULL = 2 };
+CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
 /* A scratch home (default off): writes under the home ($HOME, else the
  * password database's) succeed and are discarded when the run ends; the
  * caches, the workspace and --allow-write paths in it stay the real,
@@ -354,8 +377,9 @@ CORDON_EXPORT int cordon_set_allow_userns(cordon *c, int on);
 /* One option: value NULL for one that takes none. Copies. "policy",
  * "profile" and "agent-policy" call the three functions below. */
 CORDON_EXPORT int cordon_set_option(cordon *c, const char *name, const char *value);
-/* 1 when the option takes a value, 0 when not, CORDON_EINVAL when there
- * is no such option. */
+/* 1 when the option takes a value, 0 when not, 2 when the value may be
+ * left out (explain: "--explain" or "--explain=full"; on a command line
+ * only after '='), CORDON_EINVAL when there is no such option. */
 CORDON_EXPORT int cordon_option_takes_value(const char *name);
 /* Apply a policy file, read now (path borrowed): one option a line,
  * "NAME VALUE" or "NAME", '#' comment lines; relative paths in it are
@@ -407,6 +431,44 @@ CORDON_EXPORT int cordon_begin(cordon *c);
  * may refuse the run here: CORDON_EUNAVAILABLE, both events written, the
  * run ended. Spawns from other threads wait until the decision is known. */
 CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
+
+/* A spawn's own fds 0, 1 and 2 (cordon_spawn_stdio): what the command
+ * gets as each, instead of the caller's. Nothing process-wide changes
+ * (no dup2 in the caller): spawns from several threads at once each get
+ * their own. */
+enum cordon_stdio_how {
+	CORDON_STDIO_INHERIT = 0, /* the caller's own fd 0, 1 or 2 (cordon_spawn's way) */
+	CORDON_STDIO_FD = 1, /* fd[i], an open fd of the caller's (borrowed) */
+	CORDON_STDIO_PIPE = 2, /* a new pipe: fd[i] receives the caller's end */
+	CORDON_STDIO_NULL = 3, /* /dev/null */
+	CORDON_STDIO_STDOUT = 4 /* fd 2 only: whatever fd 1 gets (2>&1) */
+};
+struct cordon_stdio {
+	int how[3]; /* an enum cordon_stdio_how for fd 0, 1 and 2 */
+	/* In, with CORDON_STDIO_FD: the fd the command gets a copy of. It
+	 * is borrowed: cordon never closes it, and the caller may close it
+	 * once the call returned. Out, with CORDON_STDIO_PIPE: the caller's
+	 * end of the pipe, close-on-exec and the caller's to close (the
+	 * write end for fd 0: close it to give the command end-of-file; the
+	 * read end for 1 and 2), or -1 when the call failed (nothing is left
+	 * open then). Not read or written otherwise. */
+	int fd[3];
+};
+/* cordon_spawn() with the fds 0-2 io says (NULL: cordon_spawn()). The
+ * command's output goes into a pipe whose reader is the caller: read it
+ * while the command runs (cordon_wait() reads nothing; a full pipe
+ * stops the command). When confinement is applied, an fd given is
+ * judged as the caller's own fds 0-2 are (the CLI reference's fds
+ * section): a directory outside the writable set becomes /dev/null, a
+ * regular file outside on fd 0 is opened again read-only where the
+ * mount layer can; a fd the start event's gaps would have to name and
+ * do not (a regular file outside on fd 1 or 2, or one on fd 0 that
+ * cannot be opened again, without stdio_metadata_not_restricted; a
+ * network socket with the network off or an allow-list, without
+ * inherited_network_socket) is refused: CORDON_EREFUSED, nothing run.
+ * A bad how, or a fd that is not open: CORDON_EINVAL. */
+CORDON_EXPORT int cordon_spawn_stdio(cordon *c, const char *const argv[], struct cordon_stdio *io,
+				     cordon_proc **out);
 /* Process id of the command; it leads its own process group. */
 CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 /* Send a signal to the command's whole process group. */

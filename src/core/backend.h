@@ -84,8 +84,11 @@ struct launch {
 	int (*hook)(const void *state);
 	const void *state;
 	/* Starts the child in place of child_start(), or NULL: e.g. from a
-	 * thread that lives as long as the run, into new namespaces. */
-	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+	 * thread that lives as long as the run, into new namespaces. tty:
+	 * one of the fds the command gets as 0-2 is a terminal; stdin_fd:
+	 * the fd it gets as 0. */
+	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		       int tty, int stdin_fd);
 	/* In the child, after hook(), or NULL (the child becomes the command):
 	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
 	 * process, which stays behind as the run's reaper and reports the
@@ -121,6 +124,10 @@ struct probe_opts {
 	/* A child of a run applied these layers (a bit set of enum
 	 * layer_id) and went on to exec: they work here. */
 	unsigned confirmed;
+	/* The home a scratch home would cover, or NULL: the coverage
+	 * offers the scratch home's layer only where it can be made on
+	 * this home (a run's question, asked by the probe alike). */
+	const char *scratch_home;
 };
 
 /* What the platform's probe found. */
@@ -160,7 +167,7 @@ struct run_result {
 	/* The run's own /tmp and /var/tmp (views: see struct policy). */
 	struct private_tmp ptmp[2];
 	size_t nptmp;
-	int tmp_shared;
+	unsigned tmp_shared; /* TMP_SHARED_* (policy.h) */
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
 	int tmp_shm; /* --max-tmp's budget holds the run's /dev/shm too */

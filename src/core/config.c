@@ -94,6 +94,11 @@ int cordon_add_allow_write(cordon *c, const char *path)
 	return add_path(c, &c->allow_write, "--allow-write path", path);
 }
 
+int cordon_add_pass_file(cordon *c, const char *path)
+{
+	return add_path(c, &c->pass_file, "--pass-file path", path);
+}
+
 int cordon_add_allow_socket(cordon *c, const char *path)
 {
 	return add_path(c, &c->allow_socket, "--allow-socket path", path);
@@ -230,9 +235,19 @@ FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
-FLAG_SETTER(cordon_set_explain, explain)
 FLAG_SETTER(cordon_set_scratch_home, scratch_home)
 FLAG_SETTER(cordon_set_allow_userns, allow_userns)
+
+int cordon_set_explain(cordon *c, int how)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (how != CORDON_EXPLAIN_OFF && how != CORDON_EXPLAIN_SHORT && how != CORDON_EXPLAIN_FULL)
+		return cordon_fail(c, CORDON_EINVAL, "unknown explain value %d", how);
+	c->explain = how;
+	return 0;
+}
 
 int cordon_set_status_fd(cordon *c, int fd)
 {

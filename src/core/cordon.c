@@ -92,6 +92,7 @@ static void release_run(cordon *c)
 	gitguard_release(c);
 	agentcfg_free(c);
 	runtmp_remove(c);
+	passfile_release(c);
 	launch_release(&c->launch);
 	env_free(c->envp);
 	c->envp = NULL;
@@ -127,6 +128,7 @@ void cordon_free(cordon *c)
 	free(c->status_file);
 	free(c->keep_fds);
 	strv_free(&c->allow_write);
+	strv_free(&c->pass_file);
 	strv_free(&c->allow_socket);
 	strv_free(&c->protect);
 	strv_free(&c->deny_read);
@@ -156,7 +158,10 @@ static void decision_finish(struct decision *d)
 	d->gap_list[k] = NULL;
 }
 
-static void decide_into(const cordon *c, struct decision *d)
+/* The decision; with judge_home, the scratch home's layer is offered
+ * only where it can be made on this run's home (a run that asks for one,
+ * and the probe, whose answer is such a run's). */
+static void decide_into(const cordon *c, struct decision *d, int judge_home)
 {
 	struct backend_probe pr;
 
@@ -170,7 +175,8 @@ static void decide_into(const cordon *c, struct decision *d)
 	}
 	d->backend = backend_for_platform();
 	memset(&pr, 0, sizeof(pr));
-	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi }, &pr);
+	const char *home = judge_home && c->nhomes > 0 ? c->homes[0] : NULL;
+	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi, .scratch_home = home }, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
@@ -201,7 +207,7 @@ static void decide_into(const cordon *c, struct decision *d)
 
 static void decide(cordon *c)
 {
-	decide_into(c, &c->dec);
+	decide_into(c, &c->dec, c->scratch_home);
 }
 
 /* Whether what the process knows now would change this run's decision
@@ -209,7 +215,7 @@ static void decide(cordon *c)
 static int decision_changed(cordon *c)
 {
 	struct decision now;
-	decide_into(c, &now);
+	decide_into(c, &now, c->scratch_home);
 	if (now.applied == c->dec.applied && now.offered == c->dec.offered) {
 		c->dec.cov.unsure = now.cov.unsure;
 		return 0;
@@ -227,7 +233,11 @@ int cordon_probe(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF)
 		be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-	decide(c);
+	/* The home a run would cover with a scratch home (none when it
+	 * cannot be had: a run would have none either). */
+	if (homes_load(c) != 0)
+		c->nhomes = 0;
+	decide_into(c, &c->dec, 1);
 	c->stage = ST_PROBED;
 	return 0;
 }
@@ -685,6 +695,7 @@ static int begin(cordon *c)
 	if ((r = options_check(c)) != 0 || (r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
+	c->status_lost = 0; /* no event of this run is written yet */
 	pthread_mutex_lock(&c->lock);
 	c->ending = 0;
 	pthread_mutex_unlock(&c->lock);
@@ -706,10 +717,10 @@ static int begin(cordon *c)
 	if (c->mode != CORDON_MODE_OFF) {
 		gitguard_free(c); /* the last run's list of what it left */
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
-		    (r = resolve_policy(c)) != 0 || (r = policyfile_check(c)) != 0 ||
-		    (r = workdir_confirm(c)) != 0 || (r = runtmp_create(c)) != 0 ||
-		    (r = statusdest_check_fd(c)) != 0 || (r = statusdest_open_file(c)) != 0 ||
-		    (r = gitguard_open(c)) != 0 ||
+		    (r = passfile_prepare(c)) != 0 || (r = resolve_policy(c)) != 0 ||
+		    (r = policyfile_check(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
+		    (r = runtmp_create(c)) != 0 || (r = statusdest_check_fd(c)) != 0 ||
+		    (r = statusdest_open_file(c)) != 0 || (r = gitguard_open(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */
@@ -774,7 +785,8 @@ int cordon_begin(cordon *c)
  * error pipe's end); on a refusal the layers are all tried (settle) and
  * the command started again under the decision that holds. The command
  * has not run when a child fails before exec, so it never runs twice. */
-static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+static int first_spawn(cordon *c, const char *const argv[], const struct spawn_io *io,
+		       cordon_proc **out)
 {
 	const struct backend *be = c->dec.backend;
 	/* Another run of this process may have learnt more meanwhile. */
@@ -785,9 +797,13 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	}
 	if (c->dec.cov.unsure == 0) {
 		emit_start(c);
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	}
-	int r = spawn_command(c, argv, out);
+	int r = spawn_command(c, argv, io, out);
+	/* Refused before any child (an fd of the spawn's own): nothing
+	 * learnt; the next spawn is the trial. */
+	if (r == CORDON_EREFUSED)
+		return r;
 	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
 		/* Every layer was applied: the command (or its exec, or the
 		 * working directory: CORDON_EINVAL) ran. */
@@ -811,31 +827,47 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	if (e != 0)
 		return run_failed(c, e);
 	emit_start(c);
-	return spawn_command(c, argv, out);
+	return spawn_command(c, argv, io, out);
 }
 
-int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out)
 {
-	if (c == NULL)
-		return CORDON_EINVAL;
-	if (out == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
-	if (c->stage != ST_BEGUN)
-		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
-	if (argv == NULL || argv[0] == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "empty command");
 	pthread_mutex_lock(&c->spawn_lock);
 	int r = 0, settled = c->start_written;
 	if (c->stage != ST_BEGUN) /* another thread's first spawn was refused */
 		r = cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
 				"confinement unavailable: the run was refused");
 	else if (!settled)
-		r = first_spawn(c, argv, out);
+		r = first_spawn(c, argv, io, out);
 	pthread_mutex_unlock(&c->spawn_lock);
 	/* Once the decision is final, spawns run side by side. */
 	if (r == 0 && settled)
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	return r;
+}
+
+/* The checks every spawn makes first: 0, or an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
+	if (argv == NULL || argv[0] == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "empty command");
+	return 0;
+}
+
+int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct spawn_io io;
+	if (c == NULL)
+		return CORDON_EINVAL;
+	int r = spawn_check(c, argv, out);
+	if (r != 0)
+		return r;
+	spawn_io_inherit(&io);
+	return spawn_run(c, argv, &io, out);
 }
 
 long cordon_proc_pid(const cordon_proc *p)

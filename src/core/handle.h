@@ -62,6 +62,18 @@ int workdir_readable(cordon *c);
 /* The command's PWD (c->envp) names it when it is not the caller's. */
 int workdir_env(cordon *c);
 
+/* ---- passfile.c: single files the command may write (--pass-file) ---- */
+struct passfile;
+/* Each pass file made or found, and checked: 0 or an error with its
+ * message. After homes_load (the state dir), before the policy. */
+int passfile_prepare(cordon *c);
+/* The run's pass files, canonical: for the writable set (policy.c). */
+size_t passfile_count(const cordon *c);
+const char *passfile_path(const cordon *c, size_t i);
+/* The end of the run: a pass file made by it that is still empty is
+ * removed; the list is freed. */
+void passfile_release(cordon *c);
+
 /* ---- runtmp.c: the run's own dir ---- */
 /* The state dir: 0, -1 when there is none (HOME unset or empty, and
  * neither --state-dir nor XDG_STATE_HOME), -2 when too long, -3 when it
@@ -85,13 +97,27 @@ struct runtmp_sweep;
 /* ---- caches.c (moves missing caches under runtmp.c's state dir) ---- */
 int caches_resolve(cordon *c);
 
-/* ---- stdfds.c: fds 0-2 that point outside ---- */
+/* ---- stdfds.c: fds 0-2 that point outside, and a spawn's own ---- */
+/* What a command gets as fds 0-2: the caller's own, or fds the spawn
+ * gives it (cordon_spawn_stdio, spawnio.c). */
+struct spawn_io {
+	int src[3]; /* the fd that becomes 0, 1, 2 (k itself: the caller's own) */
+	unsigned own; /* bit k: src[k] is the spawn's, put in place by the child */
+};
+/* The caller's own fds 0-2 (cordon_spawn). */
+void spawn_io_inherit(struct spawn_io *io);
 enum stdio_action { STDIO_KEEP, STDIO_NULL };
 struct stdio_plan {
 	enum stdio_action action[3];
 };
-/* Parent, per command. */
-void stdio_plan_make(const cordon *c, struct stdio_plan *sp);
+/* Parent, per command, for the fds io gives it. */
+void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp);
+/* Parent, per command: CORDON_EREFUSED (with its message) when an fd of
+ * the spawn's own would need a gap the run does not report, else 0. */
+int stdio_refusal(cordon *c, const struct spawn_io *io);
+/* Child, before the fds are closed: the spawn's own fds as 0-2; 0 or
+ * errno. */
+int stdio_take(const struct spawn_io *io);
 /* Child, after confinement: async-signal-safe; 0 or errno. */
 int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
@@ -112,6 +138,8 @@ int statusdest_check_fd(cordon *c);
 int statusdest_open_file(cordon *c);
 
 /* ---- emit.c: the events' writer ---- */
+#define STATUS_LOST_FD 1u
+#define STATUS_LOST_FILE 2u
 /* One line (a newline added) to the status fd and file, whole, one
  * writer at a time: the run's own events and the proxy's threads'. */
 void status_emit(cordon *c, const char *line);
@@ -123,8 +151,16 @@ char *status_start_json(const cordon *c);
 char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
-/* The --explain line for a confined command that ended with r (no
- * newline; caller frees), or NULL. */
+
+/* ---- explain.c: what a refusal looks like ---- */
+struct jbuf;
+/* The exit event's "possible_refusals": {kind, means} per kind of
+ * refusal this run's policy can cause (whether or not one happened:
+ * cordon sees few of them); null when confinement was not applied. */
+void status_possible_refusals(struct jbuf *b, const cordon *c);
+/* The --explain lines (c->explain: CORDON_EXPLAIN_SHORT or _FULL) for a
+ * confined command that ended with r: one or two lines, newline-separated
+ * and without the last newline (caller frees), or NULL. */
 char *status_explain(const cordon *c, const struct cordon_result *r);
 
 /* The backend's prepare for the run as the handle has it now
@@ -144,11 +180,13 @@ struct cordon {
 	char *cwd_opt; /* cordon_set_cwd: canonical */
 	struct strv allow_write, protect, envspec, allow_socket, deny_read, allow_read;
 	struct strv allow_agent_config; /* held agent-configuration paths left writable */
+	struct strv pass_file; /* cordon_add_pass_file, as given */
 	int default_deny_read;
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
 	unsigned caches;
-	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
+	int default_protect, clean_env, allow_broad, foreground, reap_all;
+	int explain; /* enum cordon_explain */
 	int scratch_home; /* cordon_set_scratch_home */
 	int allow_userns; /* cordon_set_allow_userns */
 	char *state_dir_opt;
@@ -184,10 +222,15 @@ struct cordon {
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while
 			 the run lives */
 	int tmp_lock_fd;
+	struct passfile *passfiles; /* the pass files of the run (passfile.c) */
+	size_t npassfiles;
 	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;
+	/* The run's events could not be written there (emit.c warned once):
+	 * STATUS_LOST_FD, STATUS_LOST_FILE. Guarded by emit.c's lock. */
+	unsigned status_lost;
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
@@ -276,8 +319,15 @@ struct live_proc {
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */
 int configurable(cordon *c);
 
+/* ---- cordon.c: a spawn of the run, with the fds io gives it ---- */
+/* What every spawn checks first (its arguments, the run begun): 0, or
+ * an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out);
+
 /* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
-int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_command(cordon *c, const char *const argv[], const struct spawn_io *io,
+		  cordon_proc **out);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 /* The end of the run: every command not waited for, and every process of
  * its PID namespace (or its process group without one), is killed, and

@@ -246,6 +246,8 @@ static int o_path_one(cordon *c, const struct optdef *d, const char *v, const st
 static int o_list(cordon *c, const struct optdef *d, const char *v, const struct origin *o)
 {
 	(void)o;
+	if (strcmp(d->name, "pass-file") == 0)
+		return cordon_add_pass_file(c, v);
 	switch (d->name[0]) {
 	case 'p':
 		return cordon_add_protect(c, v);
@@ -415,7 +417,6 @@ static int o_flag(cordon *c, const struct optdef *d, const char *v, const struct
 		{ "no-default-deny-read", cordon_set_default_deny_read, 0 },
 		{ "clean-env", cordon_set_clean_env, 1 },
 		{ "allow-broad", cordon_set_allow_broad, 1 },
-		{ "explain", cordon_set_explain, 1 },
 		{ "scratch-home", cordon_set_scratch_home, 1 },
 		{ "allow-userns", cordon_set_allow_userns, 1 },
 	};
@@ -423,6 +424,23 @@ static int o_flag(cordon *c, const struct optdef *d, const char *v, const struct
 		if (strcmp(flags[i].name, d->name) == 0)
 			return flags[i].set(c, flags[i].on);
 	return cordon_fail(c, CORDON_EINVAL, "internal: option %s", d->name);
+}
+
+/* --explain (short), --explain=short or --explain=full: given again, the
+ * fuller one holds (it only says more). */
+static int o_explain(cordon *c, const struct optdef *d, const char *v, const struct origin *o)
+{
+	(void)d;
+	(void)o;
+	int how = CORDON_EXPLAIN_SHORT;
+	if (v != NULL && strcmp(v, "full") == 0)
+		how = CORDON_EXPLAIN_FULL;
+	else if (v != NULL && strcmp(v, "short") != 0)
+		return cordon_fail(c, CORDON_EINVAL,
+				   "bad --explain '%s' (want --explain, --explain=short or "
+				   "--explain=full)",
+				   v);
+	return how > c->explain ? cordon_set_explain(c, how) : 0;
 }
 
 #define V OPTF_VALUE
@@ -439,6 +457,7 @@ static const struct optdef table[] = {
 	{ "sandbox", V | F, S_SANDBOX, o_sandbox },
 	{ "allow-write", V | F | P, S_NONE, o_list },
 	{ "allow-socket", V | F | P, S_NONE, o_list },
+	{ "pass-file", V | F | P, S_NONE, o_list },
 	{ "cache", V | F, S_CACHE, o_cache },
 	{ "no-caches", F, S_CACHE, o_cache },
 	{ "protect", V | F | P, S_NONE, o_list },
@@ -464,7 +483,7 @@ static const struct optdef table[] = {
 	{ "max-memory", V | F, S_MAX_MEMORY, o_number },
 	{ "max-tmp", V | F, S_MAX_TMP, o_number },
 	{ "allow-broad", F, S_NONE, o_flag },
-	{ "explain", F, S_NONE, o_flag },
+	{ "explain", F | OPTF_OPTVAL, S_NONE, o_explain },
 	{ "scratch-home", F, S_NONE, o_flag },
 	{ "allow-userns", F, S_NONE, o_flag },
 };
@@ -511,7 +530,7 @@ int opt_apply(cordon *c, const struct optdef *d, const char *v, const struct ori
 		return oom(c);
 	if ((d->flags & OPTF_VALUE) && v == NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' needs a value", d->name);
-	if (!(d->flags & OPTF_VALUE) && v != NULL)
+	if (!(d->flags & (OPTF_VALUE | OPTF_OPTVAL)) && v != NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' takes no value", d->name);
 	if (o != NULL && !(d->flags & OPTF_FILE))
 		return cordon_fail(c, CORDON_EINVAL,

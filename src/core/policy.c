@@ -513,6 +513,12 @@ int policy_resolve_writable(cordon *c)
 		if ((r = policy_add_writable(p, real, is_dir, W_EXTRA)) != 0)
 			return r;
 	}
+	for (size_t i = 0; i < passfile_count(c); i++) {
+		if ((r = canonical(c, "--pass-file path", passfile_path(c, i), real, &is_dir)) != 0)
+			return r;
+		if ((r = policy_add_writable(p, real, 0, W_EXTRA)) != 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -538,6 +544,9 @@ int policy_resolve(cordon *c)
 	for (size_t i = 0; i < c->allow_write.n; i++)
 		if ((r = canonical(c, "--allow-write path", c->allow_write.v[i], real, &is_dir)) !=
 		    0)
+			return r;
+	for (size_t i = 0; i < passfile_count(c); i++)
+		if ((r = canonical(c, "--pass-file path", passfile_path(c, i), real, &is_dir)) != 0)
 			return r;
 
 	for (size_t i = 0; i < c->protect.n; i++)

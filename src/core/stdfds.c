@@ -14,7 +14,7 @@
  *     its mode, owner, times and xattrs cannot change (EROFS). A file it
  *     cannot reach so (no name left, another file at its name) keeps its
  *     metadata changeable, and the start event says so
- *     (stdio_metadata_not_restricted): stdio_metadata_gap asks the same
+ *     (stdio_metadata_not_restricted): metadata_gap asks the same
  *     question of the same view;
  *   - a regular file outside on fd 1 or 2 stays: the caller sent output
  *     there. Its metadata can still be changed through it, which the
@@ -22,6 +22,13 @@
  *     applies.
  * Pipes, sockets, terminals and files inside the writable set stay as
  * they are (devices and FIFOs are reopened by the mount layer too).
+ *
+ * A spawn may give the command fds of its own for 0-2 (cordon_spawn_stdio,
+ * struct spawn_io): they are judged the same way, each as the fd it
+ * becomes, and the child puts them in place (stdio_take) before anything
+ * of the above. One that would need a gap the start event does not name
+ * (it was written for the caller's own fds) is refused instead
+ * (stdio_refusal): the events never say less than what holds.
  */
 #include "handle.h"
 #include "path.h"
@@ -34,7 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* What fd needs. */
+/* What fd needs as the command's fd (any slot: a regular file on 0 is
+ * the mount layer's to reopen). */
 static enum stdio_action decide(const cordon *c, int fd)
 {
 	struct stat st;
@@ -53,13 +61,20 @@ static enum stdio_action decide(const cordon *c, int fd)
 	return STDIO_NULL;
 }
 
-void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
+void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	if (!c->dec.applied)
 		return;
 	for (int fd = 0; fd <= 2; fd++)
-		sp->action[fd] = decide(c, fd);
+		sp->action[fd] = decide(c, io->src[fd]);
+}
+
+void spawn_io_inherit(struct spawn_io *io)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		io->src[fd] = fd;
+	io->own = 0;
 }
 
 /* Whether fd is a socket of a family other than AF_UNIX: a network
@@ -106,21 +121,73 @@ static int reopened_by_mount_layer(int fd, const struct stat *st)
 	return same;
 }
 
-int stdio_metadata_gap(const cordon *c)
+/* Whether fd, as the command's fd slot, keeps an outside file's metadata
+ * changeable through it (what stdio_metadata_not_restricted names): on
+ * 1 or 2, or on 0 one the mount layer cannot open again by its name. */
+static int metadata_gap(const cordon *c, int slot, int fd)
 {
+	struct stat st;
+	char path[CORDON_PATH_MAX];
 	if (!c->dec.applied || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
 		return 0; /* without it, metadata outside is a gap anyway */
-	for (int fd = 0; fd <= 2; fd++) {
-		struct stat st;
-		char path[CORDON_PATH_MAX];
-		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
-			continue;
-		if (fd != 0 || !reopened_by_mount_layer(fd, &st))
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || decide(c, fd) != STDIO_KEEP)
+		return 0;
+	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
+		return 0;
+	return slot != 0 || !reopened_by_mount_layer(fd, &st);
+}
+
+int stdio_metadata_gap(const cordon *c)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (metadata_gap(c, fd, fd))
 			return 1;
+	return 0;
+}
+
+int stdio_refusal(cordon *c, const struct spawn_io *io)
+{
+	const struct decision *d = &c->dec;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (!(io->own & (1u << fd)))
+			continue;
+		if (d->network_listed && !(d->cov.gaps & (1u << GAP_INHERITED_SOCKET)) &&
+		    network_socket(io->src[fd]))
+			return cordon_fail(c, CORDON_EREFUSED,
+					   "refusing fd %d for the command's fd %d: a network "
+					   "socket, which the command could connect or send "
+					   "anywhere (--network %s); the command was not run",
+					   io->src[fd], fd, cordon_network_ids[c->network].id);
+		if (!(d->cov.gaps & (1u << GAP_STDIO)) && metadata_gap(c, fd, io->src[fd]))
+			return cordon_fail(c, CORDON_EREFUSED,
+					   "refusing fd %d for the command's fd %d: a file outside "
+					   "the writable set, whose mode, owner and times the "
+					   "command could change through it (give a pipe, or a "
+					   "file inside the writable set); the command was not run",
+					   io->src[fd], fd);
 	}
 	return 0;
+}
+
+/* The spawn's own fds put in place as 0-2: each first copied above 2 (a
+ * source may be one of 0-2 that another replaces), then moved down.
+ * Before the fds are closed: the copies are close-on-exec and go at
+ * once; the sources are closed with the rest or at exec. 0 or errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+int stdio_take(const struct spawn_io *io)
+{
+	int tmp[3] = { -1, -1, -1 }, e = 0;
+	for (int fd = 0; fd <= 2 && e == 0; fd++)
+		if ((io->own & (1u << fd)) &&
+		    (tmp[fd] = fcntl(io->src[fd], F_DUPFD_CLOEXEC, 3)) < 0)
+			e = errno;
+	for (int fd = 0; fd <= 2 && e == 0; fd++)
+		if (tmp[fd] >= 0 && dup2(tmp[fd], fd) < 0)
+			e = errno;
+	for (int fd = 0; fd <= 2; fd++)
+		if (tmp[fd] >= 0)
+			close(tmp[fd]);
+	return e;
 }
 
 /* Child: async-signal-safe; 0 or errno. */

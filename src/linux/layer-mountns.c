@@ -448,11 +448,11 @@ int mountns_join(const struct linux_plan *plan)
 	return 0;
 }
 
-int mountns_hides_stdin(const struct mount_plan *m)
+int mountns_hides_stdin(const struct mount_plan *m, int fd)
 {
 	struct stat st;
 	char path[CORDON_PATH_MAX];
-	if (fstat(0, &st) != 0 || !S_ISREG(st.st_mode) || fd_path(0, path, sizeof(path)) != 0)
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fd_path(fd, path, sizeof(path)) != 0)
 		return 0;
 	for (size_t i = 0; i < m->nrw; i++)
 		if (path_within(m->rw[i], path))

@@ -209,10 +209,11 @@ int mountns_apply(const struct linux_plan *plan);
  * namespace with its own /proc (pidns_apply), stdio reopened in it, the
  * cwd entered. */
 int mountns_join(const struct linux_plan *plan);
-/* Parent: fd 0 is a regular file outside the writable set that the run's
- * view hides (the private /tmp, /var/tmp or /dev/shm, the scratch home, a
- * cover): a spawn cannot join the run's namespaces and reach it again. */
-int mountns_hides_stdin(const struct mount_plan *m);
+/* Parent: fd (what the command gets as 0) is a regular file outside the
+ * writable set that the run's view hides (the private /tmp, /var/tmp or
+ * /dev/shm, the scratch home, a cover): a spawn cannot join the run's
+ * namespaces and reach it again. */
+int mountns_hides_stdin(const struct mount_plan *m, int fd);
 void mountns_free(struct mount_plan *m);
 /* layer-tmp.c: the run's own /tmp and /var/tmp (after the mount layer,
  * in its namespace). */
@@ -244,6 +245,15 @@ int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
 /* path lies in the home the overlay covers. */
 int scratchhome_holds(const struct scratch_home *h, const char *path);
+/* Whether this process's runs can make the overlay on home: not in a
+ * user namespace when a mount lies below it (the namespace inherits it
+ * locked, and the kernel refuses such a lower layer). Reads
+ * /proc/self/mountinfo; 1 when that cannot be read (the run's child
+ * finds out). */
+int scratchhome_home_ok(const char *home);
+/* The mount point (fifth field, escapes decoded) of one line of
+ * /proc/self/mountinfo: 0, or -1. Pure. */
+int scratchhome_mount_point(const char *line, char *out, size_t size);
 int scratchhome_prepare(const struct run_spec *run, struct run_result *res,
 			struct linux_plan *plan);
 /* Child, in mountns_apply: 0 or errno. */
@@ -403,7 +413,8 @@ struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups);
 int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
 struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
-pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		   int tty, int stdin_fd);
 void runner_after_exec(const void *state, pid_t pid, int reached);
 /* layer-userns.c: no user namespace of the command's own. */
 int userns_trial(const struct linux_trial *t);

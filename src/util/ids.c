@@ -114,7 +114,8 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 	[REASON_SCRATCH_HOME_NOT_ENFORCEABLE] = { "scratch_home_not_enforceable",
 						  "--scratch-home was given, but the home cannot "
 						  "be given a scratch layer here (no mount layer, "
-						  "or no overlay file system in it)" },
+						  "no overlay file system in it, or, not as root, "
+						  "a mount below the home)" },
 	[REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE] = { "network_allowlist_not_enforceable",
 						       "--network allow was given, but the command cannot be given a network namespace "
 						       "of its own here, so the proxy cannot be its only way out" },
@@ -277,7 +278,7 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "not the run: several processes may use it each" },
 	[GAP_SCRATCH_HOME] = { "scratch_home_unavailable",
 			       "--scratch-home was given, but no scratch layer can be made "
-			       "here: writes under the home are refused, as without it" },
+			       "on the home here: writes under it are refused, as without it" },
 	[GAP_NETWORK_ALLOWLIST] = { "network_allowlist_not_enforced",
 				    "--network allow was given, but no network namespace can be "
 				    "made here: the command runs with the network off (nothing "

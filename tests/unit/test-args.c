@@ -126,6 +126,14 @@ static void test_value_options(void)
 	cli_args_free(&a);
 	is_int(parse(&a, ARGV("run", "--allow-socket")), -1, "--allow-socket without a value");
 	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file", "/p", "--pass-file=/q", "--", "x")), 0,
+	       "--pass-file both forms");
+	ok(a.c->pass_file.n == 2 && strcmp(a.c->pass_file.v[0], "/p") == 0 &&
+		   strcmp(a.c->pass_file.v[1], "/q") == 0,
+	   "--pass-file collects [/p, /q] in order");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--pass-file")), -1, "--pass-file without a value");
+	cli_args_free(&a);
 
 	is_int(parse(&a,
 		     ARGV("run", "--protect", "/p", "--protect=/q", "--protect", "/r", "--", "x")),
@@ -645,6 +653,20 @@ static void test_repeats(void)
 	ok(a.c->clean_env && a.c->allow_broad && a.c->explain && a.c->scratch_home &&
 		   !a.c->default_protect && !a.c->default_deny_read,
 	   "... each set");
+	cli_args_free(&a);
+
+	/* --explain (short), =short, =full: the fuller one holds. */
+	is_int(parse(&a, ARGV("run", "--explain", "--", "x")), 0, "--explain");
+	is_int(a.c->explain, 1, "... short");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=full", "--explain", "--", "x")), 0,
+	       "--explain=full, then --explain");
+	is_int(a.c->explain, 2, "... full holds");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=short", "--", "x")), 0, "--explain=short");
+	is_int(a.c->explain, 1, "... short");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=all", "--", "x")), -1, "--explain=all: refused");
 	cli_args_free(&a);
 
 	/* Multi-valued options keep every value. */

@@ -1,0 +1,307 @@
+#!/usr/bin/python3
+"""check.py AGENT ROUTE: one agent through one route, end to end (TAP).
+
+What is asserted (issue 36, item 7), each against the outside world and
+against what the model read (the next request's tool result):
+  - every tool call ran confined: one start event (applied) and one exit
+    event in the status file cordon writes outside the workspace;
+  - a write inside the workspace works; one outside is refused, the file
+    is not there, and the refusal is in the tool result;
+  - the user's ssh key and the agent's own API key do not reach the model;
+  - quoting is byte-exact: the files a command with quotes, $, backslashes,
+    tabs, newlines and a heredoc writes are those bash -c writes;
+  - `cd` is kept between calls exactly where the agent keeps it without
+    cordon;
+  - a project hook planted by a command (.claude/settings.json,
+    .gemini/settings.json, .codex/hooks.json) does not run unconfined in the
+    next session;
+  - with cordon (or the hook) missing the command does not run, where the
+    agent lets a hook or prefix block;
+  - an agent ending (its own timeout, or killed) leaves no process behind.
+The none route runs the same scenario without cordon: the baseline for
+`cd`, quoting and what the agent leaves running, and the proof that the
+confinement checks can fail (they are inverted there).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+
+TAP = h.TAP
+REFUSED = ("Read-only file system", "Permission denied",
+           "Operation not permitted")
+
+QUOTE_CMD = r"""printf '%s|' "a'b" 'c"d' '$HOME' 'x\y' "tab	x" "$((6*7))" > quote.txt
+printf '%s\n' "two \$USER" 'back\\slash' "dq \"in\" dq" >> quote.txt
+cat > here.txt <<'EOF'
+heredoc $HOME `x` \n 'q' "d"
+EOF
+echo quoted-done"""
+# Gemini CLI refuses a command with `...`, $(...), <(...) or >(...) anywhere
+# but in single quotes ("Command injection detected", a quoted heredoc's
+# body included), with or without cordon.
+QUOTE_CMD_GEMINI = QUOTE_CMD.replace(" `x` ", " x ").replace(
+    '"$((6*7))"', '"${#HOME}"')
+
+
+def quote_cmd(agent):
+    return QUOTE_CMD_GEMINI if agent == "gemini" else QUOTE_CMD
+
+
+def plant_cmd(w):
+    """A command that plants a project hook for each agent."""
+    hook = "touch planted-ran; touch %s/planted-unconfined" % w.out
+    claude = {"hooks": {"PreToolUse": [{"matcher": "", "hooks": [
+        {"type": "command", "command": hook}]}]}}
+    gemini = {"hooks": {"BeforeTool": [{"matcher": "", "hooks": [
+        {"type": "command", "command": hook}]}]}}
+    codex = {"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": hook}]}]}}
+    parts = []
+    for d, f, obj in ((".claude", "settings.json", claude),
+                      (".gemini", "settings.json", gemini),
+                      (".codex", "hooks.json", codex)):
+        parts.append("mkdir -p %s && printf '%%s' %s > %s/%s" % (
+            d, h.shlex.quote(h.json.dumps(obj)), d, f))
+    return "cd %s && %s; ls -a .claude .gemini .codex" % (
+        h.shlex.quote(w.ws), "; ".join(parts))
+
+
+def expected_quote_files(w):
+    """What bash -c writes for QUOTE_CMD, run here without any agent."""
+    d = os.path.join(w.t, "quote-expected")
+    os.makedirs(d)
+    subprocess.run(["/bin/bash", "-c", quote_cmd(w.agent)], cwd=d, check=True,
+                   env={"HOME": w.home, "USER": os.environ.get("USER",
+                        "agent"), "PATH": "/usr/bin:/bin"},
+                   stdout=subprocess.DEVNULL)
+    return {f: open(os.path.join(d, f), "rb").read()
+            for f in ("quote.txt", "here.txt")}
+
+
+def out_lines(text):
+    """The lines of a tool result's output, without the agent's framing
+    (Gemini: "Output: ", Codex: its header)."""
+    lines = []
+    for ln in text.splitlines():
+        if ln.startswith("Output: "):
+            ln = ln[len("Output: "):]
+        lines.append(ln.strip())
+    return lines
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def main_session(w, confined):
+    steps = [
+        {"command": "echo inside-ok > inside.txt && cat inside.txt"},
+        {"command": "echo leaked > %s/outside.txt; echo \"rc=$?\"" % w.out},
+        {"command": "cat \"$HOME/.ssh/id_ed25519\"; echo \"key=[$%s]\"" %
+         w.key_name},
+        {"command": quote_cmd(w.agent)},
+        {"command": "mkdir -p sub && cd sub && pwd"},
+        {"command": "pwd"},
+        {"command": plant_cmd(w)},
+    ]
+    s = h.Session(w, steps).run()
+    r = s.results
+    TAP.ok(s.rc == 0 and len(r) == len(steps),
+           "the agent ran all %d steps and finished" % len(steps), s.tail())
+    unhandled = s.server.unhandled()
+    if unhandled:
+        TAP.diag("requests the model server did not script: %s" %
+                 ", ".join(sorted(set(unhandled))))
+    r += [""] * (len(steps) - len(r))
+    runs = h.runs_of(h.take_events(w))
+    if confined:
+        complete = [k for k, (a, b) in runs.items() if a and b]
+        applied = [k for k in complete if runs[k][0].get("applied")]
+        TAP.ok(len(complete) == len(steps) and len(applied) == len(steps),
+               "every call confined: %d start+exit pairs, %d applied, for %d "
+               "calls" % (len(complete), len(applied), len(steps)),
+               h.json.dumps(list(runs.values()))[:1500])
+    else:
+        TAP.ok(not runs, "no cordon run without cordon (baseline)")
+    TAP.ok(read(os.path.join(w.ws, "inside.txt")) == b"inside-ok\n" and
+           "inside-ok" in r[0], "a write inside the workspace works",
+           r[0])
+    leaked = read(os.path.join(w.out, "outside.txt"))
+    if confined:
+        TAP.ok(leaked is None, "the write outside was refused (no file)")
+        TAP.ok(any(x in r[1] for x in REFUSED),
+               "the refusal reached the model", r[1])
+    else:
+        TAP.ok(leaked == b"leaked\n",
+               "baseline: the write outside succeeds without cordon", r[1])
+    seen_secret = w.secret in r[2]
+    seen_key = w.key in r[2]
+    if confined:
+        TAP.ok(not seen_secret, "the ssh key did not reach the model", r[2])
+        TAP.ok(not seen_key and "key=[]" in r[2],
+               "the agent's API key (%s) is not in the command's "
+               "environment" % w.key_name, r[2])
+    else:
+        TAP.ok(seen_secret and seen_key,
+               "baseline: ssh key and API key readable without cordon", r[2])
+    want = expected_quote_files(w)
+    for f, data in sorted(want.items()):
+        got = read(os.path.join(w.ws, f))
+        TAP.ok(got == data, "quoting byte-exact: %s" % f,
+               "got:  %r\nwant: %r\nresult: %s" % (got, data, r[3]))
+    sub = os.path.realpath(os.path.join(w.ws, "sub"))
+    ws = os.path.realpath(w.ws)
+    TAP.ok(sub in out_lines(r[4]), "cd inside the call works", r[4])
+    want_dir = sub if h.KEEPS_CD[w.agent] else ws
+    TAP.ok(want_dir in out_lines(r[5]),
+           "cd is %s between calls, as %s does without cordon" % (
+               "kept" if h.KEEPS_CD[w.agent] else "not kept", w.agent),
+           r[5])
+    return s
+
+
+def planted_session(w, confined):
+    """The next session in the same workspace: a planted hook must not run
+    unconfined."""
+    s = h.Session(w, [{"command": "echo second-session"}]).run()
+    ran = os.path.exists(os.path.join(w.ws, "planted-ran"))
+    unconfined = os.path.exists(os.path.join(w.out, "planted-unconfined"))
+    TAP.diag("planted hook: %s" % (
+        "ran unconfined" if unconfined else "ran confined" if ran
+        else "did not run"))
+    h.take_events(w)
+    if confined:
+        TAP.ok(not unconfined, "a project hook planted by a confined "
+               "command did not run unconfined in the next session",
+               s.tail())
+    else:
+        TAP.ok(True, "baseline: planted hook %s" % (
+            "ran" if ran else "did not run"))
+
+
+# An agent killed (SIGKILL) leaves its calls' shells waiting on cordon;
+# nothing tells cordon that the agent is gone (its parent, the agent's
+# shell, lives on).
+KILLED_TODO = "a run outlives an agent killed by SIGKILL (no die-with-agent)"
+
+# What each agent does with a hook or prefix that cannot start (measured:
+# docs in /work/team/agent-facts.md): True when the command is then blocked.
+BLOCKS_WHEN_MISSING = {("claude", "prefix"): True,
+                       ("claude", "hook"): False,
+                       ("codex", "hook"): False,
+                       ("gemini", "hook"): True}
+
+
+def missing_session(w):
+    """cordon (the entry point) missing: blocked where the agent allows."""
+    gone = os.path.join(w.t, "no-such-dir", "cordon")
+    step = [{"command": "echo ran > missing-ran.txt"}]
+    s = h.Session(w, step, cordon=gone).run()
+    ran = os.path.exists(os.path.join(w.ws, "missing-ran.txt"))
+    blocks = BLOCKS_WHEN_MISSING[(w.agent, w.route)]
+    if blocks:
+        TAP.ok(not ran and s.results,
+               "entry point missing: the command did not run, the model was "
+               "told", s.results)
+    else:
+        TAP.ok(ran, "entry point missing: %s runs the command unconfined "
+               "(the agent treats a hook that cannot start as non-blocking; "
+               "documented, pinned here)" % w.agent, s.results)
+    if ran:
+        os.unlink(os.path.join(w.ws, "missing-ran.txt"))
+    h.take_events(w)
+    if h.entry_kind() == "glue" and w.route == "hook":
+        # The hook starts but cordon is missing: the hook must block.
+        s = h.Session(w, step)
+        s.env["CORDON_GLUE_BIN"] = gone
+        s.run()
+        ran = os.path.exists(os.path.join(w.ws, "missing-ran.txt"))
+        TAP.ok(not ran, "hook present, cordon missing: blocked", s.results)
+
+
+def timeout_session(w, confined):
+    """A call past its timeout, and the agent ended: nothing left running."""
+    mark = "%d.%04d" % (3000 + os.getpid() % 1000, h.random.randrange(9999))
+    # Not sleep: Claude refuses `sleep N` followed by more commands.
+    cmd = ("tail -f -s %s1 /dev/null & tail -f -s %s2 /dev/null; echo after"
+           % (mark, mark))
+    s = h.Session(w, [{"command": cmd, "timeout_ms": 3000}])
+    s.start()
+    how = "ended by itself"
+    try:
+        s.proc.wait(15)
+    except subprocess.TimeoutExpired:
+        # The agent waits on the command (Gemini has no per-call timeout;
+        # Claude -p waits for the call it moved to the background): end it
+        # as a supervisor would, with SIGTERM to the agent alone.
+        how = "sent SIGTERM"
+        s.proc.send_signal(signal.SIGTERM)
+        try:
+            s.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            how = "SIGTERM ignored, killed"
+            s.kill(signal.SIGKILL)
+    s.rc = s.proc.returncode
+    s.finish()
+    left = []
+    for _ in range(50):
+        left = h.procs_with(mark)
+        if not left:
+            break
+        time.sleep(0.1)
+    h.kill_all(left)
+    try:
+        os.killpg(s.proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    what = "the agent %s; %s left running 5 s later" % (
+        how, "%d processes of its calls" % len(left) if left else "nothing")
+    if confined:
+        TAP.ok(not left, what, "left: %s" % left,
+               todo=None if how == "ended by itself" or how == "sent SIGTERM"
+               else KILLED_TODO)
+    else:
+        TAP.diag("baseline: " + what)
+    h.take_events(w)
+
+
+def main():
+    args = sys.argv[1].split(":") if len(sys.argv) == 2 else sys.argv[1:3]
+    if len(args) != 2:
+        print("usage: check.py AGENT ROUTE | AGENT:ROUTE", file=sys.stderr)
+        return 2
+    agent, route = args
+    if route not in h.ROUTES.get(agent, ()):
+        print("1..0 # SKIP no route %s for %s" % (route, agent))
+        return 0
+    h.exit_on_signals()
+    w = h.World(agent, route)
+    confined = route != "none"
+    TAP.diag("%s via %s (entry points: %s), temp dir %s" % (
+        agent, route, h.entry_kind(), w.t))
+    try:
+        main_session(w, confined)
+        planted_session(w, confined)
+        if confined:
+            missing_session(w)
+        timeout_session(w, confined)
+    finally:
+        if os.environ.get("CORDON_AGENTS_KEEP"):
+            TAP.diag("kept %s" % w.t)
+        else:
+            w.cleanup()
+    return TAP.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
