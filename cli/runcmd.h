@@ -25,4 +25,8 @@ unsigned cli_sanitize_std_fds(void);
  * git files behind in fail mode. */
 int cli_run(cordon *c, const char *const argv[]);
 
+/* cli/held.c: after a --review run ended, the line naming its held
+ * changes' run id (nothing for another run). */
+void cli_review_note(const cordon *c);
+
 #endif

@@ -58,6 +58,7 @@ extern "C" {
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
 #define CORDON_ETAMPERED (-9) /* the run planted git or agent files (cordon_set_on_tamper) */
+#define CORDON_ECONFLICT (-10) /* cordon_apply(): the workspace changed meanwhile */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -342,6 +343,18 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
 
+/* Review before it lands (default off): the run's writes to the
+ * workspace succeed for its commands but are held aside, under the state
+ * dir (STATE/review/RUN_ID), and the real workspace is unchanged when the
+ * run ends; the exit event lists each change ("review"). They land only
+ * through cordon_apply(), or are dropped by cordon_discard(). Linux with
+ * the mount layer (an overlay on the workspace); anywhere else, and with
+ * confinement off or unavailable, cordon_begin() refuses the run in every
+ * mode (CORDON_EUNAVAILABLE, cause review_not_enforceable): the command
+ * would write the real workspace. Only the workspace is held: caches,
+ * the temp dirs and --allow-write paths outside it are written as usual. */
+CORDON_EXPORT int cordon_set_review(cordon *c, int on);
+
 /* --- options by name: policy files and profiles ---
  * Every option of `cordon run` can be given by its long name without the
  * dashes ("network", "allow-write"), through one table shared by the CLI,
@@ -494,6 +507,10 @@ CORDON_EXPORT const char *const *cordon_gaps(const cordon *c);
 CORDON_EXPORT size_t cordon_tampered_count(const cordon *c);
 CORDON_EXPORT const char *cordon_tampered_path(const cordon *c, size_t i);
 CORDON_EXPORT const char *cordon_tampered_moved(const cordon *c, size_t i);
+/* The run's id (32 hex digits, as in its events and CORDON_RUN_ID),
+ * valid from cordon_begin() until the next cordon_begin() or
+ * cordon_free(); "" before. A review run's held changes are named by it. */
+CORDON_EXPORT const char *cordon_run_id(const cordon *c);
 /* The run's temp dir, or NULL. */
 CORDON_EXPORT const char *cordon_tmpdir(const cordon *c);
 /* The start status event as one JSON line without newline; caller frees.
@@ -503,6 +520,58 @@ CORDON_EXPORT char *cordon_status_json(const cordon *c);
 CORDON_EXPORT char *cordon_probe_json(cordon *c);
 /* A one-line English explanation of a reason identifier (static). */
 CORDON_EXPORT const char *cordon_reason_text(const char *reason);
+
+/* --- held runs (cordon_set_review) ---
+ * A review run's changes stay under the state dir of the handle
+ * (cordon_set_state_dir(), else the default) until applied, discarded,
+ * or swept: a held run expires CORDON_REVIEW_EXPIRY_DAYS days after it
+ * ended, and a later run of the same state dir removes it (never one
+ * being applied: each is locked while used). A run killed before its end
+ * held nothing that can land (its record was never written): it is
+ * refused here and swept likewise. run_id: 32 hex digits. The handle
+ * needs no cordon_begin(); the functions may be called on a handle of a
+ * run that has ended. */
+#define CORDON_REVIEW_EXPIRY_DAYS 7
+/* One change, as the exit event lists it. */
+struct cordon_change {
+	char *path; /* relative to the workspace; any bytes but NUL */
+	const char *kind; /* "added", "modified", "deleted", "mode" or "symlink" */
+	long long size; /* bytes held (a symlink: its target's length), 0 when deleted */
+};
+/* The held changes of run_id, in the order apply lands them: *out (an
+ * array the caller frees with cordon_changes_free(), n entries) and
+ * *workspace (the real workspace, caller frees; NULL: not wanted). A
+ * directory the run replaced (removed, then made again) is listed as
+ * "deleted" then "added". 0, CORDON_EINVAL (no such held run, a bad id),
+ * CORDON_ESTATE (in use: its run goes on, or another apply), CORDON_ESYS. */
+CORDON_EXPORT int cordon_changes(cordon *c, const char *run_id, struct cordon_change **out,
+				 size_t *n, char **workspace);
+CORDON_EXPORT void cordon_changes_free(struct cordon_change *v, size_t n);
+/* A unified diff of the held text files against the real ones, written
+ * to fd (borrowed); binary files, symlinks and special files are named,
+ * not dumped. Same errors as cordon_changes(). */
+CORDON_EXPORT int cordon_diff(cordon *c, const char *run_id, int fd);
+/* Land the held changes in the workspace exactly (contents, modes,
+ * symlinks never followed, deletions), each file atomically (renamed
+ * into place), then drop the held run. Every check comes before the
+ * first change: CORDON_ECONFLICT, nothing changed, when the workspace
+ * changed meanwhile at a path the run changed (its type, size, times or
+ * inode differ from what the run's end recorded) or under a directory the
+ * run removed; CORDON_ETAMPERED, nothing changed, when the git guard or
+ * the agent-config guard would move aside a held change (a hook, a git
+ * config that runs programs, an agent's settings: the message names the
+ * first, cordon_apply_refused() lists them all), unless drop_guarded is 1:
+ * then those are left out (and listed) and the rest lands. An apply cut
+ * short (killed) may be run again: what landed already is recognised. */
+CORDON_EXPORT int cordon_apply(cordon *c, const char *run_id, int drop_guarded);
+/* After cordon_apply(): the held changes the guards refused (landed or
+ * not, per drop_guarded), each path and its reason; NULL past the end.
+ * Valid until the next cordon_apply() or cordon_free(). */
+CORDON_EXPORT size_t cordon_apply_refused_count(const cordon *c);
+CORDON_EXPORT const char *cordon_apply_refused_path(const cordon *c, size_t i);
+CORDON_EXPORT const char *cordon_apply_refused_reason(const cordon *c, size_t i);
+/* Drop the held changes (the workspace is not touched). */
+CORDON_EXPORT int cordon_discard(cordon *c, const char *run_id);
 
 #ifdef __cplusplus
 }

@@ -153,6 +153,9 @@ struct run_spec {
 	int nhomes;
 	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
 	const char *run_id; /* 32 hex digits */
+	/* --review: STATE/review/RUN_ID, where the workspace's writes are
+	 * held (the mount layer's overlay), or NULL. */
+	const char *review_dir;
 	void *started; /* what start() made for this run, or NULL */
 };
 

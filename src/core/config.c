@@ -234,6 +234,7 @@ int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out)
 FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
+FLAG_SETTER(cordon_set_review, review)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
 FLAG_SETTER(cordon_set_scratch_home, scratch_home)
 

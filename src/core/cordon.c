@@ -10,6 +10,7 @@
 #include "options.h"
 #include "path.h"
 #include "policyfile.h"
+#include "review.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,8 @@ static void release_run(cordon *c)
 	runtmp_remove(c);
 	passfile_release(c);
 	launch_release(&c->launch);
+	/* After the launch: the run's namespaces (and its overlay) are gone. */
+	review_release(c);
 	env_free(c->envp);
 	c->envp = NULL;
 	strv_free(&c->env_removed);
@@ -119,6 +122,7 @@ void cordon_free(cordon *c)
 		free(e);
 	}
 	gitguard_free(c);
+	review_refused_free(c);
 	netproxy_free(c);
 	options_free(c);
 	policy_free(&c->pol);
@@ -585,6 +589,7 @@ static void run_spec_make(const cordon *c, struct run_spec *run)
 		.max_memory = c->max_memory,
 		.max_tmp = c->max_tmp,
 		.run_id = c->run_id,
+		.review_dir = c->rv != NULL ? c->rv->dir : NULL,
 		.started = c->early,
 	};
 }
@@ -628,6 +633,26 @@ int run_prepare(cordon *c)
 	return r;
 }
 
+/* --review: refused in every mode where the workspace's writes cannot
+ * be held aside (the command would write the real workspace: a control
+ * the user asked for is never dropped); else the run's review dir, once,
+ * and the layer listed. */
+static int review_plan(cordon *c)
+{
+	if (review_refused(&c->dec)) {
+		if (c->rundir != NULL)
+			runtmp_remove(c);
+		emit_refusal(c, REASON_REVIEW_NOT_ENFORCEABLE);
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s (%s)",
+				   cordon_reason_ids[REASON_REVIEW_NOT_ENFORCEABLE].text,
+				   reason_name(REASON_REVIEW_NOT_ENFORCEABLE));
+	}
+	int r = c->rv == NULL ? review_begin(c) : 0;
+	if (r == 0)
+		c->dec.cov.layers |= 1u << LAYER_REVIEW;
+	return r;
+}
+
 /* The decision, and the plan the backend prepares from it. 0, or a
  * CORDON_E* code; CORDON_EUNAVAILABLE when required mode refused (its
  * events are written; the run has ended). */
@@ -649,6 +674,8 @@ static int plan(cordon *c)
 				   reason_name(cause), cordon_reason_ids[cause].text,
 				   c->dec.detail ? "; " : "", c->dec.detail ? c->dec.detail : "");
 	}
+	if (c->review && (r = review_plan(c)) != 0)
+		return r;
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && !c->caches_resolved) {
 			if ((r = caches_resolve(c)) != 0)
@@ -765,6 +792,7 @@ static int begin(cordon *c)
 			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
 		}
+		review_sweep(c); /* held runs that expired or never ended */
 	} else if ((r = workdir_choose(c)) != 0) {
 		return r;
 	}
@@ -920,6 +948,33 @@ int cordon_wait(cordon_proc *p, struct cordon_result *res)
 	return wait_command(p, res);
 }
 
+/* cordon_end of a run whose start event is not out: the decision
+ * settled first (a trial), a refusal as at begin. 1 when refused (the
+ * run has ended, its events written). */
+static int end_unsettled(cordon *c)
+{
+	if (c->start_written)
+		return 0;
+	/* No child settled the decision: the trial does, so the start event
+	 * says what holds here. Nothing ran under it; what "required" cannot
+	 * have is a refusal, as at begin. */
+	c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
+	enum reason_id refuse = REASON_NONE;
+	if (decision_changed(c)) {
+		decide(c);
+		refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied ? c->dec.cause
+									    : policy_coverage(c);
+	}
+	if (refuse == REASON_NONE) {
+		emit_start(c);
+		return 0;
+	}
+	runtmp_remove(c);
+	emit_refusal(c, refuse);
+	release_run(c);
+	return 1;
+}
+
 int cordon_end(cordon *c)
 {
 	if (c == NULL)
@@ -927,28 +982,7 @@ int cordon_end(cordon *c)
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
 	pthread_mutex_lock(&c->spawn_lock);
-	int refused = 0;
-	if (!c->start_written) {
-		/* No child settled the decision: the trial does, so the start
-		 * event says what holds here. Nothing ran under it; what
-		 * "required" cannot have is a refusal, as at begin. */
-		c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-		enum reason_id refuse = REASON_NONE;
-		if (decision_changed(c)) {
-			decide(c);
-			refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied
-					 ? c->dec.cause
-					 : policy_coverage(c);
-		}
-		if (refuse != REASON_NONE) {
-			runtmp_remove(c);
-			emit_refusal(c, refuse);
-			release_run(c);
-			refused = 1;
-		} else {
-			emit_start(c);
-		}
-	}
+	int refused = end_unsettled(c);
 	pthread_mutex_unlock(&c->spawn_lock);
 	if (refused)
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
@@ -960,6 +994,7 @@ int cordon_end(cordon *c)
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
 	netproxy_stop(c); /* its counts are final */
+	int unheld = review_end(c); /* before the guards: nothing of it is in the workspace */
 	(void)gitguard_end(c);
 	agentcfg_end(c);
 	int tampered = (int)gitguard_ntampered(c);
@@ -986,6 +1021,11 @@ int cordon_end(cordon *c)
 	}
 	release_run(c);
 	c->stage = ST_ENDED;
+	if (unheld != 0)
+		return cordon_fail(
+			c, CORDON_ESYS,
+			"--review: the run's held changes could not be recorded; nothing "
+			"of them can land (the workspace is unchanged)");
 	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
 				   "the run left %d file%s that a later program would run or read "
@@ -1070,6 +1110,11 @@ const char *const *cordon_gaps(const cordon *c)
 {
 	static const char *const none[] = { NULL };
 	return c != NULL ? c->dec.gap_list : none;
+}
+
+const char *cordon_run_id(const cordon *c)
+{
+	return c != NULL ? c->run_id : "";
 }
 
 const char *cordon_tmpdir(const cordon *c)

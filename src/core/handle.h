@@ -180,6 +180,7 @@ struct cordon {
 	int default_protect, clean_env, allow_broad, foreground, reap_all;
 	int explain; /* enum cordon_explain */
 	int scratch_home; /* cordon_set_scratch_home */
+	int review; /* cordon_set_review */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -224,6 +225,11 @@ struct cordon {
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
+	/* --review (review.c): the held run of this run, until its end; the
+	 * last apply's refusals (reviewapply.c). */
+	struct review *rv;
+	struct review_refused *refused;
+	size_t nrefused;
 	/* The paths held by name (agentcfg.c): the agent configuration, and
 	 * --protect paths that did not exist; for the run only. */
 	struct agentcfg *agentcfg;

@@ -418,6 +418,7 @@ static int o_flag(cordon *c, const struct optdef *d, const char *v, const struct
 		{ "clean-env", cordon_set_clean_env, 1 },
 		{ "allow-broad", cordon_set_allow_broad, 1 },
 		{ "scratch-home", cordon_set_scratch_home, 1 },
+		{ "review", cordon_set_review, 1 },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(flags[i].name, d->name) == 0)
@@ -484,6 +485,7 @@ static const struct optdef table[] = {
 	{ "allow-broad", F, S_NONE, o_flag },
 	{ "explain", F | OPTF_OPTVAL, S_NONE, o_explain },
 	{ "scratch-home", F, S_NONE, o_flag },
+	{ "review", F, S_NONE, o_flag },
 };
 
 #undef V

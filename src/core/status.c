@@ -7,6 +7,7 @@
 #include "json.h"
 #include "netproxy.h"
 #include "options.h"
+#include "review.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -401,6 +402,7 @@ char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_c
 	}
 	jb_raw(&b, "]");
 	netproxy_exit_fields(&b, c);
+	review_exit_fields(&b, c);
 	/* The kinds this run's policy can cause, not refusals seen (named
 	 * "refusals" until 2026-12-06). */
 	jb_key(&b, "possible_refusals");

@@ -61,35 +61,6 @@ struct scratch_home {
 	size_t n;
 };
 
-/* An overlay option value: ',', ':' and '\' escaped with '\' (the
- * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
- * it does not fit. */
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put_escaped(char *out, size_t size, size_t *at, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		int esc = *s == ',' || *s == ':' || *s == '\\';
-		if (*at + (size_t)esc + 2 > size)
-			return -1;
-		if (esc)
-			out[(*at)++] = '\\';
-		out[(*at)++] = *s;
-	}
-	out[*at] = '\0';
-	return 0;
-}
-
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put(char *out, size_t size, size_t *at, const char *s)
-{
-	size_t n = strlen(s);
-	if (*at + n + 1 > size)
-		return -1;
-	memcpy(out + *at, s, n + 1);
-	*at += n;
-	return 0;
-}
-
 /* The options of the overlay on home, its upper and work directories
  * named relative to the tmpfs (the child's cwd when it mounts). A mount's
  * options fit in a page. 0 or -1. */
@@ -98,9 +69,10 @@ int scratchhome_options(const char *home, int userns, char *out, size_t size)
 {
 	size_t at = 0;
 	out[0] = '\0';
-	if (put(out, size, &at, "lowerdir=") != 0 || put_escaped(out, size, &at, home) != 0 ||
-	    put(out, size, &at, ",upperdir=upper,workdir=work") != 0 ||
-	    (userns && put(out, size, &at, ",userxattr") != 0))
+	if (ovl_put(out, size, &at, "lowerdir=") != 0 ||
+	    ovl_put_escaped(out, size, &at, home) != 0 ||
+	    ovl_put(out, size, &at, ",upperdir=upper,workdir=work") != 0 ||
+	    (userns && ovl_put(out, size, &at, ",userxattr") != 0))
 		return -1;
 	return 0;
 }
