@@ -9,6 +9,8 @@
 #                   confined (installs what they need; not in check)
 #   make check-agents  Claude Code, Codex and Gemini CLI end to end through
 #                   cordon (installs them from npm; AGENT_ROUTES=...)
+#   make check-bindings  the Rust (cargo test --offline) and Python (pytest,
+#                   pip install) bindings, as root also as nobody (in check)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check, the child
@@ -90,7 +92,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check check-agents check-pure check-deb
+        child-check size-check check-agents check-pure check-deb check-bindings
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -301,6 +303,13 @@ AGENT_ROUTES ?=
 check-agents: $(B)/cordon $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
 
+# The Rust and Python bindings (bindings/): their tests against this build,
+# a pip install and a PREFIX install, as the current user and, as root,
+# as nobody; a part whose tool is missing skips with the reason
+# (tests/bindings/run). A part of make check.
+check-bindings: all
+	CORDON_BUILD=$(B) tests/bindings/run
+
 # The README's test command. Everything a change must pass: every part
 # runs even after one failed, then a summary names each part's result
 # (tests/run-check).
@@ -418,7 +427,7 @@ SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user t
                    tests/tools/run tests/run-check tests/install-check tests/check-deb tests/helpers/sshd-own \
                    .ci/run .ci/check-macos debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
-                   tests/agents/run tests/agents/install tests/agents/glue/prefix)
+                   tests/agents/run tests/agents/install tests/agents/glue/prefix tests/bindings/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
