@@ -142,17 +142,18 @@ static void refusal_write(struct jbuf *b, const cordon *c)
 			  "for a link across the writable set's edge");
 	jb_raw(b, ": those mean cordon refused it");
 	refusal_caches(b, c);
-	if (d->cov.gaps & (1u << GAP_TMP_SHARED)) {
-		/* Those the backend left the machine's; all when it said none
-		 * (no mount layer, macOS: neither was made private). */
-		unsigned shared = c->pol.tmp_shared != 0 ? c->pol.tmp_shared
-							 : TMP_SHARED_TMP | TMP_SHARED_VAR_TMP;
-		jb_raw(b, shared == TMP_SHARED_TMP ? "; /tmp is the machine's and read-only"
-			  : shared == TMP_SHARED_VAR_TMP
-				  ? "; /var/tmp is the machine's and read-only"
-				  : "; /tmp and /var/tmp are the machine's and "
-				    "read-only");
-		jb_raw(b, " here (tmp_shared_read_only): write temporary files under $TMPDIR");
+	if (d->cov.gaps & (1ull << GAP_TMP_SHARED)) {
+		jb_raw(b, "; /tmp and /var/tmp are the machine's and read-only here "
+			  "(tmp_shared_read_only: ");
+		/* Why: only where there is no mount layer to make one. */
+		if (layer_on(c, LAYER_SEATBELT))
+			jb_raw(b, "macOS gives a run no /tmp of its own");
+		else if (!layer_on(c, LAYER_MOUNTNS))
+			jb_raw(b, "no mount layer here: cordon probe says why");
+		else
+			jb_raw(b, "the mount layer could not make one: open_tree(2) or "
+				  "move_mount(2) refused");
+		jb_raw(b, "): write temporary files under $TMPDIR");
 	}
 	/* Tools that write a scratch folder into the home (nyc's
 	 * ~/.node-spawn-wrap-*) fail so; cordon cannot see which write was
@@ -308,8 +309,11 @@ static void refusal_limit(struct jbuf *b, const cordon *c)
 	}
 	if (c->max_tmp > 0 && c->tmp_by != LIMIT_BY_NONE) {
 		jb_raw(b, sep);
-		jb_raw(b, "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR or /tmp "
-			  "met it");
+		jb_raw(b, c->tmp_shm
+				  ? "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR, "
+				    "/tmp or /dev/shm (one budget) met it"
+				  : "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR or "
+				    "/tmp met it");
 	}
 }
 
@@ -327,9 +331,9 @@ static int refusal_applies(const cordon *c, enum refusal_id k)
 		return 0;
 	case REFUSAL_NETWORK:
 		return c->network != CORDON_NETWORK_ON && d->network_listed &&
-		       !(d->cov.gaps & (1u << GAP_NETWORK));
+		       !(d->cov.gaps & (1ull << GAP_NETWORK));
 	case REFUSAL_UNIX_SOCKET:
-		return !(d->cov.gaps & (1u << GAP_UNIX_SOCKETS));
+		return !(d->cov.gaps & (1ull << GAP_UNIX_SOCKETS));
 	case REFUSAL_ENV:
 		return c->env_removed.n > 0;
 	case REFUSAL_LIMIT:

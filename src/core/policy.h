@@ -129,20 +129,24 @@ struct policy {
 	 * (not asked, no home directory, or the home is writable already). */
 	char *scratch_home;
 	int deny_capture; /* the default deny-read list: capture devices too */
+	/* The home's .config held more than SECRETS_CONFIG_SCAN_MAX entries:
+	 * those past them were not looked in for the table's patterns (the
+	 * gap secrets_readable). */
+	int secrets_scan_partial;
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
 	 * command sees src, the run's dir, at view. From the backend's
-	 * run_result; tmp_shared says which temp dir of the machine stays
-	 * the machine's, read-only (the gap tmp_shared_read_only): bit 0
-	 * /tmp, bit 1 /var/tmp (TMP_SHARED_*). */
+	 * run_result; tmp_read_only_shown when a home or working directory
+	 * in one is shown there read-only (the gap tmp_tree_fifos_writable). */
 	struct private_tmp {
 		char *view;
 		char *src;
+		/* The trees of the machine's view that the run sees there at
+		 * their own paths (the workspace, a home in /tmp...). */
+		struct strv shown;
 	} ptmp[2];
 	size_t nptmp;
-	unsigned tmp_shared;
+	int tmp_read_only_shown;
 };
-#define TMP_SHARED_TMP 1u
-#define TMP_SHARED_VAR_TMP 2u
 
 /* A path the command must not read. */
 struct deny_entry {
@@ -169,13 +173,15 @@ enum deny_by {
 	DENY_BY_SEATBELT /* denied by the Seatbelt profile */
 };
 
-/* secrets.c: the default deny-read list */
+/* secrets-list.c: the default deny-read list (its forms: there) */
 struct secret_default {
-	const char *rel; /* "~/" and the path under a home */
+	const char *rel; /* "~/" and the path under a home, or a pattern */
 	int carve_ssh; /* keep known_hosts*, config, *.pub readable */
 };
 extern const struct secret_default cordon_secret_defaults[];
 extern const size_t cordon_nsecret_defaults;
+/* The entries of a home's .config looked in for the table's patterns. */
+#define SECRETS_CONFIG_SCAN_MAX 4096ul
 /* A name directly under /dev of a device that reads what the user types,
  * sees or hears (a virtual console or its screen, a framebuffer, a
  * camera, raw HID, OSS sound): 1 or 0. */
