@@ -87,7 +87,7 @@ struct merger {
 };
 
 /* "/proc/self/fd/N": what acts on an O_PATH fd's own file by name. */
-static void fd_path(char *buf, size_t size, int fd)
+static void proc_fd_name(char *buf, size_t size, int fd)
 {
 	snprintf(buf, size, "/proc/self/fd/%d", fd);
 }
@@ -103,7 +103,7 @@ static int dir_writable(int dir, const char *name, mode_t *mode)
 	int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	fd_path(p, sizeof(p), fd);
+	proc_fd_name(p, sizeof(p), fd);
 	if (fstat(fd, &st) != 0 ||
 	    ((st.st_mode & 0700) != 0700 && chmod(p, (st.st_mode | 0700) & 07777) != 0)) {
 		close(fd);
@@ -118,7 +118,7 @@ static void dir_restore(int fd, mode_t mode)
 	char p[64];
 	if (fd < 0)
 		return;
-	fd_path(p, sizeof(p), fd);
+	proc_fd_name(p, sizeof(p), fd);
 	(void)chmod(p, mode);
 	close(fd);
 }
@@ -130,7 +130,7 @@ static int opaque(const struct merger *m, int dir, const char *name)
 	int fd = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	fd_path(p, sizeof(p), fd);
+	proc_fd_name(p, sizeof(p), fd);
 	ssize_t n = getxattr(p, m->xattr, v, sizeof(v));
 	close(fd);
 	return n == 1 && v[0] == 'y';
