@@ -59,7 +59,8 @@ SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
 # The CLI's own files (cli/), shared by cordon(1) and cordon-sh, and the
 # pure helpers of src/util/ they call: the programs link their own copies
 # (the library's are local to it); tests link the library's.
-CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c
+CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c \
+               cli/agentwatch.c
 CLI_UTIL_SRC := src/util/json.c src/util/jsonparse.c src/util/path.c
 CLI_SRC := cli/main.c $(CLI_LIB_SRC)
 SH_SRC  := cli/cordon-sh.c $(CLI_LIB_SRC)
