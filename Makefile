@@ -264,10 +264,11 @@ check-tools: $(B)/cordon
 # tests/agents/versions) with cordon in front of every shell call, against
 # a scripted model server; installs them from the npm registry into
 # $(B)/agents-cache (kept between runs; skips with the reason when the
-# registry cannot be reached). AGENT_ROUTES picks AGENT:ROUTE pairs (default:
-# all); CI runs one route per agent. As root, then as nobody.
+# registry cannot be reached). The agents' settings are docs/agents.md's
+# recipes. AGENT_ROUTES picks AGENT:ROUTE pairs (default: all); CI runs one
+# route per agent. As root, then as nobody.
 AGENT_ROUTES ?=
-check-agents: $(B)/cordon $(HELPER_BIN)
+check-agents: $(B)/cordon $(B)/cordon-sh $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
 
 # The README's test command. Everything a change must pass: every part
@@ -405,7 +406,7 @@ tidy:
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
                    tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
-                   tests/agents/run tests/agents/install tests/agents/glue/prefix)
+                   tests/agents/run tests/agents/install)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
