@@ -43,14 +43,15 @@ LDLIBS    += -lpthread
 # it may include): the order is the link order, lowest layer first.
 UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c jsonparse.c compat.c fsutil.c)
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
-                 heldtree.c agentcfg.c)
+                 heldtree.c agentcfg.c reviewjudge.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
 CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c secrets.c runtmp.c workdir.c \
-                 stdfds.c emit.c status.c netproxy.c spawn.c cordon.c backends.c backend-none.c \
-                 passfile.c)
+                 stdfds.c emit.c status.c explain.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
+                 passfile.c review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
+                 overlay.c layer-review.c \
                  layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
                  linux-runner.c)
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
@@ -59,7 +60,7 @@ SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
 # The CLI's own files (cli/), shared by cordon(1) and cordon-sh, and the
 # pure helpers of src/util/ they call: the programs link their own copies
 # (the library's are local to it); tests link the library's.
-CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c \
+CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c cli/held.c \
                cli/agentwatch.c
 CLI_UTIL_SRC := src/util/json.c src/util/jsonparse.c src/util/path.c
 CLI_SRC := cli/main.c $(CLI_LIB_SRC)
@@ -220,6 +221,12 @@ $(B)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(LDLIBS)
 
+# The helpers that call the library link its archive, as a program of its
+# user would.
+$(B)/helpers/spawn-stdio $(B)/helpers/probe-run: $(B)/helpers/%: tests/helpers/%.c $(B)/libcordon.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcordon.a $(LDLIBS)
+
 # cordon(1) whose runs always make their first child the trial
 # (tests/helpers/cordon-first-child.c): the CLI's objects, its main
 # renamed, with the hook set first.
@@ -304,31 +311,12 @@ valgrind: $(UNIT_BIN)
 	  [ "$${PIPESTATUS[0]}" -eq 0 ] || { echo "valgrind: $$t failed"; exit 1; }; \
 	done; echo "valgrind: $(words $(UNIT_BIN)) unit tests clean"
 
-# make install into a scratch DESTDIR, and a program built against it.
+# make install into a scratch DESTDIR and into a scratch PREFIX, each
+# after the other (the .pc names the install's own prefix, whatever was
+# installed before), and programs built against them the README's ways
+# (tests/install-check).
 install-check: all
-	rm -rf $(B)/dest
-	$(MAKE) install DESTDIR=$(CURDIR)/$(B)/dest PREFIX=/usr >/dev/null
-	test -x $(B)/dest/usr/bin/cordon
-	test -x $(B)/dest/usr/bin/cordon-sh
-	test -f $(B)/dest/usr/share/man/man1/cordon-sh.1
-	test -f $(B)/dest/usr/include/cordon.h
-	test -f $(B)/dest/usr/lib/libcordon.a
-	test -f $(B)/dest/usr/lib/libcordon.so.0
-	test -f $(B)/dest/usr/share/man/man1/cordon.1
-	grep -q '^Version: $(VERSION)$$' $(B)/dest/usr/lib/pkgconfig/cordon.pc
-	printf '#include <cordon.h>\n#include <string.h>\nint main(void){return strcmp(cordon_version(),"$(VERSION)")!=0;}\n' > $(B)/ic.c
-	$(CC) -I$(B)/dest/usr/include -o $(B)/ic $(B)/ic.c $(B)/dest/usr/lib/libcordon.a -lpthread
-	$(B)/ic
-	@# The README's example, built as its reader would: pkg-config of the
-	@# tree installed elsewhere (--define-prefix), static and shared.
-	@command -v pkg-config >/dev/null || { echo "install-check: pkg-config missing (apt-get install pkg-config)"; exit 1; }
-	{ printf '#include <cordon.h>\n#include <stdio.h>\nint main(void)\n{\n'; \
-	  sed -n '/^```c$$/,/^```$$/p' README.md | sed '1d;$$d'; printf 'return 0;\n}\n'; } > $(B)/readme-example.c
-	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --cflags --libs cordon > $(B)/pc-flags
-	$(CC) -o $(B)/readme-example $(B)/readme-example.c $$(cat $(B)/pc-flags)
-	PKG_CONFIG_PATH=$(CURDIR)/$(B)/dest/usr/lib/pkgconfig pkg-config --define-prefix --static --cflags --libs cordon > $(B)/pc-flags
-	$(CC) -static-libgcc -o $(B)/readme-example-static $(B)/readme-example.c $$(sed 's/-lcordon/-l:libcordon.a/' $(B)/pc-flags)
-	@echo "install-check: ok"
+	MAKE="$(MAKE)" CC="$(CC)" B=$(B) VERSION=$(VERSION) tests/install-check
 
 # The library never contains the Seatbelt test hook (the fake sandbox-exec
 # path); the probe test's own object does, which shows the check can fail.
@@ -404,7 +392,7 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) cli/cordon-sh.c $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run tests/run-check tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   tests/tools/run tests/run-check tests/install-check tests/helpers/sshd-own .ci/run .ci/check-macos \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
                    tests/agents/run tests/agents/install)
 shellcheck:
@@ -471,14 +459,12 @@ demo: $(B)/cordon
 # ---- install ----
 # libdir and includedir relative to ${prefix} when they lie below it, so
 # that `pkg-config --define-prefix` finds a tree installed elsewhere
-# (DESTDIR, a moved prefix).
+# (DESTDIR, a moved prefix). Written at each install from this install's
+# PREFIX, LIBDIR and INCDIR, never a file an earlier build left.
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 PC_INCDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCDIR))
-$(B)/cordon.pc: cordon.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCDIR@|$(PC_INCDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: all $(B)/cordon.pc
+install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) \
 	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PKGDIR)
 	install -m 0755 $(B)/cordon $(DESTDIR)$(BINDIR)/cordon
@@ -489,7 +475,9 @@ install: all $(B)/cordon.pc
 	install -m 0644 include/cordon.h $(DESTDIR)$(INCDIR)/cordon.h
 	install -m 0644 man/cordon.1 $(DESTDIR)$(MANDIR)/man1/cordon.1
 	install -m 0644 man/cordon-sh.1 $(DESTDIR)$(MANDIR)/man1/cordon-sh.1
-	install -m 0644 $(B)/cordon.pc $(DESTDIR)$(PKGDIR)/cordon.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCDIR@|$(PC_INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' cordon.pc.in > $(DESTDIR)$(PKGDIR)/cordon.pc
+	chmod 0644 $(DESTDIR)$(PKGDIR)/cordon.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/cordon $(DESTDIR)$(BINDIR)/cordon-sh $(DESTDIR)$(LIBDIR)/libcordon.a \

@@ -76,7 +76,8 @@ static int split_opt(const char *arg, char *name, size_t n, const char **inline_
 	return 0;
 }
 
-/* 1 when the option takes a value, 0 when not, -1 when unknown. */
+/* 1 when the option takes a value, 0 when not, 2 when it may be given
+ * after '=' only (--explain=full), -1 when unknown. */
 static int takes_value(const char *name)
 {
 	if (strcmp(name, "help") == 0)
@@ -234,6 +235,42 @@ static int parse_profile(int argc, char *const argv[], struct cli_args *a)
 	return fail(a, "usage: cordon profile list | cordon profile show NAME");
 }
 
+/* cordon changes|diff|apply|discard [--state-dir DIR] [--drop-guarded] RUN_ID */
+static int parse_held(int argc, char *const argv[], struct cli_args *a)
+{
+	a->held_cmd = argv[1];
+	for (int i = 2; i < argc; i++) {
+		const char *s = argv[i];
+		if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+			a->cmd = CLI_HELP;
+			a->help_topic = "held";
+			return 0;
+		}
+		if (strcmp(s, "--drop-guarded") == 0 && strcmp(a->held_cmd, "apply") == 0) {
+			a->drop_guarded = 1;
+		} else if (strcmp(s, "--state-dir") == 0 || strncmp(s, "--state-dir=", 12) == 0) {
+			const char *v = s[11] == '=' ? s + 12 : i + 1 < argc ? argv[++i] : NULL;
+			if (v == NULL || v[0] == '\0')
+				return fail(a, "option '--state-dir' needs a value");
+			if (a->state_dir != NULL && strcmp(a->state_dir, v) != 0)
+				return fail(a, "--state-dir given twice (%s, then %s)",
+					    a->state_dir, v);
+			a->state_dir = v;
+		} else if (s[0] == '-' || a->run_id != NULL) {
+			return fail(a,
+				    "unexpected '%s' (usage: cordon %s [--state-dir DIR]%s RUN_ID)",
+				    s, a->held_cmd,
+				    strcmp(a->held_cmd, "apply") == 0 ? " [--drop-guarded]" : "");
+		} else {
+			a->run_id = s;
+		}
+	}
+	if (a->run_id == NULL)
+		return fail(a, "cordon %s needs a RUN_ID (the run id of a --review run)",
+			    a->held_cmd);
+	return 0;
+}
+
 int cli_parse(int argc, char *const argv[], struct cli_args *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -256,6 +293,11 @@ int cli_parse(int argc, char *const argv[], struct cli_args *a)
 	if (strcmp(cmd, "probe") == 0) {
 		a->cmd = CLI_PROBE;
 		return parse_probe(argc, argv, 2, a);
+	}
+	if (strcmp(cmd, "changes") == 0 || strcmp(cmd, "diff") == 0 || strcmp(cmd, "apply") == 0 ||
+	    strcmp(cmd, "discard") == 0) {
+		a->cmd = CLI_HELD;
+		return parse_held(argc, argv, a);
 	}
 	if (strcmp(cmd, "profile") == 0) {
 		a->cmd = CLI_PROFILE;

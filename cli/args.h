@@ -13,7 +13,15 @@
 
 #include "cordon.h"
 
-enum cli_cmd { CLI_RUN, CLI_PROBE, CLI_HELP, CLI_VERSION, CLI_OPTIONS, CLI_PROFILE };
+enum cli_cmd {
+	CLI_RUN,
+	CLI_PROBE,
+	CLI_HELP,
+	CLI_VERSION,
+	CLI_OPTIONS,
+	CLI_PROFILE,
+	CLI_HELD /* changes, diff, apply, discard: a held run (cli/held.c) */
+};
 
 struct cli_args {
 	enum cli_cmd cmd;
@@ -27,6 +35,10 @@ struct cli_args {
 	char *const *command; /* run: after "--", NULL-terminated */
 	/* probe */
 	int json;
+	/* changes, diff, apply, discard: which, the run id, --state-dir,
+	 * apply's --drop-guarded */
+	const char *held_cmd, *run_id, *state_dir;
+	int drop_guarded;
 	/* profile: "list" or "show", and the name shown */
 	const char *profile_action, *profile_name;
 	char err[512]; /* the message when parsing fails */
@@ -40,6 +52,9 @@ struct cli_args {
  * library's rule). */
 int cli_parse(int argc, char *const argv[], struct cli_args *a);
 void cli_args_free(struct cli_args *a);
+
+/* cli/held.c: cordon changes|diff|apply|discard (the exit status). */
+int cli_held(const struct cli_args *a);
 
 /* A non-negative decimal int no larger than max. */
 int cli_parse_uint(const char *s, long max, long *out);

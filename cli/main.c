@@ -22,6 +22,7 @@ static const char usage_main[] =
 	"       cordon probe [--json]                     what confinement works here\n"
 	"       cordon options [OPTIONS]                  the options a run would get\n"
 	"       cordon profile list | show NAME           the named profiles\n"
+	"       cordon changes | diff | apply | discard RUN_ID   a --review run's held changes\n"
 	"       cordon hook AGENT                         an agent's pre-tool hook: the\n"
 	"                                                 shell command rewritten to run\n"
 	"                                                 under cordon-sh (claude, codex,\n"
@@ -90,10 +91,15 @@ static const char usage_run[] =
 	"                          else each process's (required mode refuses that)\n"
 	"  --max-tmp SIZE          the run's temp dir (TMPDIR, /tmp) is a tmpfs of SIZE\n"
 	"  --allow-broad           accept /, the home dir or its ancestors as writable\n"
-	"  --explain               when the confined command fails, say which errors\n"
-	"                          mean \"refused by cordon\" (one line on stderr)\n"
+	"  --explain[=full]        when the confined command fails, say which errors\n"
+	"                          mean \"refused by cordon\" (two lines on stderr;\n"
+	"                          =full, or a refusal cordon saw: all it knows)\n"
 	"  --scratch-home          writes under the home succeed and are discarded at\n"
 	"                          the end of the run (caches, workspace stay real)\n"
+	"  --review                the command's writes to the workspace are held aside,\n"
+	"                          listed in the exit event; the workspace is unchanged\n"
+	"                          until 'cordon apply RUN_ID' (Linux with the mount\n"
+	"                          layer; refused elsewhere, whatever the mode)\n"
 	"  --policy FILE           the options of a policy file: one a line, NAME VALUE,\n"
 	"                          # comments; relative paths against the workspace;\n"
 	"                          refused in a tree the run may write (repeatable)\n"
@@ -120,6 +126,19 @@ static const char usage_options[] =
 static const char usage_profile[] =
 	"usage: cordon profile list          the profiles and what each is for\n"
 	"       cordon profile show NAME     a profile's options (policy file format)\n";
+
+static const char usage_held[] =
+	"usage: cordon changes [--state-dir DIR] RUN_ID    list a --review run's held changes\n"
+	"       cordon diff [--state-dir DIR] RUN_ID       unified diff of its text files\n"
+	"       cordon apply [--state-dir DIR] [--drop-guarded] RUN_ID\n"
+	"                                                 land them in the workspace\n"
+	"       cordon discard [--state-dir DIR] RUN_ID    drop them\n"
+	"\n"
+	"apply checks every change first: it refuses (exit 125, nothing changed) when\n"
+	"the workspace changed meanwhile at a path the run changed, or when the git\n"
+	"guard or the agent-config guard would move a held change aside (a hook, a git\n"
+	"config that runs programs, an agent's settings); --drop-guarded lands the rest\n"
+	"and names those. Held runs expire 7 days after they ended.\n";
 
 static const char usage_hook[] =
 	"usage: cordon hook AGENT        (AGENT: claude, codex, gemini or cursor)\n"
@@ -250,6 +269,8 @@ static const char *help_text(const char *topic)
 		return usage_options;
 	if (strcmp(topic, "profile") == 0)
 		return usage_profile;
+	if (strcmp(topic, "held") == 0)
+		return usage_held;
 	return usage_probe;
 }
 
@@ -292,6 +313,9 @@ int main(int argc, char *argv[])
 		break;
 	case CLI_PROBE:
 		rc = cmd_probe(&a);
+		break;
+	case CLI_HELD:
+		rc = cli_held(&a);
 		break;
 	case CLI_RUN:
 	default:

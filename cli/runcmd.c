@@ -179,6 +179,11 @@ int cli_run(cordon *c, const char *const argv[])
 		cli_msg("cordon: ", "%s", cordon_last_error(c));
 	else
 		warn_tampered(c);
+	/* --review: the held changes' run id, or why they could not be held. */
+	if (e != 0 && e != CORDON_ETAMPERED)
+		cli_msg("cordon: ", "%s", cordon_last_error(c));
+	else
+		cli_review_note(c);
 	cordon_free(c);
-	return r != 0 || e == CORDON_ETAMPERED ? CLI_EXIT_CORDON : res.exit_code;
+	return r != 0 || e != 0 ? CLI_EXIT_CORDON : res.exit_code;
 }

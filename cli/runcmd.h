@@ -31,4 +31,8 @@ int cli_run(cordon *c, const char *const argv[]);
  * any thread and from a signal handler. */
 void cli_run_signal(int sig);
 
+/* cli/held.c: after a --review run ended, the line naming its held
+ * changes' run id (nothing for another run). */
+void cli_review_note(const cordon *c);
+
 #endif

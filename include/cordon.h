@@ -58,6 +58,7 @@ extern "C" {
 #define CORDON_ECONFINE (-7) /* the child could not apply confinement */
 #define CORDON_EEXEC (-8) /* the command could not be executed */
 #define CORDON_ETAMPERED (-9) /* the run planted git or agent files (cordon_set_on_tamper) */
+#define CORDON_ECONFLICT (-10) /* cordon_apply(): the workspace changed meanwhile */
 
 /* Fixed identifiers of the status events. Callers that redact secrets from
  * logs may leave every string of cordon_identifiers() alone. */
@@ -272,7 +273,10 @@ CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *o
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
-/* ... and/or are appended to this file (created 0600 if missing). */
+/* ... and/or are appended to this file (created 0600 if missing). Where
+ * they cannot be written (the fd's reader has gone, the disk is full),
+ * one line says so on fd 2, once per run and destination, and the run
+ * goes on: its events from then on are lost there. */
 CORDON_EXPORT int cordon_set_status_file(cordon *c, const char *path);
 /* Kill the command's process group after this many ms (0: never). */
 CORDON_EXPORT int cordon_set_timeout_ms(cordon *c, uint64_t ms);
@@ -316,10 +320,19 @@ CORDON_EXPORT int cordon_set_foreground(cordon *c, int on);
  * processes_may_outlive_run is then not reported). Default off: a
  * library caller's other children would be killed too. */
 CORDON_EXPORT int cordon_set_reap_all(cordon *c, int on);
-/* When a confined command ends with a non-zero status, write one line on
- * fd 2 saying it ran confined, what was writable, and which errors mean
- * "refused by cordon" (default off; the CLI's --explain). */
-CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
+/* When a confined command ends with a non-zero status, write on fd 2
+ * that it ran confined and what a refusal by cordon gives it (default
+ * off; the CLI's --explain):
+ *   CORDON_EXPLAIN_SHORT: two lines, the errors each kind of refusal the
+ *     run's policy can cause gives, and where the rest is; the whole of
+ *     it when cordon saw a refusal of the run's (its proxy refused a
+ *     connection, its memory bound killed a process);
+ *   CORDON_EXPLAIN_FULL: one line of the whole of it, always (what was
+ *     writable, each kind's errors on this machine, the paths denied...;
+ *     the exit event's possible_refusals holds the same).
+ * Another value: CORDON_EINVAL. */
+enum cordon_explain { CORDON_EXPLAIN_OFF = 0, CORDON_EXPLAIN_SHORT = 1, CORDON_EXPLAIN_FULL = 2 };
+CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
 /* A scratch home (default off): writes under the home ($HOME, else the
  * password database's) succeed and are discarded when the run ends; the
  * caches, the workspace and --allow-write paths in it stay the real,
@@ -329,6 +342,18 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int on);
  * "required" refuses to run. Nothing is done when there is no home
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
+
+/* Review before it lands (default off): the run's writes to the
+ * workspace succeed for its commands but are held aside, under the state
+ * dir (STATE/review/RUN_ID), and the real workspace is unchanged when the
+ * run ends; the exit event lists each change ("review"). They land only
+ * through cordon_apply(), or are dropped by cordon_discard(). Linux with
+ * the mount layer (an overlay on the workspace); anywhere else, and with
+ * confinement off or unavailable, cordon_begin() refuses the run in every
+ * mode (CORDON_EUNAVAILABLE, cause review_not_enforceable): the command
+ * would write the real workspace. Only the workspace is held: caches,
+ * the temp dirs and --allow-write paths outside it are written as usual. */
+CORDON_EXPORT int cordon_set_review(cordon *c, int on);
 
 /* --- options by name: policy files and profiles ---
  * Every option of `cordon run` can be given by its long name without the
@@ -345,8 +370,9 @@ CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
 /* One option: value NULL for one that takes none. Copies. "policy",
  * "profile" and "agent-policy" call the three functions below. */
 CORDON_EXPORT int cordon_set_option(cordon *c, const char *name, const char *value);
-/* 1 when the option takes a value, 0 when not, CORDON_EINVAL when there
- * is no such option. */
+/* 1 when the option takes a value, 0 when not, 2 when the value may be
+ * left out (explain: "--explain" or "--explain=full"; on a command line
+ * only after '='), CORDON_EINVAL when there is no such option. */
 CORDON_EXPORT int cordon_option_takes_value(const char *name);
 /* Apply a policy file, read now (path borrowed): one option a line,
  * "NAME VALUE" or "NAME", '#' comment lines; relative paths in it are
@@ -398,6 +424,44 @@ CORDON_EXPORT int cordon_begin(cordon *c);
  * may refuse the run here: CORDON_EUNAVAILABLE, both events written, the
  * run ended. Spawns from other threads wait until the decision is known. */
 CORDON_EXPORT int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out);
+
+/* A spawn's own fds 0, 1 and 2 (cordon_spawn_stdio): what the command
+ * gets as each, instead of the caller's. Nothing process-wide changes
+ * (no dup2 in the caller): spawns from several threads at once each get
+ * their own. */
+enum cordon_stdio_how {
+	CORDON_STDIO_INHERIT = 0, /* the caller's own fd 0, 1 or 2 (cordon_spawn's way) */
+	CORDON_STDIO_FD = 1, /* fd[i], an open fd of the caller's (borrowed) */
+	CORDON_STDIO_PIPE = 2, /* a new pipe: fd[i] receives the caller's end */
+	CORDON_STDIO_NULL = 3, /* /dev/null */
+	CORDON_STDIO_STDOUT = 4 /* fd 2 only: whatever fd 1 gets (2>&1) */
+};
+struct cordon_stdio {
+	int how[3]; /* an enum cordon_stdio_how for fd 0, 1 and 2 */
+	/* In, with CORDON_STDIO_FD: the fd the command gets a copy of. It
+	 * is borrowed: cordon never closes it, and the caller may close it
+	 * once the call returned. Out, with CORDON_STDIO_PIPE: the caller's
+	 * end of the pipe, close-on-exec and the caller's to close (the
+	 * write end for fd 0: close it to give the command end-of-file; the
+	 * read end for 1 and 2), or -1 when the call failed (nothing is left
+	 * open then). Not read or written otherwise. */
+	int fd[3];
+};
+/* cordon_spawn() with the fds 0-2 io says (NULL: cordon_spawn()). The
+ * command's output goes into a pipe whose reader is the caller: read it
+ * while the command runs (cordon_wait() reads nothing; a full pipe
+ * stops the command). When confinement is applied, an fd given is
+ * judged as the caller's own fds 0-2 are (the CLI reference's fds
+ * section): a directory outside the writable set becomes /dev/null, a
+ * regular file outside on fd 0 is opened again read-only where the
+ * mount layer can; a fd the start event's gaps would have to name and
+ * do not (a regular file outside on fd 1 or 2, or one on fd 0 that
+ * cannot be opened again, without stdio_metadata_not_restricted; a
+ * network socket with the network off or an allow-list, without
+ * inherited_network_socket) is refused: CORDON_EREFUSED, nothing run.
+ * A bad how, or a fd that is not open: CORDON_EINVAL. */
+CORDON_EXPORT int cordon_spawn_stdio(cordon *c, const char *const argv[], struct cordon_stdio *io,
+				     cordon_proc **out);
 /* Process id of the command; it leads its own process group. */
 CORDON_EXPORT long cordon_proc_pid(const cordon_proc *p);
 /* Send a signal to the command's whole process group. */
@@ -443,6 +507,10 @@ CORDON_EXPORT const char *const *cordon_gaps(const cordon *c);
 CORDON_EXPORT size_t cordon_tampered_count(const cordon *c);
 CORDON_EXPORT const char *cordon_tampered_path(const cordon *c, size_t i);
 CORDON_EXPORT const char *cordon_tampered_moved(const cordon *c, size_t i);
+/* The run's id (32 hex digits, as in its events and CORDON_RUN_ID),
+ * valid from cordon_begin() until the next cordon_begin() or
+ * cordon_free(); "" before. A review run's held changes are named by it. */
+CORDON_EXPORT const char *cordon_run_id(const cordon *c);
 /* The run's temp dir, or NULL. */
 CORDON_EXPORT const char *cordon_tmpdir(const cordon *c);
 /* The start status event as one JSON line without newline; caller frees.
@@ -452,6 +520,58 @@ CORDON_EXPORT char *cordon_status_json(const cordon *c);
 CORDON_EXPORT char *cordon_probe_json(cordon *c);
 /* A one-line English explanation of a reason identifier (static). */
 CORDON_EXPORT const char *cordon_reason_text(const char *reason);
+
+/* --- held runs (cordon_set_review) ---
+ * A review run's changes stay under the state dir of the handle
+ * (cordon_set_state_dir(), else the default) until applied, discarded,
+ * or swept: a held run expires CORDON_REVIEW_EXPIRY_DAYS days after it
+ * ended, and a later run of the same state dir removes it (never one
+ * being applied: each is locked while used). A run killed before its end
+ * held nothing that can land (its record was never written): it is
+ * refused here and swept likewise. run_id: 32 hex digits. The handle
+ * needs no cordon_begin(); the functions may be called on a handle of a
+ * run that has ended. */
+#define CORDON_REVIEW_EXPIRY_DAYS 7
+/* One change, as the exit event lists it. */
+struct cordon_change {
+	char *path; /* relative to the workspace; any bytes but NUL */
+	const char *kind; /* "added", "modified", "deleted", "mode" or "symlink" */
+	long long size; /* bytes held (a symlink: its target's length), 0 when deleted */
+};
+/* The held changes of run_id, in the order apply lands them: *out (an
+ * array the caller frees with cordon_changes_free(), n entries) and
+ * *workspace (the real workspace, caller frees; NULL: not wanted). A
+ * directory the run replaced (removed, then made again) is listed as
+ * "deleted" then "added". 0, CORDON_EINVAL (no such held run, a bad id),
+ * CORDON_ESTATE (in use: its run goes on, or another apply), CORDON_ESYS. */
+CORDON_EXPORT int cordon_changes(cordon *c, const char *run_id, struct cordon_change **out,
+				 size_t *n, char **workspace);
+CORDON_EXPORT void cordon_changes_free(struct cordon_change *v, size_t n);
+/* A unified diff of the held text files against the real ones, written
+ * to fd (borrowed); binary files, symlinks and special files are named,
+ * not dumped. Same errors as cordon_changes(). */
+CORDON_EXPORT int cordon_diff(cordon *c, const char *run_id, int fd);
+/* Land the held changes in the workspace exactly (contents, modes,
+ * symlinks never followed, deletions), each file atomically (renamed
+ * into place), then drop the held run. Every check comes before the
+ * first change: CORDON_ECONFLICT, nothing changed, when the workspace
+ * changed meanwhile at a path the run changed (its type, size, times or
+ * inode differ from what the run's end recorded) or under a directory the
+ * run removed; CORDON_ETAMPERED, nothing changed, when the git guard or
+ * the agent-config guard would move aside a held change (a hook, a git
+ * config that runs programs, an agent's settings: the message names the
+ * first, cordon_apply_refused() lists them all), unless drop_guarded is 1:
+ * then those are left out (and listed) and the rest lands. An apply cut
+ * short (killed) may be run again: what landed already is recognised. */
+CORDON_EXPORT int cordon_apply(cordon *c, const char *run_id, int drop_guarded);
+/* After cordon_apply(): the held changes the guards refused (landed or
+ * not, per drop_guarded), each path and its reason; NULL past the end.
+ * Valid until the next cordon_apply() or cordon_free(). */
+CORDON_EXPORT size_t cordon_apply_refused_count(const cordon *c);
+CORDON_EXPORT const char *cordon_apply_refused_path(const cordon *c, size_t i);
+CORDON_EXPORT const char *cordon_apply_refused_reason(const cordon *c, size_t i);
+/* Drop the held changes (the workspace is not touched). */
+CORDON_EXPORT int cordon_discard(cordon *c, const char *run_id);
 
 #ifdef __cplusplus
 }

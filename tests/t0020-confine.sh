@@ -98,15 +98,31 @@ rc=$?
 ok $? "hard link of an outside inode is refused (rc=$rc)"
 is "$(stat -c %h "$OUT/target")" 1 "the outside inode still has one link"
 
-# --explain: one line after a confined command fails, naming the errors
-# that mean "refused"; nothing when it succeeds, when off, or by default.
+# --explain: two short lines after a confined command fails, naming the
+# errors that mean "refused" and where the rest is; --explain=full one
+# line of the whole; nothing when it succeeds, when off, or by default.
 reset
 (cd "$WS" && crun -- sh -c "echo evil > '$OUT/target'") 2>"$T/e"
 ! grep -q 'cordon: explain' "$T/e"
 ok $? "no explanation by default"
 (cd "$WS" && crun --explain --status-file "$T/x.json" -- sh -c "echo evil > '$OUT/target'") 2>"$T/e"
+is "$?:$(grep -c '^cordon: explain: ' "$T/e")" "2:2" "--explain after a refused write: two lines"
+is "$(grep -c '^cordon: explain: the command ran confined and exited with status 2; what a refusal by cordon gives it: a write outside the writable set: ' "$T/e")" \
+	1 "... the first: its status, and what a refused write gives"
+grep -q "^cordon: explain: what each means in this run, and where: --explain=full, or the exit event's possible_refusals\$" "$T/e"
+ok $? "... the second: how to have the rest"
+[ "$(grep -c '' "$T/e")" -le 3 ] && [ "$(wc -c <"$T/e")" -lt 700 ]
+ok $? "... short: under 700 bytes of stderr in all ($(wc -c <"$T/e"))"
+if [ "$(json_field "$T/x.json" status '"mount_namespace" in e["layers"]')" = true ]; then
+	grep -q 'Read-only file system' "$T/e" && grep -q 'a write outside the writable set: EROFS' "$T/e"
+	ok $? "... with the mount layer: the refusal is EROFS, and the short line says so"
+else
+	grep -q 'Permission denied' "$T/e" && grep -q 'a write outside the writable set: EACCES' "$T/e"
+	ok $? "... Landlock only: the refusal is EACCES, and the short line says so"
+fi
+(cd "$WS" && crun --explain=full --status-file "$T/x.json" -- sh -c "echo evil > '$OUT/target'") 2>"$T/e"
 is "$?:$(grep -c '^cordon: explain: the command ran confined and exited with status 2; writable: ' "$T/e")" \
-	"2:1" "--explain after a refused write: one line"
+	"2:1" "--explain=full after a refused write: one line of the whole"
 if [ "$(json_field "$T/x.json" status '"mount_namespace" in e["layers"]')" = true ]; then
 	grep -q 'Read-only file system' "$T/e" && grep -q 'EROFS "Read-only file system"' "$T/e"
 	ok $? "... with the mount layer: the refusal is EROFS, and the line says so"

@@ -32,9 +32,24 @@ rm -f "$T/rc"
 (cd "$WS" && crun --status-fd 3 -- sh -c 'sleep 0.3; exit 3' 3>&1 >/dev/null 2>/dev/null
 	echo $? >"$T/rc") | true
 is "$(cat "$T/rc")" 3 "a status reader that went away: the command's status, no SIGPIPE death"
+# A reader gone before the run began: both events are lost, which cordon
+# says once on stderr; the command runs and its status is the run's.
+(cd "$WS" && "$PY" -c 'import os, sys
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 3)
+os.execv(sys.argv[1], sys.argv[1:])' "$CORDON" run --state-dir "$STATE" --status-fd 3 -- \
+	sh -c 'echo ran >"$0"; exit 3' "$WS/ran") 2>"$T/err"
+is "$?:$(cat "$WS/ran")" "3:ran" "a status reader gone from the start: the command ran, its status"
+is "$(grep -c 'cordon: warning: cannot write the status events to fd 3 (Broken pipe: its reader has gone)' "$T/err"):$(wc -l <"$T/err")" \
+	"1:1" "... and one warning line on stderr for the two events lost"
+(cd "$WS" && crun --status-file /dev/full -- sh -c 'exit 4') 2>"$T/err"
+is "$?:$(wc -l <"$T/err")" "4:1" "a status file that cannot be written (/dev/full): the command's status, one line"
+grep -q "^cordon: warning: cannot write the status events to /dev/full (No space left on device)" "$T/err"
+ok $? "... saying why ($(cat "$T/err"))"
 
 # fds 0-2 that point outside the writable set (design: side doors).
-has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null | grep -q '"mount_namespace"'; }
+has_mount_layer() { crun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | grep -q '"mount_namespace"'; }
 make_fixture "$OUT/in" "stdin content"
 mkdir -p "$OUT/dir" && touch -d '2001-02-03 04:05:06' "$OUT/dir"
 before_in=$(snapshot "$OUT/in")

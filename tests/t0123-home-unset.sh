@@ -60,7 +60,7 @@ ok $? "STATE/caches itself is not writable by the command"
 unchanged "the home (after the commands wrote their caches)" "$HOME" "$home_before"
 
 # --explain says where the caches went, and which ones were not granted.
-(cd "$WS" && PATH=$TPATH crun --explain --cache npm,pip,maven -- sh -c 'exit 3') >/dev/null 2>"$T/e"
+(cd "$WS" && PATH=$TPATH crun --explain=full --cache npm,pip,maven -- sh -c 'exit 3') >/dev/null 2>"$T/e"
 grep -q "; tool caches that did not exist are under the state dir's caches/, named to the command by npm_config_cache, PIP_CACHE_DIR; " "$T/e"
 ok $? "--explain names the variables that moved the caches under the state dir"
 grep -q '; tool caches not granted as they do not exist: ~/.m2/repository, ~/.m2/wrapper (make one to have it granted)' "$T/e"

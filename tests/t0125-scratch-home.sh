@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
-layers=$(crun --status-fd 1 -- true | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
+layers=$(crun --status-fd 1 -- true 2>/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
 if [[ " $layers " != *" mount_namespace "* ]]; then
 	skip_all "no mount layer here (layers: $layers): the scratch home needs it"
 fi
@@ -38,9 +38,12 @@ ok $? "without --scratch-home, making ~/.node-spawn-wrap-* is refused (rc $rc)"
 unchanged "refused write" "$HOME" "$before"
 
 # --explain names the option after such a failure.
-(cd "$WS" && crun --explain -- sh -c "$spawn_wrap") >/dev/null 2>"$T/e"
+(cd "$WS" && crun --explain=full -- sh -c "$spawn_wrap") >/dev/null 2>"$T/e"
 grep -q "^cordon: explain: .*; the home ($HOME) is read-only: --scratch-home lets writes" "$T/e"
-ok $? "--explain after a refused write suggests --scratch-home"
+ok $? "--explain=full after a refused write suggests --scratch-home"
+(cd "$WS" && crun --explain -- sh -c "$spawn_wrap") >/dev/null 2>"$T/e"
+grep -q "^cordon: explain: .*, under the home too (--scratch-home lets them succeed)" "$T/e"
+ok $? "... and so does the short --explain"
 (cd "$WS" && crun --explain --scratch-home -- sh -c 'exit 3') >/dev/null 2>"$T/e"
 ! grep -q -- '--scratch-home lets' "$T/e"
 ok $? "... not when the run has a scratch home"

@@ -31,7 +31,7 @@ mkdir -p "$OUT/sockdir"
 PIDS+=($!)
 while [ ! -S "$OUT/sockdir/a.sock" ]; do sleep 0.05; done
 
-layers=$(crun --status-fd 3 -- true 3>&1 >/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
+layers=$(crun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
 case " $layers " in
 *" unix_socket_supervisor "* | *" unix_socket_landlock "*) ;;
 *)

@@ -23,7 +23,7 @@ PIDS=()
 stop_peers() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; }
 trap 'stop_peers; cleanup' EXIT
 
-layers=$(crun --status-fd 3 -- true 3>&1 >/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
+layers=$(crun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | "$PY" -c 'import json,sys; print(" ".join(json.loads(sys.stdin.readline())["layers"]))')
 case " $layers " in
 *" unix_socket_supervisor "*) ;;
 *) skip_all "no socket supervisor here (Landlock checks sockets itself, or no seccomp): layers $layers" ;;

@@ -195,6 +195,18 @@ print(" ".join(p for p in json.load(sys.stdin)["default_deny_read"] if "`%s`" % 
 	is "$missing" "" "${doc##*/} lists every entry of the default deny-read list"
 done
 
+# The man page's DESCRIPTION says what this file shows (it said reads
+# were not restricted): the secrets and the --deny-read paths are not
+# readable when confined.
+if [ -f "$TOP/man/cordon.1" ]; then
+	desc=$(sed -n '/^\.SH DESCRIPTION/,/^\.SH OPTIONS/p' "$TOP/man/cordon.1" | tr '\n' ' ')
+	! grep -qi 'reads[^.]*are not restricted\.' <<<"$desc" && grep -q "secrets" <<<"$desc" &&
+		grep -q 'deny\\-read' <<<"$desc"
+	ok $? "the man page's DESCRIPTION says the secrets and --deny-read paths are unreadable"
+else
+	skip "the man page: no docs in this copy of the tree"
+fi
+
 # Without the mount layer: the Landlock read layer grants reads on
 # everything beside the ways to the denied paths.
 lrun() { "$DENY" nons -- "$CORDON" run --state-dir "$STATE" "$@"; }

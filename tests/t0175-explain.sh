@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --explain and the exit event's "refusals" name every kind of refusal the
+# --explain and the exit event's "possible_refusals" name every kind of refusal the
 # run's policy can cause, in the words the command really met: a read of a
 # denied secret (a key in ~/.ssh, a file such as ~/.netrc, a directory such
 # as ~/.aws), --network off (a connect out, a name lookup), a Unix socket
@@ -102,23 +102,27 @@ run() {
 got() { sed -n "s/^$2 //p" "$T/$1.out"; }
 # has NAME TEXT: the explain line holds TEXT.
 has() { grep -qF -- "$2" "$T/$1.line"; }
-# refusal NAME KIND: the exit event's text for KIND, or NONE.
+# refusal NAME KIND: the exit event's text for KIND, or NONE (the
+# field's name says what it holds: kinds the policy can cause, not
+# refusals that happened; it was "refusals" before 2026-12-06).
 refusal() {
-	json_field "$T/$1.json" exit "next((r['means'] for r in (e['refusals'] or []) if r['kind'] == '$2'), 'NONE')"
+	json_field "$T/$1.json" exit "next((r['means'] for r in (e['possible_refusals'] or []) if r['kind'] == '$2'), 'NONE')"
 }
 # kinds NAME: the exit event's kinds, in order.
-kinds() { json_field "$T/$1.json" exit "None if e['refusals'] is None else [r['kind'] for r in e['refusals']]"; }
+kinds() { json_field "$T/$1.json" exit "None if e['possible_refusals'] is None else [r['kind'] for r in e['possible_refusals']]"; }
 
 # Control: unconfined, every attempt but the network ones gets through.
-run ctl --sandbox off --explain
+run ctl --sandbox off --explain=full
 is "$(got ctl key)|$(got ctl netrc)|$(got ctl awsfile)|$(got ctl unix)|$(got ctl env)" \
 	"ok 'KEY-SECRET'|ok 'machine example.invalid password NETRC-SECRET'|ok 'AWS-SECRET'|ok|ENV-SECRET" \
 	"control (--sandbox off): the secrets, the socket and the variable are there"
-is "$(wc -c <"$T/ctl.line")|$(kinds ctl)" "0|null" "... and no explanation, refusals null"
+is "$(wc -c <"$T/ctl.line")|$(kinds ctl)" "0|null" "... and no explanation, possible_refusals null"
 : >"$T/seen.log"
 
 # The mount layer (a namespace), the network off.
-run mnt --explain --network off
+run mnt --explain=full --network off
+is "$(json_field "$T/mnt.json" exit '["refusals" in e, "possible_refusals" in e]')" "[false, true]" \
+	"the exit event names its kinds possible_refusals (not refusals: they are what the policy can cause)"
 if [ "$(json_field "$T/mnt.json" status '"mount_namespace" in e["layers"]')" != true ]; then
 	skip "the mount layer: not here ($(json_field "$T/mnt.json" status 'e["layers"]'))"
 else
@@ -155,7 +159,7 @@ else
 	has mnt 'environment: ' && grep -qE 'CORDON_T_TOKEN|and [0-9]+ more' "$T/mnt.line"
 	ok $? "... and the line names it (or how many more)"
 	is "$(kinds mnt)" '["write", "read", "network", "unix_socket", "env"]' \
-		"the exit event's refusals: write, read, network, unix_socket, env"
+		"the exit event's possible_refusals: write, read, network, unix_socket, env"
 	for k in write read network unix_socket env; do
 		means=$(refusal mnt "$k")
 		[ -n "$means" ] && [ "$means" != NONE ] && has mnt "$means"
@@ -165,7 +169,7 @@ fi
 
 # Without namespaces: the Landlock read layer, the seccomp network filter.
 PRE=("$DENY" nons --)
-run nons --explain --network off
+run nons --explain=full --network off
 is "$(json_field "$T/nons.json" status '["mount_namespace" in e["layers"], "read_deny" in e["layers"], "network_seccomp" in e["layers"]]')" \
 	"[false, true, true]" "no namespace: the Landlock read layer and the network filter"
 is "$(got nons key)|$(got nons netrc)|$(got nons awsfile)" \
@@ -185,19 +189,63 @@ is "$(wc -l <"$T/seen.log")" 0 "the socket outside saw no connection from a conf
 
 # Kinds the policy cannot cause are not named: the network on, the
 # default lists off (--no-default-deny-read keeps the variables too).
-run on --explain --no-default-deny-read
+run on --explain=full --no-default-deny-read
 is "$(got on key)|$(got on env)" "ok 'KEY-SECRET'|ENV-SECRET" "--no-default-deny-read: the secrets are readable (control)"
-is "$(kinds on)" '["write", "unix_socket"]' "... refusals: write, unix_socket only"
+is "$(kinds on)" '["write", "unix_socket"]' "... possible_refusals: write, unix_socket only"
 ! has on 'reads: ' && ! has on '--network off' && ! has on 'environment: '
 ok $? "... and the line names neither reads, nor the network, nor variables"
 # --network off that nothing enforces (auto): not named either.
 PRE=("$DENY" nons -- "$DENY" noseccomp --)
-run gap --explain --network off
+run gap --explain=full --network off
 is "$(json_field "$T/gap.json" status '"network_not_restricted" in e["gaps"]')|$(refusal gap network)" \
 	"true|NONE" "--network off not enforced: no network refusal"
+# The temp dirs the line calls the machine's, read-only, are the ones
+# that are: the home lies in /tmp here (the test's dir), so /tmp stays
+# the machine's (tmp_shared_read_only), while with the mount layer
+# /var/tmp is the run's own, and writable.
+tmpname=/tmp/$(basename "$T")-x
+(cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/tmp.json" --explain=full -- sh -c \
+	'echo x >/var/tmp/f && echo var-wrote; echo x >"$0" 2>/dev/null && echo tmp-wrote; exit 1' \
+	"$tmpname") >"$T/tmp.out" 2>"$T/tmp.err"
+rm -f "$tmpname"
+if grep -q var-wrote "$T/tmp.out"; then
+	! grep -q "/var/tmp are the machine's\|/var/tmp is the machine's" "$T/tmp.err"
+	ok $? "/var/tmp was the run's own and writable: the line does not call it the machine's, read-only"
+else
+	grep -q "/var/tmp are the machine's and read-only\|/var/tmp is the machine's and read-only" "$T/tmp.err"
+	ok $? "/var/tmp was the machine's, read-only: the line says so"
+fi
+if grep -q tmp-wrote "$T/tmp.out"; then
+	ok 1 "a write to /tmp outside the writable set went through"
+else
+	grep -q "; /tmp is the machine's and read-only\|; /tmp and /var/tmp are the machine's and read-only" "$T/tmp.err"
+	ok $? "/tmp was the machine's, read-only: the line says so"
+fi
+# The short --explain (the default): two lines, the errors each kind
+# gives (those the full line names), and where the rest is.
+run short --explain --network off
+is "$(grep -c '' "$T/short.err"):$(grep -c '^cordon: explain: ' "$T/short.err")" "2:2" \
+	"--explain: two lines on stderr"
+is "$(($(wc -c <"$T/short.err") < 600))" 1 "... under 600 bytes ($(wc -c <"$T/short.err"); the full line: $(wc -c <"$T/mnt.line"))"
+grep -q "what each means in this run, and where: --explain=full, or the exit event's possible_refusals" "$T/short.err"
+ok $? "... the second says how to have the rest"
+if [ "$(json_field "$T/short.json" status '"mount_namespace" in e["layers"]')" = true ]; then
+	for err in EROFS EXDEV ENOENT EACCES ENETUNREACH ECONNREFUSED EAI_AGAIN; do
+		has short "$err" && grep -q "$err" "$T/mnt.line"
+		ok $? "... names $err, as the full line does"
+	done
+else
+	skip "the short line's errors with the mount layer: no mount layer here"
+fi
+is "$(got short key)|$(got short connect)" "$(got mnt key)|$(got mnt connect)" "... the command met the same refusals"
+run bogus --explain=loud
+is "$(wc -l <"$T/bogus.err")" 1 "--explain=loud: one line"
+grep -q "^cordon: bad --explain 'loud'" "$T/bogus.err"
+ok $? "... saying why ($(cat "$T/bogus.err"))"
+
 # Success: the event still lists them; no line.
 (cd "$WS" && "$CORDON" run --state-dir "$STATE" --status-file "$T/ok.json" --explain --network off -- true) 2>"$T/ok.err"
-is "$(wc -c <"$T/ok.err")|$(json_field "$T/ok.json" exit '"network" in [r["kind"] for r in e["refusals"]]')" \
-	"0|true" "a command that succeeds: no line, the exit event lists the refusals"
+is "$(wc -c <"$T/ok.err")|$(json_field "$T/ok.json" exit '"network" in [r["kind"] for r in e["possible_refusals"]]')" \
+	"0|true" "a command that succeeds: no line, the exit event lists the possible refusals"
 
 done_testing

@@ -268,6 +268,17 @@ else
 	skip "... and the listener saw no second connection: no supervisor here"
 fi
 
+# The man page's DESCRIPTION says what this file shows (it said the
+# network was not restricted).
+if [ -f "$TOP/man/cordon.1" ]; then
+	desc=$(sed -n '/^\.SH DESCRIPTION/,/^\.SH OPTIONS/p' "$TOP/man/cordon.1" | tr '\n' ' ')
+	! grep -qi 'network[^.]*are not restricted\.' <<<"$desc" && grep -q 'network off' <<<"$desc" &&
+		grep -q 'network allow=' <<<"$desc" && grep -q 'allow\\-socket' <<<"$desc"
+	ok $? "the man page's DESCRIPTION says --network off and allow= restrict it, and Unix sockets outside are refused"
+else
+	skip "the man page: no docs in this copy of the tree"
+fi
+
 # Bad values.
 (cd "$WS" && crun --network maybe -- true) >/dev/null 2>"$T/err"
 is "$?/$(wc -l <"$T/err")" "125/1" "--network maybe: exit 125, one line ($(cat "$T/err"))"

@@ -283,7 +283,7 @@ if [ "$NOPROXY" = 0 ]; then
 		"refused not_allowed 127.0.0.1:$PA connect" "refused not_allowed ::1:$PA connect" \
 		"refused bad_request a.test:$PA connect" \
 		"refused not_allowed b.test:$PB socks5" "refused not_allowed 127.0.0.1:$PA socks5" \
-		"refused plain_http :0 http" "refused head_too_large :0 http"; do
+		"refused plain_http a.test:$PA http" "refused head_too_large :0 http"; do
 		grep -qxF "$want" <<<"$ev"
 		ok $? "event: $want"
 	done
@@ -617,6 +617,8 @@ PY
 		"\"$PY\" \"$T/client.py\" connect-b=b.test,$PB,/way-x; exit 3"
 	grep -q "it refused b.test:$PB .*--network allow=" "$T/explain.out"
 	ok $? "--explain: names b.test:$PB and --network allow= ($(grep -o 'it refused[^;]*' "$T/explain.out" | head -c 140))"
+	grep -q "; cordon saw a refusal: the proxy refused 1 of the run's connection; " "$T/explain.out"
+	ok $? "... the whole text with the short --explain: cordon saw the refusal"
 
 	# -- the command decides how many connections, not how many lines:
 	# 1,500 refused connects write the first 1,000 events, one

@@ -84,8 +84,10 @@ struct launch {
 	int (*hook)(const void *state);
 	const void *state;
 	/* Starts the child in place of child_start(), or NULL: e.g. from a
-	 * thread that lives as long as the run, into new namespaces. */
-	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+	 * thread that lives as long as the run, into new namespaces. tty:
+	 * one of the fds the command gets as 0-2 is a terminal. */
+	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		       int tty);
 	/* In the child, after hook(), or NULL (the child becomes the command):
 	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
 	 * process, which stays behind as the run's reaper and reports the
@@ -121,6 +123,10 @@ struct probe_opts {
 	/* A child of a run applied these layers (a bit set of enum
 	 * layer_id) and went on to exec: they work here. */
 	unsigned confirmed;
+	/* The home a scratch home would cover, or NULL: the coverage
+	 * offers the scratch home's layer only where it can be made on
+	 * this home (a run's question, asked by the probe alike). */
+	const char *scratch_home;
 };
 
 /* What the platform's probe found. */
@@ -147,6 +153,9 @@ struct run_spec {
 	int nhomes;
 	uint64_t max_procs, max_memory, max_tmp; /* 0: none */
 	const char *run_id; /* 32 hex digits */
+	/* --review: STATE/review/RUN_ID, where the workspace's writes are
+	 * held (the mount layer's overlay), or NULL. */
+	const char *review_dir;
 	void *started; /* what start() made for this run, or NULL */
 };
 
@@ -160,7 +169,7 @@ struct run_result {
 	/* The run's own /tmp and /var/tmp (views: see struct policy). */
 	struct private_tmp ptmp[2];
 	size_t nptmp;
-	int tmp_shared;
+	unsigned tmp_shared; /* TMP_SHARED_* (policy.h) */
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
 	char error[512]; /* the message of a failure, or "" */

@@ -234,9 +234,20 @@ int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *out)
 FLAG_SETTER(cordon_set_clean_env, clean_env)
 FLAG_SETTER(cordon_set_allow_broad, allow_broad)
 FLAG_SETTER(cordon_set_foreground, foreground)
+FLAG_SETTER(cordon_set_review, review)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
-FLAG_SETTER(cordon_set_explain, explain)
 FLAG_SETTER(cordon_set_scratch_home, scratch_home)
+
+int cordon_set_explain(cordon *c, int how)
+{
+	int r = configurable(c);
+	if (r != 0)
+		return r;
+	if (how != CORDON_EXPLAIN_OFF && how != CORDON_EXPLAIN_SHORT && how != CORDON_EXPLAIN_FULL)
+		return cordon_fail(c, CORDON_EINVAL, "unknown explain value %d", how);
+	c->explain = how;
+	return 0;
+}
 
 int cordon_set_status_fd(cordon *c, int fd)
 {

@@ -10,6 +10,7 @@
 #include "options.h"
 #include "path.h"
 #include "policyfile.h"
+#include "review.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,8 @@ static void release_run(cordon *c)
 	runtmp_remove(c);
 	passfile_release(c);
 	launch_release(&c->launch);
+	/* After the launch: the run's namespaces (and its overlay) are gone. */
+	review_release(c);
 	env_free(c->envp);
 	c->envp = NULL;
 	strv_free(&c->env_removed);
@@ -119,6 +122,7 @@ void cordon_free(cordon *c)
 		free(e);
 	}
 	gitguard_free(c);
+	review_refused_free(c);
 	netproxy_free(c);
 	options_free(c);
 	policy_free(&c->pol);
@@ -158,7 +162,10 @@ static void decision_finish(struct decision *d)
 	d->gap_list[k] = NULL;
 }
 
-static void decide_into(const cordon *c, struct decision *d)
+/* The decision; with judge_home, the scratch home's layer is offered
+ * only where it can be made on this run's home (a run that asks for one,
+ * and the probe, whose answer is such a run's). */
+static void decide_into(const cordon *c, struct decision *d, int judge_home)
 {
 	struct backend_probe pr;
 
@@ -172,7 +179,8 @@ static void decide_into(const cordon *c, struct decision *d)
 	}
 	d->backend = backend_for_platform();
 	memset(&pr, 0, sizeof(pr));
-	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi }, &pr);
+	const char *home = judge_home && c->nhomes > 0 ? c->homes[0] : NULL;
+	d->backend->probe(&(struct probe_opts){ .max_abi = c->max_abi, .scratch_home = home }, &pr);
 	d->abi = pr.abi;
 	d->kernel_abi = pr.kernel_abi;
 	if (pr.available) {
@@ -197,7 +205,7 @@ static void decide_into(const cordon *c, struct decision *d)
 
 static void decide(cordon *c)
 {
-	decide_into(c, &c->dec);
+	decide_into(c, &c->dec, c->scratch_home);
 }
 
 /* Whether what the process knows now would change this run's decision
@@ -205,7 +213,7 @@ static void decide(cordon *c)
 static int decision_changed(cordon *c)
 {
 	struct decision now;
-	decide_into(c, &now);
+	decide_into(c, &now, c->scratch_home);
 	if (now.applied == c->dec.applied && now.offered == c->dec.offered) {
 		c->dec.cov.unsure = now.cov.unsure;
 		return 0;
@@ -223,7 +231,11 @@ int cordon_probe(cordon *c)
 	const struct backend *be = backend_for_platform();
 	if (c->mode != CORDON_MODE_OFF)
 		be->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-	decide(c);
+	/* The home a run would cover with a scratch home (none when it
+	 * cannot be had: a run would have none either). */
+	if (homes_load(c) != 0)
+		c->nhomes = 0;
+	decide_into(c, &c->dec, 1);
 	c->stage = ST_PROBED;
 	return 0;
 }
@@ -577,6 +589,7 @@ static void run_spec_make(const cordon *c, struct run_spec *run)
 		.max_memory = c->max_memory,
 		.max_tmp = c->max_tmp,
 		.run_id = c->run_id,
+		.review_dir = c->rv != NULL ? c->rv->dir : NULL,
 		.started = c->early,
 	};
 }
@@ -620,6 +633,26 @@ int run_prepare(cordon *c)
 	return r;
 }
 
+/* --review: refused in every mode where the workspace's writes cannot
+ * be held aside (the command would write the real workspace: a control
+ * the user asked for is never dropped); else the run's review dir, once,
+ * and the layer listed. */
+static int review_plan(cordon *c)
+{
+	if (review_refused(&c->dec)) {
+		if (c->rundir != NULL)
+			runtmp_remove(c);
+		emit_refusal(c, REASON_REVIEW_NOT_ENFORCEABLE);
+		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s (%s)",
+				   cordon_reason_ids[REASON_REVIEW_NOT_ENFORCEABLE].text,
+				   reason_name(REASON_REVIEW_NOT_ENFORCEABLE));
+	}
+	int r = c->rv == NULL ? review_begin(c) : 0;
+	if (r == 0)
+		c->dec.cov.layers |= 1u << LAYER_REVIEW;
+	return r;
+}
+
 /* The decision, and the plan the backend prepares from it. 0, or a
  * CORDON_E* code; CORDON_EUNAVAILABLE when required mode refused (its
  * events are written; the run has ended). */
@@ -641,6 +674,8 @@ static int plan(cordon *c)
 				   reason_name(cause), cordon_reason_ids[cause].text,
 				   c->dec.detail ? "; " : "", c->dec.detail ? c->dec.detail : "");
 	}
+	if (c->review && (r = review_plan(c)) != 0)
+		return r;
 	if (c->mode != CORDON_MODE_OFF) {
 		if (c->dec.applied && !c->caches_resolved) {
 			if ((r = caches_resolve(c)) != 0)
@@ -725,6 +760,7 @@ static int begin(cordon *c)
 	if ((r = options_check(c)) != 0 || (r = check_fds(c)) != 0)
 		return r;
 	status_run_begins(c);
+	c->status_lost = 0; /* no event of this run is written yet */
 	pthread_mutex_lock(&c->lock);
 	c->ending = 0;
 	pthread_mutex_unlock(&c->lock);
@@ -756,6 +792,7 @@ static int begin(cordon *c)
 			be->probe(&(struct probe_opts){ 0 }, &reap);
 			return r;
 		}
+		review_sweep(c); /* held runs that expired or never ended */
 	} else if ((r = workdir_choose(c)) != 0) {
 		return r;
 	}
@@ -814,7 +851,8 @@ int cordon_begin(cordon *c)
  * error pipe's end); on a refusal the layers are all tried (settle) and
  * the command started again under the decision that holds. The command
  * has not run when a child fails before exec, so it never runs twice. */
-static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+static int first_spawn(cordon *c, const char *const argv[], const struct spawn_io *io,
+		       cordon_proc **out)
 {
 	const struct backend *be = c->dec.backend;
 	/* Another run of this process may have learnt more meanwhile. */
@@ -825,9 +863,13 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	}
 	if (c->dec.cov.unsure == 0) {
 		emit_start(c);
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	}
-	int r = spawn_command(c, argv, out);
+	int r = spawn_command(c, argv, io, out);
+	/* Refused before any child (an fd of the spawn's own): nothing
+	 * learnt; the next spawn is the trial. */
+	if (r == CORDON_EREFUSED)
+		return r;
 	if (r == 0 || r == CORDON_EEXEC || r == CORDON_EINVAL) {
 		/* Every layer was applied: the command (or its exec, or the
 		 * working directory: CORDON_EINVAL) ran. */
@@ -851,31 +893,47 @@ static int first_spawn(cordon *c, const char *const argv[], cordon_proc **out)
 	if (e != 0)
 		return run_failed(c, e);
 	emit_start(c);
-	return spawn_command(c, argv, out);
+	return spawn_command(c, argv, io, out);
 }
 
-int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out)
 {
-	if (c == NULL)
-		return CORDON_EINVAL;
-	if (out == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
-	if (c->stage != ST_BEGUN)
-		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
-	if (argv == NULL || argv[0] == NULL)
-		return cordon_fail(c, CORDON_EINVAL, "empty command");
 	pthread_mutex_lock(&c->spawn_lock);
 	int r = 0, settled = c->start_written;
 	if (c->stage != ST_BEGUN) /* another thread's first spawn was refused */
 		r = cordon_fail(c, CORDON_EUNAVAILABLE, "%s",
 				"confinement unavailable: the run was refused");
 	else if (!settled)
-		r = first_spawn(c, argv, out);
+		r = first_spawn(c, argv, io, out);
 	pthread_mutex_unlock(&c->spawn_lock);
 	/* Once the decision is final, spawns run side by side. */
 	if (r == 0 && settled)
-		return spawn_command(c, argv, out);
+		return spawn_command(c, argv, io, out);
 	return r;
+}
+
+/* The checks every spawn makes first: 0, or an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	if (out == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "no place for the process");
+	if (c->stage != ST_BEGUN)
+		return cordon_fail(c, CORDON_ESTATE, "cordon_begin() has not succeeded");
+	if (argv == NULL || argv[0] == NULL)
+		return cordon_fail(c, CORDON_EINVAL, "empty command");
+	return 0;
+}
+
+int cordon_spawn(cordon *c, const char *const argv[], cordon_proc **out)
+{
+	struct spawn_io io;
+	if (c == NULL)
+		return CORDON_EINVAL;
+	int r = spawn_check(c, argv, out);
+	if (r != 0)
+		return r;
+	spawn_io_inherit(&io);
+	return spawn_run(c, argv, &io, out);
 }
 
 long cordon_proc_pid(const cordon_proc *p)
@@ -890,6 +948,33 @@ int cordon_wait(cordon_proc *p, struct cordon_result *res)
 	return wait_command(p, res);
 }
 
+/* cordon_end of a run whose start event is not out: the decision
+ * settled first (a trial), a refusal as at begin. 1 when refused (the
+ * run has ended, its events written). */
+static int end_unsettled(cordon *c)
+{
+	if (c->start_written)
+		return 0;
+	/* No child settled the decision: the trial does, so the start event
+	 * says what holds here. Nothing ran under it; what "required" cannot
+	 * have is a refusal, as at begin. */
+	c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
+	enum reason_id refuse = REASON_NONE;
+	if (decision_changed(c)) {
+		decide(c);
+		refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied ? c->dec.cause
+									    : policy_coverage(c);
+	}
+	if (refuse == REASON_NONE) {
+		emit_start(c);
+		return 0;
+	}
+	runtmp_remove(c);
+	emit_refusal(c, refuse);
+	release_run(c);
+	return 1;
+}
+
 int cordon_end(cordon *c)
 {
 	if (c == NULL)
@@ -897,28 +982,7 @@ int cordon_end(cordon *c)
 	if (c->stage != ST_BEGUN)
 		return cordon_fail(c, CORDON_ESTATE, "no run to end");
 	pthread_mutex_lock(&c->spawn_lock);
-	int refused = 0;
-	if (!c->start_written) {
-		/* No child settled the decision: the trial does, so the start
-		 * event says what holds here. Nothing ran under it; what
-		 * "required" cannot have is a refusal, as at begin. */
-		c->dec.backend->probe(&(struct probe_opts){ .settle = 1 }, NULL);
-		enum reason_id refuse = REASON_NONE;
-		if (decision_changed(c)) {
-			decide(c);
-			refuse = c->mode == CORDON_MODE_REQUIRED && !c->dec.applied
-					 ? c->dec.cause
-					 : policy_coverage(c);
-		}
-		if (refuse != REASON_NONE) {
-			runtmp_remove(c);
-			emit_refusal(c, refuse);
-			release_run(c);
-			refused = 1;
-		} else {
-			emit_start(c);
-		}
-	}
+	int refused = end_unsettled(c);
 	pthread_mutex_unlock(&c->spawn_lock);
 	if (refused)
 		return cordon_fail(c, CORDON_EUNAVAILABLE, "confinement unavailable (%s): %s",
@@ -930,6 +994,7 @@ int cordon_end(cordon *c)
 	 * the guard), then the exit event ("ended" means cleaned up). */
 	spawn_end_all(c);
 	netproxy_stop(c); /* its counts are final */
+	int unheld = review_end(c); /* before the guards: nothing of it is in the workspace */
 	(void)gitguard_end(c);
 	agentcfg_end(c);
 	int tampered = (int)gitguard_ntampered(c);
@@ -956,6 +1021,11 @@ int cordon_end(cordon *c)
 	}
 	release_run(c);
 	c->stage = ST_ENDED;
+	if (unheld != 0)
+		return cordon_fail(
+			c, CORDON_ESYS,
+			"--review: the run's held changes could not be recorded; nothing "
+			"of them can land (the workspace is unchanged)");
 	if (failed)
 		return cordon_fail(c, CORDON_ETAMPERED,
 				   "the run left %d file%s that a later program would run or read "
@@ -1040,6 +1110,11 @@ const char *const *cordon_gaps(const cordon *c)
 {
 	static const char *const none[] = { NULL };
 	return c != NULL ? c->dec.gap_list : none;
+}
+
+const char *cordon_run_id(const cordon *c)
+{
+	return c != NULL ? c->run_id : "";
 }
 
 const char *cordon_tmpdir(const cordon *c)

@@ -97,7 +97,15 @@ struct runtmp_sweep;
 /* ---- caches.c (moves missing caches under runtmp.c's state dir) ---- */
 int caches_resolve(cordon *c);
 
-/* ---- stdfds.c: fds 0-2 that point outside ---- */
+/* ---- stdfds.c: fds 0-2 that point outside, and a spawn's own ---- */
+/* What a command gets as fds 0-2: the caller's own, or fds the spawn
+ * gives it (cordon_spawn_stdio, spawnio.c). */
+struct spawn_io {
+	int src[3]; /* the fd that becomes 0, 1, 2 (k itself: the caller's own) */
+	unsigned own; /* bit k: src[k] is the spawn's, put in place by the child */
+};
+/* The caller's own fds 0-2 (cordon_spawn). */
+void spawn_io_inherit(struct spawn_io *io);
 enum stdio_action { STDIO_KEEP, STDIO_NULL, STDIO_REOPEN };
 struct stdio_plan {
 	enum stdio_action action[3];
@@ -105,8 +113,14 @@ struct stdio_plan {
 	dev_t dev;
 	ino_t ino;
 };
-/* Parent, per command. */
-void stdio_plan_make(const cordon *c, struct stdio_plan *sp);
+/* Parent, per command, for the fds io gives it. */
+void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp);
+/* Parent, per command: CORDON_EREFUSED (with its message) when an fd of
+ * the spawn's own would need a gap the run does not report, else 0. */
+int stdio_refusal(cordon *c, const struct spawn_io *io);
+/* Child, before the fds are closed: the spawn's own fds as 0-2; 0 or
+ * errno. */
+int stdio_take(const struct spawn_io *io);
 /* Child, after confinement: async-signal-safe; 0 or errno. */
 int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
@@ -116,6 +130,8 @@ int stdio_metadata_gap(const cordon *c);
 int inherited_network_socket(const cordon *c);
 
 /* ---- emit.c: the events' writer ---- */
+#define STATUS_LOST_FD 1u
+#define STATUS_LOST_FILE 2u
 /* One line (a newline added) to the status fd and file, whole, one
  * writer at a time: the run's own events and the proxy's threads'. */
 void status_emit(cordon *c, const char *line);
@@ -127,8 +143,16 @@ char *status_start_json(const cordon *c);
 char *status_exit_json(const cordon *c, const struct cordon_result *r, int run_code);
 /* A new run id and the run's start times in c. */
 void status_run_begins(cordon *c);
-/* The --explain line for a confined command that ended with r (no
- * newline; caller frees), or NULL. */
+
+/* ---- explain.c: what a refusal looks like ---- */
+struct jbuf;
+/* The exit event's "possible_refusals": {kind, means} per kind of
+ * refusal this run's policy can cause (whether or not one happened:
+ * cordon sees few of them); null when confinement was not applied. */
+void status_possible_refusals(struct jbuf *b, const cordon *c);
+/* The --explain lines (c->explain: CORDON_EXPLAIN_SHORT or _FULL) for a
+ * confined command that ended with r: one or two lines, newline-separated
+ * and without the last newline (caller frees), or NULL. */
 char *status_explain(const cordon *c, const struct cordon_result *r);
 
 /* The backend's prepare for the run as the handle has it now
@@ -153,8 +177,10 @@ struct cordon {
 	enum cordon_network network;
 	struct netconf *net; /* --network allow: its list and the run's proxy (netproxy.c) */
 	unsigned caches;
-	int default_protect, clean_env, allow_broad, foreground, explain, reap_all;
+	int default_protect, clean_env, allow_broad, foreground, reap_all;
+	int explain; /* enum cordon_explain */
 	int scratch_home; /* cordon_set_scratch_home */
+	int review; /* cordon_set_review */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -193,9 +219,17 @@ struct cordon {
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
 	int status_file_fd;
+	/* The run's events could not be written there (emit.c warned once):
+	 * STATUS_LOST_FD, STATUS_LOST_FILE. Guarded by emit.c's lock. */
+	unsigned status_lost;
 	/* The git guard; after the run, it keeps what the run left until the
 	 * next run or cordon_free. */
 	struct gitguard *gitguard;
+	/* --review (review.c): the held run of this run, until its end; the
+	 * last apply's refusals (reviewapply.c). */
+	struct review *rv;
+	struct review_refused *refused;
+	size_t nrefused;
 	/* The paths held by name (agentcfg.c): the agent configuration, and
 	 * --protect paths that did not exist; for the run only. */
 	struct agentcfg *agentcfg;
@@ -281,8 +315,15 @@ struct live_proc {
 /* config.c: 0 while setters may still be called, else CORDON_ESTATE */
 int configurable(cordon *c);
 
+/* ---- cordon.c: a spawn of the run, with the fds io gives it ---- */
+/* What every spawn checks first (its arguments, the run begun): 0, or
+ * an error with its message. */
+int spawn_check(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_run(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out);
+
 /* ---- spawn.c: start and reap commands (uses backend.h's launch) ---- */
-int spawn_command(cordon *c, const char *const argv[], cordon_proc **out);
+int spawn_command(cordon *c, const char *const argv[], const struct spawn_io *io,
+		  cordon_proc **out);
 int wait_command(cordon_proc *p, struct cordon_result *res);
 /* The end of the run: every command not waited for, and every process of
  * its PID namespace (or its process group without one), is killed, and

@@ -796,6 +796,17 @@ void netproxy_exit_fields(struct jbuf *b, const cordon *c)
 	jb_raw(b, "}");
 }
 
+unsigned long netproxy_refused(const cordon *c)
+{
+	struct netconf *n = c->net;
+	if (n == NULL || !n->made || c->network != CORDON_NETWORK_ALLOW)
+		return 0;
+	pthread_mutex_lock(&n->lock);
+	unsigned long r = n->refused;
+	pthread_mutex_unlock(&n->lock);
+	return r;
+}
+
 int netproxy_explain(struct jbuf *b, const cordon *c)
 {
 	struct netconf *n = c->net;

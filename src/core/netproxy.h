@@ -47,5 +47,7 @@ void netproxy_exit_fields(struct jbuf *b, const cordon *c);
 /* The --explain text for the allow-list (no leading separator), or
  * nothing when it does not apply: 1 when it wrote something. */
 int netproxy_explain(struct jbuf *b, const cordon *c);
+/* The connections the run's proxy refused so far (0 without one). */
+unsigned long netproxy_refused(const cordon *c);
 
 #endif

@@ -417,13 +417,30 @@ static int o_flag(cordon *c, const struct optdef *d, const char *v, const struct
 		{ "no-default-deny-read", cordon_set_default_deny_read, 0 },
 		{ "clean-env", cordon_set_clean_env, 1 },
 		{ "allow-broad", cordon_set_allow_broad, 1 },
-		{ "explain", cordon_set_explain, 1 },
 		{ "scratch-home", cordon_set_scratch_home, 1 },
+		{ "review", cordon_set_review, 1 },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(flags[i].name, d->name) == 0)
 			return flags[i].set(c, flags[i].on);
 	return cordon_fail(c, CORDON_EINVAL, "internal: option %s", d->name);
+}
+
+/* --explain (short), --explain=short or --explain=full: given again, the
+ * fuller one holds (it only says more). */
+static int o_explain(cordon *c, const struct optdef *d, const char *v, const struct origin *o)
+{
+	(void)d;
+	(void)o;
+	int how = CORDON_EXPLAIN_SHORT;
+	if (v != NULL && strcmp(v, "full") == 0)
+		how = CORDON_EXPLAIN_FULL;
+	else if (v != NULL && strcmp(v, "short") != 0)
+		return cordon_fail(c, CORDON_EINVAL,
+				   "bad --explain '%s' (want --explain, --explain=short or "
+				   "--explain=full)",
+				   v);
+	return how > c->explain ? cordon_set_explain(c, how) : 0;
 }
 
 #define V OPTF_VALUE
@@ -466,8 +483,9 @@ static const struct optdef table[] = {
 	{ "max-memory", V | F, S_MAX_MEMORY, o_number },
 	{ "max-tmp", V | F, S_MAX_TMP, o_number },
 	{ "allow-broad", F, S_NONE, o_flag },
-	{ "explain", F, S_NONE, o_flag },
+	{ "explain", F | OPTF_OPTVAL, S_NONE, o_explain },
 	{ "scratch-home", F, S_NONE, o_flag },
+	{ "review", F, S_NONE, o_flag },
 };
 
 #undef V
@@ -512,7 +530,7 @@ int opt_apply(cordon *c, const struct optdef *d, const char *v, const struct ori
 		return oom(c);
 	if ((d->flags & OPTF_VALUE) && v == NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' needs a value", d->name);
-	if (!(d->flags & OPTF_VALUE) && v != NULL)
+	if (!(d->flags & (OPTF_VALUE | OPTF_OPTVAL)) && v != NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' takes no value", d->name);
 	if (o != NULL && !(d->flags & OPTF_FILE))
 		return cordon_fail(c, CORDON_EINVAL,

@@ -43,6 +43,9 @@ struct origin {
 #define OPTF_VALUE 0x1u /* takes a value */
 #define OPTF_FILE 0x2u /* allowed in a policy file or a profile */
 #define OPTF_PATH 0x4u /* its value is a path (resolved as a file says) */
+/* its value may be left out (--explain, --explain=full; in a file
+ * "explain" or "explain full") */
+#define OPTF_OPTVAL 0x8u
 
 struct optdef;
 /* The option of this long name (no dashes), or NULL. policy, profile and

@@ -106,15 +106,18 @@ struct policy {
 	int deny_capture; /* the default deny-read list: capture devices too */
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
 	 * command sees src, the run's dir, at view. From the backend's
-	 * run_result; tmp_shared when a temp dir of the machine stays the
-	 * machine's, read-only (the gap tmp_shared_read_only). */
+	 * run_result; tmp_shared says which temp dir of the machine stays
+	 * the machine's, read-only (the gap tmp_shared_read_only): bit 0
+	 * /tmp, bit 1 /var/tmp (TMP_SHARED_*). */
 	struct private_tmp {
 		char *view;
 		char *src;
 	} ptmp[2];
 	size_t nptmp;
-	int tmp_shared;
+	unsigned tmp_shared;
 };
+#define TMP_SHARED_TMP 1u
+#define TMP_SHARED_VAR_TMP 2u
 
 /* A path the command must not read. */
 struct deny_entry {

@@ -139,7 +139,7 @@ static int parse_line(cordon *c, const struct origin *o, char *line)
 	unsigned f = opt_flags(d);
 	if ((f & OPTF_VALUE) && *v == '\0')
 		return line_fail(c, o, CORDON_EINVAL, "%s needs a value", name);
-	if (!(f & OPTF_VALUE) && *v != '\0')
+	if (!(f & (OPTF_VALUE | OPTF_OPTVAL)) && *v != '\0')
 		return line_fail(c, o, CORDON_EINVAL, "%s takes no value (got '%s')", name, v);
 	char path[CORDON_PATH_MAX + 1];
 	if ((f & OPTF_PATH) && (f & OPTF_FILE)) {
@@ -148,7 +148,8 @@ static int parse_line(cordon *c, const struct origin *o, char *line)
 			return r;
 		v = path;
 	}
-	int r = opt_apply(c, d, (f & OPTF_VALUE) ? v : NULL, o);
+	int r = opt_apply(c, d, (f & OPTF_VALUE) || ((f & OPTF_OPTVAL) && *v != '\0') ? v : NULL,
+			  o);
 	if (r != 0) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", cordon_last_error(c));
@@ -413,7 +414,7 @@ int cordon_option_takes_value(const char *name)
 {
 	const struct optdef *d = opt_find(name);
 	if (d != NULL)
-		return (opt_flags(d) & OPTF_VALUE) != 0;
+		return (opt_flags(d) & OPTF_OPTVAL) ? 2 : (opt_flags(d) & OPTF_VALUE) != 0;
 	if (name != NULL && (strcmp(name, "policy") == 0 || strcmp(name, "profile") == 0))
 		return 1;
 	if (name != NULL && strcmp(name, "agent-policy") == 0)
@@ -429,9 +430,9 @@ int cordon_set_option(cordon *c, const char *name, const char *value)
 	int tv = cordon_option_takes_value(name);
 	if (tv < 0)
 		return cordon_fail(c, CORDON_EINVAL, "unknown option '--%s'", name ? name : "");
-	if (tv && value == NULL)
+	if (tv == 1 && value == NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' needs a value", name);
-	if (!tv && value != NULL)
+	if (tv == 0 && value != NULL)
 		return cordon_fail(c, CORDON_EINVAL, "option '--%s' takes no value", name);
 	if (strcmp(name, "policy") == 0)
 		return cordon_load_policy(c, value);

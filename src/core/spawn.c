@@ -68,6 +68,8 @@ struct plan {
 		    size_t cmd_stack_size, int statusfd, int errfd);
 	void *cmd_stack;
 	int statusfd;
+	struct spawn_io io; /* the fds the command gets as 0-2 */
+	int stdio_tty; /* one of them is a terminal */
 	struct stdio_plan stdio; /* fds 0-2 that point outside */
 	const char *cwd; /* the run's working directory (workdir.c), or NULL */
 	int check_cwd; /* confined: it must also be listable */
@@ -263,6 +265,12 @@ static int child_main(void *arg)
 	/* SIGTTOU is blocked, so a background group may take the terminal. */
 	if (pl->tty_fd >= 0)
 		(void)tcsetpgrp(pl->tty_fd, getpgrp());
+	/* The spawn's own fds 0-2 in place, before the rest are closed. */
+	if (pl->io.own != 0) {
+		int e = stdio_take(&pl->io);
+		if (e != 0)
+			report(pl->errfd, STAGE_SETUP, e);
+	}
 	/* fds first, so the backend's hook can be the last step before exec
 	 * (the keep list holds the fds the hook needs; they are
 	 * close-on-exec). */
@@ -293,11 +301,13 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The terminal to hand over: the caller must be its foreground group. */
-static int foreground_tty(void)
+/* The terminal to hand over: the caller's own fd 0-2 that the command
+ * keeps (never one the spawn gives), whose foreground group the caller
+ * must be. */
+static int foreground_tty(const struct spawn_io *io)
 {
 	for (int fd = 0; fd <= 2; fd++)
-		if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+		if (!(io->own & (1u << fd)) && isatty(fd) && tcgetpgrp(fd) == getpgrp())
 			return fd;
 	return -1;
 }
@@ -419,7 +429,8 @@ static void plan_keep(const cordon *c, struct spawn *s)
 }
 
 /* Everything the child needs, made in the parent: 0 or a CORDON_E*. */
-static int spawn_prepare(cordon *c, const char *const argv[], struct spawn *s)
+static int spawn_prepare(cordon *c, const char *const argv[], const struct spawn_io *io,
+			 struct spawn *s)
 {
 	const struct launch *l = &c->launch;
 	struct plan *pl = &s->pl;
@@ -428,7 +439,9 @@ static int spawn_prepare(cordon *c, const char *const argv[], struct spawn *s)
 	s->pipefd[0] = s->pipefd[1] = -1;
 	s->statusfd[0] = s->statusfd[1] = -1;
 	s->pid = -1;
-	int r = spawn_alloc(c, argv, s);
+	int r = stdio_refusal(c, io);
+	if (r == 0)
+		r = spawn_alloc(c, argv, s);
 	if (r != 0)
 		return r;
 	if (pipe_cloexec(s->pipefd) != 0 || (l->init != NULL && pipe_cloexec(s->statusfd) != 0))
@@ -441,9 +454,11 @@ static int spawn_prepare(cordon *c, const char *const argv[], struct spawn *s)
 	pl->errfd = s->pipefd[1];
 	pl->close_fds = c->mode != CORDON_MODE_OFF;
 	plan_keep(c, s);
-	pl->tty_fd = c->foreground ? foreground_tty() : -1;
-	pl->new_session = c->dec.applied && !isatty(0) && !isatty(1) && !isatty(2);
-	stdio_plan_make(c, &pl->stdio);
+	pl->io = *io;
+	pl->stdio_tty = isatty(io->src[0]) || isatty(io->src[1]) || isatty(io->src[2]);
+	pl->tty_fd = c->foreground ? foreground_tty(io) : -1;
+	pl->new_session = c->dec.applied && !pl->stdio_tty;
+	stdio_plan_make(c, io, &pl->stdio);
 	pl->cwd = c->pol.cwd;
 	pl->check_cwd = c->dec.applied;
 	pl->pdeath_parent = c->dec.applied && l->start != NULL && l->init == NULL ? getpid() : 0;
@@ -470,7 +485,8 @@ static void start_child(const struct launch *l, struct spawn *s)
 	errno = ENOMEM;
 	if (s->stack != NULL && (l->init == NULL || pl->cmd_stack != NULL))
 		s->pid = l->start != NULL
-				 ? l->start(l->state, child_main, pl, s->stack, CHILD_STACK_SIZE)
+				 ? l->start(l->state, child_main, pl, s->stack, CHILD_STACK_SIZE,
+					    pl->stdio_tty)
 				 : child_start(child_main, pl, s->stack, CHILD_STACK_SIZE, 1);
 	s->fork_err = errno;
 	/* Also here, for a child that was not waited for: no race with it (a
@@ -623,10 +639,10 @@ static void spawn_release(struct spawn *s)
 	}
 }
 
-int spawn_command(cordon *c, const char *const argv[], cordon_proc **out)
+int spawn_command(cordon *c, const char *const argv[], const struct spawn_io *io, cordon_proc **out)
 {
 	struct spawn s;
-	int r = spawn_prepare(c, argv, &s);
+	int r = spawn_prepare(c, argv, io, &s);
 	if (r == 0) {
 		start_child(&c->launch, &s);
 		if (s.pid < 0)

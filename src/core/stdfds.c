@@ -17,6 +17,13 @@
  *     applies.
  * Pipes, sockets, terminals and files inside the writable set stay as
  * they are.
+ *
+ * A spawn may give the command fds of its own for 0-2 (cordon_spawn_stdio,
+ * struct spawn_io): they are judged the same way, each as the fd it
+ * becomes, and the child puts them in place (stdio_take) before anything
+ * of the above. One that would need a gap the start event does not name
+ * (it was written for the caller's own fds) is refused instead
+ * (stdio_refusal): the events never say less than what holds.
  */
 #include "handle.h"
 #include "path.h"
@@ -47,8 +54,9 @@ static int fd_path(int fd, char *out, size_t len)
 #endif
 }
 
-/* What fd needs; with REOPEN, sp gets the path and the inode. */
-static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
+/* What fd needs as the command's fd slot; with REOPEN, sp gets the path
+ * and the inode. */
+static enum stdio_action decide(const cordon *c, int slot, int fd, struct stdio_plan *sp)
 {
 	struct stat st;
 	char path[CORDON_PATH_MAX];
@@ -66,7 +74,7 @@ static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 	if (S_ISDIR(st.st_mode))
 		return STDIO_NULL;
 	/* A read-only view to reopen it through: the mount layer's. */
-	if (fd != 0 || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
+	if (slot != 0 || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
 		return STDIO_KEEP;
 	/* The same file must be reachable by its path (not deleted, not
 	 * renamed since) in a view the command shares: not the host's
@@ -84,13 +92,20 @@ static enum stdio_action decide(const cordon *c, int fd, struct stdio_plan *sp)
 	return STDIO_REOPEN;
 }
 
-void stdio_plan_make(const cordon *c, struct stdio_plan *sp)
+void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	if (!c->dec.applied)
 		return;
 	for (int fd = 0; fd <= 2; fd++)
-		sp->action[fd] = decide(c, fd, sp);
+		sp->action[fd] = decide(c, fd, io->src[fd], sp);
+}
+
+void spawn_io_inherit(struct spawn_io *io)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		io->src[fd] = fd;
+	io->own = 0;
 }
 
 /* Whether fd is a socket of a family other than AF_UNIX: a network
@@ -119,22 +134,72 @@ int inherited_network_socket(const cordon *c)
 	return 0;
 }
 
-int stdio_metadata_gap(const cordon *c)
+/* Whether fd, as the command's fd slot, keeps an outside file's metadata
+ * changeable through it (what stdio_metadata_not_restricted names). */
+static int metadata_gap(const cordon *c, int slot, int fd)
 {
 	struct stdio_plan sp;
+	struct stat st;
+	char path[CORDON_PATH_MAX];
 	if (!c->dec.applied || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
 		return 0; /* without it, metadata outside is a gap anyway */
-	stdio_plan_make(c, &sp);
+	memset(&sp, 0, sizeof(sp));
+	return decide(c, slot, fd, &sp) == STDIO_KEEP && fstat(fd, &st) == 0 &&
+	       S_ISREG(st.st_mode) &&
+	       (fd_path(fd, path, sizeof(path)) != 0 || !policy_inside_writable(&c->pol, path));
+}
+
+int stdio_metadata_gap(const cordon *c)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (metadata_gap(c, fd, fd))
+			return 1;
+	return 0;
+}
+
+int stdio_refusal(cordon *c, const struct spawn_io *io)
+{
+	const struct decision *d = &c->dec;
 	for (int fd = 0; fd <= 2; fd++) {
-		struct stat st;
-		if (sp.action[fd] == STDIO_KEEP && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-			char path[CORDON_PATH_MAX];
-			if (fd_path(fd, path, sizeof(path)) != 0 ||
-			    !policy_inside_writable(&c->pol, path))
-				return 1;
-		}
+		if (!(io->own & (1u << fd)))
+			continue;
+		if (d->network_listed && !(d->cov.gaps & (1u << GAP_INHERITED_SOCKET)) &&
+		    network_socket(io->src[fd]))
+			return cordon_fail(c, CORDON_EREFUSED,
+					   "refusing fd %d for the command's fd %d: a network "
+					   "socket, which the command could connect or send "
+					   "anywhere (--network %s); the command was not run",
+					   io->src[fd], fd, cordon_network_ids[c->network].id);
+		if (!(d->cov.gaps & (1u << GAP_STDIO)) && metadata_gap(c, fd, io->src[fd]))
+			return cordon_fail(c, CORDON_EREFUSED,
+					   "refusing fd %d for the command's fd %d: a file outside "
+					   "the writable set, whose mode, owner and times the "
+					   "command could change through it (give a pipe, or a "
+					   "file inside the writable set); the command was not run",
+					   io->src[fd], fd);
 	}
 	return 0;
+}
+
+/* The spawn's own fds put in place as 0-2: each first copied above 2 (a
+ * source may be one of 0-2 that another replaces), then moved down.
+ * Before the fds are closed: the copies are close-on-exec and go at
+ * once; the sources are closed with the rest or at exec. 0 or errno. */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+int stdio_take(const struct spawn_io *io)
+{
+	int tmp[3] = { -1, -1, -1 }, e = 0;
+	for (int fd = 0; fd <= 2 && e == 0; fd++)
+		if ((io->own & (1u << fd)) &&
+		    (tmp[fd] = fcntl(io->src[fd], F_DUPFD_CLOEXEC, 3)) < 0)
+			e = errno;
+	for (int fd = 0; fd <= 2 && e == 0; fd++)
+		if (tmp[fd] >= 0 && dup2(tmp[fd], fd) < 0)
+			e = errno;
+	for (int fd = 0; fd <= 2; fd++)
+		if (tmp[fd] >= 0)
+			close(tmp[fd]);
+	return e;
 }
 
 /* Child: async-signal-safe; 0 or errno. */

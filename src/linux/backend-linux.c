@@ -420,6 +420,11 @@ static void ll_probe_with(const struct probe_opts *o, struct backend_probe *out)
 	ll_probe(o->max_abi, out);
 	if (out->available)
 		ll_coverage(out->abi, &out->cov);
+	/* The trial made an overlay; whether one can be made on this home
+	 * is the home's own (mounts below it). */
+	if (out->available && o->scratch_home != NULL &&
+	    (out->cov.layers & (1u << LAYER_SCRATCH_HOME)) && !scratchhome_home_ok(o->scratch_home))
+		out->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
 }
 
 /* ---- the run ---- */

@@ -203,6 +203,9 @@ int landlock_apply(const struct linux_plan *plan)
 	/* The scratch home's overlay (layer-scratchhome.c), likewise. */
 	if (e == 0 && scratchhome_path(plan) != NULL && l->own_rights != 0)
 		e = landlock_grant_path(scratchhome_path(plan), (int)rs, l->own_rights);
+	/* --review's overlay on the workspace (layer-review.c), likewise. */
+	if (e == 0 && l->own_rights != 0)
+		e = review_grant(plan, (int)rs, l->own_rights);
 	/* /dev/ptmx is a bind of the private devpts's ptmx: Landlock walks
 	 * up from a bind mount's root past its mount point, so the file
 	 * itself needs the rule. */

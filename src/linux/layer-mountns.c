@@ -306,6 +306,8 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
 			return e;
+	if (m->review != NULL && (e = ovl_held_mount(m->review)) != 0)
+		return e;
 	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
 		return e;
 	for (size_t i = 0; i < m->npin; i++)
@@ -440,6 +442,9 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 		}
 	if (plan_covers(m, pol) != 0)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
+	int r = review_prepare(run, res, m);
+	if (r != 0)
+		return r;
 	/* The run's working directory (workdir.c), entered again after the
 	 * mounts; getcwd(NULL, 0) allocates what the path needs. */
 	m->cwd = pol->cwd != NULL ? strdup(pol->cwd) : getcwd(NULL, 0);
@@ -468,6 +473,7 @@ void mountns_free(struct mount_plan *m)
 	}
 	free(m->covers);
 	scratchhome_free(m->home);
+	review_free(m);
 	free(m->scratch);
 	free(m->void_dir);
 	free(m->empty_file);

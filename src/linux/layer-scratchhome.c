@@ -40,6 +40,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -60,35 +61,6 @@ struct scratch_home {
 	size_t n;
 };
 
-/* An overlay option value: ',', ':' and '\' escaped with '\' (the
- * kernel splits options on ',' and lower layers on ':'). 0, or -1 when
- * it does not fit. */
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put_escaped(char *out, size_t size, size_t *at, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		int esc = *s == ',' || *s == ':' || *s == '\\';
-		if (*at + (size_t)esc + 2 > size)
-			return -1;
-		if (esc)
-			out[(*at)++] = '\\';
-		out[(*at)++] = *s;
-	}
-	out[*at] = '\0';
-	return 0;
-}
-
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int put(char *out, size_t size, size_t *at, const char *s)
-{
-	size_t n = strlen(s);
-	if (*at + n + 1 > size)
-		return -1;
-	memcpy(out + *at, s, n + 1);
-	*at += n;
-	return 0;
-}
-
 /* The options of the overlay on home, its upper and work directories
  * named relative to the tmpfs (the child's cwd when it mounts). A mount's
  * options fit in a page. 0 or -1. */
@@ -97,15 +69,23 @@ int scratchhome_options(const char *home, int userns, char *out, size_t size)
 {
 	size_t at = 0;
 	out[0] = '\0';
-	if (put(out, size, &at, "lowerdir=") != 0 || put_escaped(out, size, &at, home) != 0 ||
-	    put(out, size, &at, ",upperdir=upper,workdir=work") != 0 ||
-	    (userns && put(out, size, &at, ",userxattr") != 0))
+	if (ovl_put(out, size, &at, "lowerdir=") != 0 ||
+	    ovl_put_escaped(out, size, &at, home) != 0 ||
+	    ovl_put(out, size, &at, ",upperdir=upper,workdir=work") != 0 ||
+	    (userns && ovl_put(out, size, &at, ",userxattr") != 0))
 		return -1;
 	return 0;
 }
 
-/* The trial (after the mount layer's, in its namespace): an overlay of
- * "/" with a tmpfs upper layer on a directory of its own, written once. */
+/* The trial (after the mount layer's, in its namespace): an overlay with
+ * a tmpfs upper layer, as a run makes on the home, and a file written
+ * into a directory of its lower layer (copied up, as writes under a home
+ * are). Its lower layer is a directory of the trial's own tmpfs, with
+ * nothing mounted below it: not "/", whose mounts below (/proc, /dev...)
+ * a user namespace inherits locked, so that the kernel refuses it as a
+ * lower layer (EINVAL: clone_private_mount), which no run does. Whether
+ * a home has such mounts is the run's own question (scratchhome_home_ok),
+ * asked by the run and by the probe alike. */
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int scratchhome_trial(const struct linux_trial *t)
 {
@@ -119,15 +99,17 @@ int scratchhome_trial(const struct linux_trial *t)
 	for (size_t i = 0; d == NULL && i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode))
 			d = dirs[i];
-	if (d == NULL || scratchhome_options("/", t->userns, opts, sizeof(opts)) != 0)
+	if (d == NULL || scratchhome_options("lower", t->userns, opts, sizeof(opts)) != 0)
 		return ENOENT;
 	if (mount("cordon-trial", d, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0 ||
 	    chdir(d) != 0)
 		return errno;
-	if (mkdir("upper", 0700) != 0 || mkdir("work", 0700) != 0 || mkdir("merged", 0700) != 0 ||
+	if (mkdir("lower", 0700) != 0 || mkdir("lower/d", 0700) != 0 || mkdir("upper", 0700) != 0 ||
+	    mkdir("work", 0700) != 0 || mkdir("merged", 0700) != 0 ||
 	    mount("cordon-trial", "merged", "overlay", MS_NOSUID | MS_NODEV, opts) != 0)
 		e = errno;
-	if (e == 0 && (fd = open("merged/cordon-trial", O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+	if (e == 0 &&
+	    (fd = open("merged/d/cordon-trial", O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
 		e = errno;
 	else if (e == 0)
 		close(fd);
@@ -135,6 +117,56 @@ int scratchhome_trial(const struct linux_trial *t)
 		e = errno;
 	(void)umount2(d, MNT_DETACH);
 	return e;
+}
+
+/* One mount point of a line of /proc/self/mountinfo (its fifth field,
+ * "\ooo" escapes decoded) into out: 0, or -1 when there is none or it
+ * does not fit. Pure. */
+int scratchhome_mount_point(const char *line, char *out, size_t size)
+{
+	const char *p = line;
+	for (int field = 0; field < 4; field++) {
+		p = strchr(p, ' ');
+		if (p == NULL)
+			return -1;
+		p++;
+	}
+	size_t n = 0;
+	for (; *p != '\0' && *p != ' ' && *p != '\n'; p++) {
+		char ch = *p;
+		if (ch == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			ch = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		}
+		if (n + 1 >= size)
+			return -1;
+		out[n++] = ch;
+	}
+	out[n] = '\0';
+	return n > 0 && out[0] == '/' ? 0 : -1;
+}
+
+int scratchhome_home_ok(const char *home)
+{
+	int userns;
+	char uid_map[48], gid_map[48];
+	mountns_identity(&userns, uid_map, gid_map, sizeof(uid_map));
+	if (!userns)
+		return 1; /* nothing is locked without a user namespace */
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return 1; /* not known: the run's child finds out */
+	char *line = NULL, point[CORDON_PATH_MAX];
+	size_t cap = 0;
+	int ok = 1;
+	while (ok && getline(&line, &cap, f) > 0)
+		if (scratchhome_mount_point(line, point, sizeof(point)) == 0 &&
+		    path_within(home, point) && strcmp(home, point) != 0)
+			ok = 0;
+	free(line);
+	fclose(f);
+	return ok;
 }
 
 static void free_home(struct scratch_home *h)

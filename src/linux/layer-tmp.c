@@ -60,6 +60,7 @@ struct tmp_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
+/* In the order of TMP_SHARED_TMP and TMP_SHARED_VAR_TMP's bits. */
 static const char *const tmp_dirs[] = { "/tmp", "/var/tmp" };
 #define NTMP (sizeof(tmp_dirs) / sizeof(tmp_dirs[0]))
 
@@ -189,7 +190,8 @@ int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct
 		for (size_t k = 0; k < m->nviews; k++)
 			dup |= m->views[k].view != NULL && strcmp(m->views[k].view, real) == 0;
 		enum tmp_choice ch = dup ? TMP_WRITABLE : choose(run, m, real);
-		res->tmp_shared |= ch == TMP_SHARED;
+		if (ch == TMP_SHARED)
+			res->tmp_shared |= 1u << i;
 		if (ch != TMP_PRIVATE)
 			continue;
 		struct tmp_view *v = &m->views[m->nviews++];

@@ -55,6 +55,9 @@ struct mount_plan {
 	struct cover *covers;
 	size_t ncovers;
 	struct scratch_home *home; /* --scratch-home (layer-scratchhome.c), or NULL */
+	/* --review (layer-review.c): the workspace as a held overlay, mounted
+	 * after the writable binds, before the scratch home; or NULL. */
+	struct ovl_held *review;
 	/* The run's temp dirs (layer-tmp.c): the run's dir, bound on the
 	 * private /tmp and /var/tmp. */
 	char *rundir;
@@ -69,6 +72,17 @@ struct mount_plan {
 	 * would hide the tree; the machine's stays, read-only outside the
 	 * writable set. */
 	int shm_kept;
+};
+
+/* An overlay over a real tree whose writes are held under the state dir
+ * (overlay.c). */
+struct ovl_held {
+	char *target; /* the real tree: the mount point and the lower layer */
+	char *rundir; /* under the state dir: the child makes sK/{upper,work} in it */
+	char *opts; /* the overlay's options, upper and work relative to sK */
+	mode_t mode; /* the tree's mode, owner and group: its overlay root's */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* A private temp dir: the run's dir, bound on view; each carry is a tree
@@ -225,6 +239,15 @@ struct scratch_home;
  * they do not fit. Pure. */
 int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
+/* Whether this process's runs can make the overlay on home: not in a
+ * user namespace when a mount lies below it (the namespace inherits it
+ * locked, and the kernel refuses such a lower layer). Reads
+ * /proc/self/mountinfo; 1 when that cannot be read (the run's child
+ * finds out). */
+int scratchhome_home_ok(const char *home);
+/* The mount point (fifth field, escapes decoded) of one line of
+ * /proc/self/mountinfo: 0, or -1. Pure. */
+int scratchhome_mount_point(const char *line, char *out, size_t size);
 int scratchhome_prepare(const struct run_spec *run, struct run_result *res,
 			struct linux_plan *plan);
 /* Child, in mountns_apply: 0 or errno. */
@@ -232,6 +255,32 @@ int scratchhome_mount(const struct mount_plan *m);
 /* The home the plan covers, or NULL. */
 const char *scratchhome_path(const struct linux_plan *plan);
 void scratchhome_free(struct scratch_home *h);
+
+/* overlay.c: the mount layer's overlays. */
+/* Append s to out (size bytes, at: its length so far), escaped as an
+ * overlay option value (',', ':' and '\\' with '\\') or as it is: 0, or
+ * -1 when it does not fit. Pure. */
+int ovl_put_escaped(char *out, size_t size, size_t *at, const char *s);
+int ovl_put(char *out, size_t size, size_t *at, const char *s);
+/* Child, in mountns_apply: o mounted on o->target from a fresh slot of
+ * o->rundir (see overlay.c). 0 or errno. */
+int ovl_held_mount(const struct ovl_held *o);
+
+/* layer-review.c: --review, the workspace as a held overlay. */
+/* The overlay's options (upper and work relative to the slot; userxattr
+ * in a user namespace) in size bytes: 0, or -1 when they do not fit.
+ * Pure. */
+int review_options(const char *workspace, int userns, char *out, size_t size);
+/* Parent, in mountns_prepare: m->review when the run has a review dir.
+ * 0 or CORDON_E* (res->error set). */
+int review_prepare(const struct run_spec *run, struct run_result *res, struct mount_plan *m);
+/* The name of a file system (statfs f_type) overlayfs cannot take as an
+ * upper layer (NFS, FUSE, an overlay...), or NULL. Pure. */
+const char *review_upper_unfit(long f_type);
+void review_free(struct mount_plan *m);
+/* Child, in landlock_apply: the overlay's root granted rights. 0 or
+ * errno. */
+int review_grant(const struct linux_plan *plan, int ruleset, uint64_t rights);
 
 /* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
  * and the IPC namespace. */
@@ -384,7 +433,8 @@ struct linux_runner *runner_launch(struct supervisor *sup, unsigned groups);
 int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
 struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
-pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size);
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		   int tty);
 void runner_after_exec(const void *state, pid_t pid, int reached);
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);

@@ -221,15 +221,11 @@ static void collect(struct linux_runner *r, pid_t pid, int reached)
 }
 
 /* Whether the child of this spawn may join: namespaces held, and no
- * terminal on fds 0-2 (the run's view cannot reach it again). */
-static int may_join(const struct linux_runner *r)
+ * terminal among the fds the command gets as 0-2 (tty; the run's view
+ * cannot reach it again). */
+static int may_join(const struct linux_runner *r, int tty)
 {
-	if (r->nheld == 0)
-		return 0;
-	for (int fd = 0; fd <= 2; fd++)
-		if (isatty(fd))
-			return 0;
-	return 1;
+	return r->nheld > 0 && !tty;
 }
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
@@ -425,7 +421,8 @@ void runner_free(struct linux_runner *r)
 /* launch.start: the child, started by the run's thread, as process 1 of
  * a new PID namespace (in a new user namespace unless root), or joining
  * the run's namespaces. */
-pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size)
+pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
+		   int tty)
 {
 	const struct linux_plan *plan = state;
 	struct linux_runner *r = plan->runner;
@@ -443,7 +440,7 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	r->size = size;
 	r->flags = flags;
 	int can_join = r->join_stack != NULL && r->res[0] >= 0;
-	r->joining = can_join && may_join(r);
+	r->joining = can_join && may_join(r, tty);
 	r->want_ns = can_join && r->nheld == 0;
 	r->made = ns_made(plan);
 	if (r->gate != NULL)

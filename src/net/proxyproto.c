@@ -191,12 +191,22 @@ static int request_line(const char *b, size_t n, struct http_req *r, const char 
 	r->connect = *mlen == 7 && memcmp(b, "CONNECT", 7) == 0;
 	if (r->connect)
 		return authority(t, tn, 0, r->host, &r->port) == 0 ? 0 : 400;
-	if (!plain_http)
-		return 403; /* only CONNECT: plain HTTP needs its own flag */
-	if (tn < 8 || strncasecmp(t, "http://", 7) != 0)
-		return 400; /* absolute-form only; https goes through CONNECT */
-	const char *auth = t + 7, *slash = memchr(auth, '/', tn - 7);
+	int absolute = tn >= 8 && strncasecmp(t, "http://", 7) == 0;
+	const char *auth = t + 7, *slash = absolute ? memchr(auth, '/', tn - 7) : NULL;
 	size_t an = slash != NULL ? (size_t)(slash - auth) : tn - 7;
+	if (!plain_http) {
+		/* Only CONNECT: plain HTTP needs its own flag. Where it went,
+		 * for the refusal's event: the target's authority here, the
+		 * Host header's when there is one (plain_dest). */
+		if (!absolute || memchr(auth, '@', an) != NULL ||
+		    authority(auth, an, 80, r->host, &r->port) != 0) {
+			r->host[0] = '\0';
+			r->port = 0;
+		}
+		return 403;
+	}
+	if (!absolute)
+		return 400; /* absolute-form only; https goes through CONNECT */
 	if (memchr(auth, '@', an) != NULL || authority(auth, an, 80, r->host, &r->port) != 0)
 		return 400;
 	*path = slash != NULL ? slash : "/";
@@ -297,6 +307,35 @@ static int header_line(struct head_state *s, const char *l, const char *le)
 	return st;
 }
 
+/* A plain request refused before its headers were read (no plain HTTP):
+ * its destination, for the refusal's event only, from its Host header
+ * (port 80 unless it names one), the header lines running from l to end;
+ * else what request_line took from the target, or none. */
+static void plain_dest(const char *l, const char *end, struct http_req *r)
+{
+	while (l < end) {
+		const char *le = memmem(l, (size_t)(end + 2 - l), "\r\n", 2);
+		if (le == NULL)
+			return;
+		if (le - l >= 5 && strncasecmp(l, "host:", 5) == 0) {
+			const char *v = l + 5;
+			while (v < le && (*v == ' ' || *v == '\t'))
+				v++;
+			size_t vn = (size_t)(le - v);
+			while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+				vn--;
+			char host[NETALLOW_HOST_MAX];
+			unsigned port;
+			if (authority(v, vn, 80, host, &port) == 0) {
+				memcpy(r->host, host, sizeof(host));
+				r->port = port;
+			}
+			return;
+		}
+		l = le + 2;
+	}
+}
+
 int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http, struct http_req *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -308,6 +347,8 @@ int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http,
 	const char *path = "/";
 	size_t pathn = 0, mlen = 0;
 	st = request_line(b, (size_t)(eol - b), r, &path, &pathn, &mlen, plain_http);
+	if (st == 403)
+		plain_dest(eol + 2, end, r);
 	if (st != 0)
 		return st;
 	struct head_state s = { r, token, 0, 0, token == NULL, 0, 0 };

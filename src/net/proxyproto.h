@@ -43,7 +43,10 @@ struct http_req {
  * or a status: 400 (malformed, a Host header naming another host than
  * the target, a second request on the connection), 403, 405, 407, 431
  * (head over PROXY_HEAD_MAX), 505. On 0 with a plain request the caller
- * frees r->origin_head. */
+ * frees r->origin_head. On 403 (a plain request, plain_http off),
+ * r->host and r->port say where it went, for the refusal's event: its
+ * Host header's name and port (80 unless it names one), else its
+ * absolute-form target's, else "" and 0. */
 int proxy_http_parse(const char *b, size_t n, const char *token, int plain_http,
 		     struct http_req *r);
 /* The reply line of a status (no body; "Connection: close"), for

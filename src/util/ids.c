@@ -114,10 +114,17 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 	[REASON_SCRATCH_HOME_NOT_ENFORCEABLE] = { "scratch_home_not_enforceable",
 						  "--scratch-home was given, but the home cannot "
 						  "be given a scratch layer here (no mount layer, "
-						  "or no overlay file system in it)" },
+						  "no overlay file system in it, or, not as root, "
+						  "a mount below the home)" },
 	[REASON_NETWORK_ALLOWLIST_NOT_ENFORCEABLE] = { "network_allowlist_not_enforceable",
 						       "--network allow was given, but the command cannot be given a network namespace "
 						       "of its own here, so the proxy cannot be its only way out" },
+	[REASON_REVIEW_NOT_ENFORCEABLE] = { "review_not_enforceable",
+					    "--review was given, but the run's workspace changes cannot be "
+					    "held aside here (no mount layer: confinement off or unavailable, "
+					    "or macOS, whose Seatbelt cannot redirect writes); whatever the "
+					    "mode, the command would write the real workspace, so it does "
+					    "not run" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -181,6 +188,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 			      "inside the run's network namespace (macOS: on loopback, with a "
 			      "per-run credential), which checks each destination against the "
 			      "allow-list and resolves and vets it itself" },
+	[LAYER_REVIEW] = { "review",
+			   "--review: the workspace is an overlay whose writes are held under the "
+			   "state dir (review/RUN_ID), listed in the exit event, and land only "
+			   "through cordon apply; the real workspace is unchanged" },
 	[LAYER_PRIVATE_TMP] = { "private_tmp",
 				"/tmp and /var/tmp are the run's own (its temp dir, bound there): "
 				"writable, empty at the start, removed with the run; the machine's "
@@ -272,7 +283,7 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "not the run: several processes may use it each" },
 	[GAP_SCRATCH_HOME] = { "scratch_home_unavailable",
 			       "--scratch-home was given, but no scratch layer can be made "
-			       "here: writes under the home are refused, as without it" },
+			       "on the home here: writes under it are refused, as without it" },
 	[GAP_NETWORK_ALLOWLIST] = { "network_allowlist_not_enforced",
 				    "--network allow was given, but no network namespace can be "
 				    "made here: the command runs with the network off (nothing "

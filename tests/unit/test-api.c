@@ -83,6 +83,7 @@ static void error_convention(void)
 		{ "test_set_max_abi(-1)", cordon_test_set_max_abi(c, -1) },
 		{ "set_caches(0x10000)", cordon_set_caches(c, 0x10000) },
 		{ "set_on_tamper(7)", cordon_set_on_tamper(c, (enum cordon_on_tamper)7) },
+		{ "set_explain(3)", cordon_set_explain(c, 3) },
 		{ "set_max_procs(4194305)", cordon_set_max_procs(c, 4194305) },
 		{ "set_max_memory(1 MiB - 1)", cordon_set_max_memory(c, (1 << 20) - 1) },
 		{ "set_max_memory(huge)", cordon_set_max_memory(c, UINT64_MAX) },

@@ -647,6 +647,20 @@ static void test_repeats(void)
 	   "... each set");
 	cli_args_free(&a);
 
+	/* --explain (short), =short, =full: the fuller one holds. */
+	is_int(parse(&a, ARGV("run", "--explain", "--", "x")), 0, "--explain");
+	is_int(a.c->explain, 1, "... short");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=full", "--explain", "--", "x")), 0,
+	       "--explain=full, then --explain");
+	is_int(a.c->explain, 2, "... full holds");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=short", "--", "x")), 0, "--explain=short");
+	is_int(a.c->explain, 1, "... short");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--explain=all", "--", "x")), -1, "--explain=all: refused");
+	cli_args_free(&a);
+
 	/* Multi-valued options keep every value. */
 	is_int(parse(&a, ARGV("run", "--deny-read", "/d1", "--deny-read", "/d2", "--allow-read",
 			      "/r1", "--allow-read", "/r2", "--env", "A=1", "--env", "A=2",

@@ -77,6 +77,13 @@ static void test_format(void)
 	bad("--network off\n", "p.policy:1: ", "without its dashes", "dashes");
 	bad("network\n", "p.policy:1: ", "network needs a value", "a value missing");
 	bad("scratch-home yes\n", "p.policy:1: ", "scratch-home takes no value", "a flag's value");
+	bad("explain loud\n", "p.policy:1: ", "bad --explain 'loud'", "explain's value");
+	{
+		cordon *e = cordon_new();
+		is_int(text(e, "explain full\n"), 0, "explain full in a file");
+		is_int(e->explain, CORDON_EXPLAIN_FULL, "... the full form");
+		cordon_free(e);
+	}
 	bad("network \"off\"\n", "p.policy:1: ", "quotes are not special", "quotes");
 	bad("allow-write '/a b'\n", "p.policy:1: ", "write it bare", "single quotes");
 	bad("allow-write /a # cache\n", "p.policy:1: ", "comments are whole lines",
@@ -243,6 +250,7 @@ static void test_set_option(void)
 	cordon *c = cordon_new();
 	is_int(cordon_option_takes_value("network"), 1, "network takes a value");
 	is_int(cordon_option_takes_value("scratch-home"), 0, "scratch-home does not");
+	is_int(cordon_option_takes_value("explain"), 2, "explain may have one (--explain=full)");
 	is_int(cordon_option_takes_value("policy"), 1, "policy does");
 	is_int(cordon_option_takes_value("profile"), 1, "profile does");
 	is_int(cordon_option_takes_value("agent-policy"), 0, "agent-policy does not");
@@ -252,10 +260,15 @@ static void test_set_option(void)
 	is_int(cordon_set_option(c, "bogus", "x"), CORDON_EINVAL, "set an unknown option");
 	is_str(cordon_last_error(c), "unknown option '--bogus'", "... named");
 	is_int(cordon_set_option(c, "network", NULL), CORDON_EINVAL, "a value missing");
-	is_int(cordon_set_option(c, "explain", "1"), CORDON_EINVAL, "a flag with a value");
+	is_int(cordon_set_option(c, "clean-env", "1"), CORDON_EINVAL, "a flag with a value");
+	is_int(cordon_set_option(c, "explain", "1"), CORDON_EINVAL, "explain with a bad value");
 	is_int(cordon_set_option(c, "profile", "verify"), 0, "profile by set_option");
 	ok(c->network == CORDON_NETWORK_OFF && c->scratch_home, "... applied");
-	is_int(cordon_set_option(c, "explain", NULL), 0, "a flag");
+	is_int(cordon_set_option(c, "explain", NULL), 0, "explain without a value");
+	is_int(c->explain, CORDON_EXPLAIN_SHORT, "... the short form");
+	is_int(cordon_set_option(c, "explain", "full"), 0, "explain full");
+	is_int(cordon_set_option(c, "explain", NULL), 0, "explain again, without a value");
+	is_int(c->explain, CORDON_EXPLAIN_FULL, "... the fuller one holds");
 	ok(has_line(c, "# from profile verify") && has_line(c, "network off") &&
 		   has_line(c, "# given directly") && has_line(c, "explain"),
 	   "the options text: each group under its source");

@@ -550,6 +550,29 @@ static void test_plain(void)
 	get_head(fd, buf, sizeof(buf));
 	ok(status_is(buf, 403) && none_came(origa), "plain HTTP off: 403, no connection");
 	ok(strcmp(last_event().reason, "plain_http") == 0, "plain HTTP off: its reason");
+	struct rec e = last_event();
+	is_str(e.host, "a.test", "plain HTTP off: the event names the Host header's name");
+	is_int(e.port, porta, "... and its port");
+	close(fd);
+	/* Origin-form (a client that takes the proxy for the origin): the
+	 * Host header alone names it; without a port, 80. */
+	fd = dial(x.port);
+	puts_(fd, "GET /y HTTP/1.1\r\nHost: B.test\r\n\r\n");
+	get_head(fd, buf, sizeof(buf));
+	e = last_event();
+	ok(status_is(buf, 403) && strcmp(e.reason, "plain_http") == 0,
+	   "plain HTTP off, origin-form: 403 plain_http");
+	ok(strcmp(e.host, "b.test") == 0 && e.port == 80, "... the event names b.test:80 (%s:%u)",
+	   e.host, e.port);
+	close(fd);
+	/* HTTP/1.0 without Host: the absolute target's. */
+	snprintf(req, sizeof(req), "GET http://a.test:%u/z HTTP/1.0\r\n\r\n", porta);
+	fd = dial(x.port);
+	puts_(fd, req);
+	get_head(fd, buf, sizeof(buf));
+	e = last_event();
+	ok(status_is(buf, 403) && strcmp(e.host, "a.test") == 0 && e.port == porta,
+	   "plain HTTP off, no Host: the target's name and port (%s:%u)", e.host, e.port);
 	close(fd);
 	px_stop(&x);
 

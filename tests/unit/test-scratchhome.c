@@ -38,9 +38,33 @@ static void test_options(void)
 	       "a home longer than a page of options: refused");
 }
 
+/* The mount points of /proc/self/mountinfo lines: what the check of
+ * mounts below a home reads (a run in a user namespace cannot overlay a
+ * home with one: the kernel refuses locked mounts below a lower layer). */
+static void test_mount_point(void)
+{
+	char out[64];
+	is_int(scratchhome_mount_point("36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 "
+				       "/dev/root rw,errors=continue\n",
+				       out, sizeof(out)),
+	       0, "a mountinfo line");
+	is_str(out, "/mnt/parent", "its fifth field is the mount point");
+	is_int(scratchhome_mount_point("40 1 0:40 / /home/u/my\\040dir\\011x\\134y rw - tmpfs t rw",
+				       out, sizeof(out)),
+	       0, "escaped bytes");
+	is_str(out, "/home/u/my dir\tx\\y", "\\040, \\011 and \\134 decoded");
+	is_int(scratchhome_mount_point("40 1 0:40 /", out, sizeof(out)), -1, "a cut line: none");
+	char small[8];
+	is_int(scratchhome_mount_point("1 2 3:4 / /home/user/x rw - t t rw", small, sizeof(small)),
+	       -1, "a mount point that does not fit: none, never cut");
+	is_int(scratchhome_mount_point("1 2 3:4 / rel rw - t t rw", out, sizeof(out)), -1,
+	       "a mount point that is not absolute: none");
+}
+
 int main(void)
 {
 	test_options();
+	test_mount_point();
 	return done_testing();
 }
 

@@ -251,11 +251,19 @@ static void run_through_launcher(void)
 	is_int(cordon_spawn(c, argv, &p), 0, "spawn through the launcher");
 	is_int(cordon_wait(p, &res), 0, "wait");
 	is_int(res.exit_code, 7, "the command's exit status comes through");
+	c->explain = CORDON_EXPLAIN_FULL;
 	char *line = status_explain(c, &res);
 	ok(line != NULL && strstr(line, "exited with status 7") != NULL &&
 		   strstr(line, "EPERM \"Operation not permitted\"") != NULL &&
 		   strstr(line, "EROFS") == NULL && strchr(line, '\n') == NULL,
-	   "--explain under Seatbelt names EPERM, in one line: %s", line ? line : "(null)");
+	   "--explain=full under Seatbelt names EPERM, in one line: %s", line ? line : "(null)");
+	free(line);
+	c->explain = CORDON_EXPLAIN_SHORT;
+	line = status_explain(c, &res);
+	ok(line != NULL && strstr(line, "a write outside the writable set: EPERM") != NULL &&
+		   strstr(line, "a Unix socket outside: EPERM") != NULL &&
+		   strstr(line, "EROFS") == NULL && strstr(line, "EACCES") == NULL,
+	   "--explain under Seatbelt: EPERM for each kind, in short: %s", line ? line : "(null)");
 	free(line);
 
 	/* The log has the launcher's arguments: the prefix after its path. */
