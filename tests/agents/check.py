@@ -373,13 +373,14 @@ print("unix:", ask(socket.AF_UNIX, "dev-%(mark)s.sock", 50))
 print("tcp:", ask(socket.AF_INET, ("127.0.0.1", %(port)d), 1))"""
 
 
-def background_session(w, confined):
+def background_session(w, confined, network_on=False):
     """A dev server kept across calls by the agent's own background tool
     (Claude Code's run_in_background, Gemini CLI's is_background; Codex's
     exec_command goes on past its yield time): it runs confined, a later
-    call reaches it through a Unix socket in the workspace (and, under the
-    profile agent's network off, not on 127.0.0.1: each run has a loopback
-    of its own), and it ends with the agent (docs/agents.md)."""
+    call reaches it through a Unix socket in the workspace, on 127.0.0.1
+    only with network on in the policy (under the profile agent's network
+    off each run has a loopback of its own), and it ends with the agent
+    (docs/agents.md)."""
     mark = new_mark()
     v = {"mark": mark, "port": 20000 + h.random.randrange(30000)}
     server = {"command": "/usr/bin/python3 -c '%s'" % (SERVER % v)}
@@ -389,7 +390,11 @@ def background_session(w, confined):
         server["background"] = True
     client = {"command": "/usr/bin/python3 -c '%s'; ls" % (CLIENT % v),
               "timeout_ms": 20000}
-    s = h.Session(w, [server, client])
+    policy = None
+    if network_on:
+        # The profile agent without its network off.
+        policy = h.policy_text(w, "scratch-home\nnetwork on")
+    s = h.Session(w, [server, client], policy=policy)
     s.start()
     # The agent waits for its background task (Claude -p) or not: end it
     # once the model has had the last answer.
@@ -409,24 +414,27 @@ def background_session(w, confined):
     # Start events: a run the agent ends with SIGKILL to cordon-sh (Codex
     # at its end) has no exit event.
     applied = [k for k, (a, b) in runs.items() if a and a.get("applied")]
-    TAP.diag("background: %s; the agent %s" % (
-        ", ".join(ln for ln in lines if ln.startswith(("unix", "tcp"))),
-        how))
+    net = "network on" if network_on else "network off"
+    TAP.diag("background, %s: %s; the agent %s" % (net, ", ".join(
+        ln for ln in lines if ln.startswith(("unix", "tcp"))), how))
     if not confined:
         TAP.diag("baseline: %s left after the agent ended" % (
             "%d processes" % len(left) if left else "nothing"))
         return
     TAP.ok(final and "unix: pong-" + mark in lines,
-           "a later call reached the background server through a Unix "
-           "socket in the workspace", r[1])
-    TAP.ok(any(ln.startswith("tcp: refused") for ln in lines),
-           "not on 127.0.0.1 under network off (a loopback of its own)",
-           r[1])
-    TAP.ok(len(applied) == 2, "both calls, the background one too, ran "
-           "confined (%d applied start events)" % len(applied),
+           "%s: a later call reached the background server through a Unix "
+           "socket in the workspace" % net, r[1])
+    if network_on:
+        TAP.ok("tcp: pong-" + mark in lines, "%s: and on 127.0.0.1" % net,
+               r[1])
+    else:
+        TAP.ok(any(ln.startswith("tcp: refused") for ln in lines),
+               "%s: not on 127.0.0.1 (a loopback of its own)" % net, r[1])
+    TAP.ok(len(applied) == 2, "%s: both calls, the background one too, "
+           "ran confined (%d applied start events)" % (net, len(applied)),
            h.json.dumps(list(runs.values()))[:1500])
-    TAP.ok(not left, "the background server ended with the agent (%s)" %
-           how, "left: %s" % left)
+    TAP.ok(not left, "%s: the background server ended with the agent (%s)"
+           % (net, how), "left: %s" % left)
 
 
 def main():
@@ -450,6 +458,8 @@ def main():
         timeout_session(w, confined)
         killed_session(w, confined)
         background_session(w, confined)
+        if confined:
+            background_session(w, confined, network_on=True)
     finally:
         if os.environ.get("CORDON_AGENTS_KEEP"):
             TAP.diag("kept %s" % w.t)
