@@ -2,8 +2,9 @@
 # docs/agents.md's recipes are what make check-agents runs
 # (tests/agents/harness.py reads them): each one the harness uses is there,
 # parses as what it is, names cordon where the harness looks for it, and
-# docs/agents.ja.md holds the same blocks byte for byte; the policy
-# recipe loads (cordon options --policy).
+# docs/agents.ja.md holds the same blocks byte for byte, the untested ones
+# too, and the same inline code; the policy recipe loads (cordon options
+# --policy).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -53,6 +54,28 @@ for name, want in (("claude-prefix", "/usr/local/bin/cordon-sh"),
     ok(want in en.get(name, ""), "%s names %s (the harness puts its build "
        "there)" % (name, want))
     ok(h.INSTALLED not in h.recipe(name, "/b/"), "... which it replaces")
+import re
+from collections import Counter
+def blocks_and_spans(path):
+    # Every fenced block, and every inline code span, its blanks folded
+    # (agents.md wraps lines inside a span).
+    with open(path) as f:
+        text = f.read()
+    fenced = re.findall(r"^```[^\n]*\n.*?^```$", text, re.M | re.S)
+    prose = re.sub(r"^```[^\n]*\n.*?^```$", "", text, flags=re.M | re.S)
+    spans = Counter(re.sub(r"\s+", " ", m.group(2).strip())
+                    for m in re.finditer(r"(`+)(.+?)\1", prose, re.S))
+    return fenced, spans
+fen, sen = blocks_and_spans(os.path.join(top, "docs", "agents.md"))
+fja, sja = blocks_and_spans(os.path.join(top, "docs", "agents.ja.md"))
+ok(fen == fja, "docs/agents.ja.md has every fenced block of agents.md, the "
+   "untested recipes too (%d), in the same order" % len(fen))
+for k, v in sorted((sen - sja).items()):
+    print("#   only in agents.md: %r x%d" % (k, v))
+for k, v in sorted((sja - sen).items()):
+    print("#   only in agents.ja.md: %r x%d" % (k, v))
+ok(sen == sja, "... and the same inline code (%d spans): commands, "
+   "settings and names as in agents.md" % sum(sen.values()))
 with open(policy, "w") as f:
     f.write(en.get("agent-policy", ""))
 print("1..%d" % n)
