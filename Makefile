@@ -15,7 +15,9 @@
 #                   contract and function sizes (tests/lint/)
 #   make fuzz       libFuzzer targets (clang)
 #   make bench      bench/run: cordon's cost against plain runs and other sandboxes
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR=$(PREFIX)/lib ...)
+#   make check-deb  build the Debian packages (debian/) and check them
+#   make check-pure what the package build runs (no root, network, kernel feature)
 
 # The one version string is CORDON_VERSION in include/cordon.h.
 VERSION   := $(shell sed -n 's/^\#define CORDON_VERSION "\(.*\)"$$/\1/p' include/cordon.h)
@@ -30,13 +32,20 @@ CC        ?= cc
 B         ?= build
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wformat=2 -Wimplicit-fallthrough -Wvla
-HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 OPT       ?= -O2
 CFLAGS    ?= $(OPT) -g
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment or the command line are
+# used as given (a package build's dpkg-buildflags). _FORTIFY_SOURCE is
+# left to them when they name it (CPPFLAGS=-D_FORTIFY_SOURCE=3 after our
+# =2 is "redefined", an error under -Werror), and off with -O0, where it
+# does nothing and some glibc versions warn that it needs optimisation
+# (dpkg-buildflags drops it for DEB_BUILD_OPTIONS=noopt too).
+FORTIFY   := $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS))$(filter -O0,$(CFLAGS)),,-D_FORTIFY_SOURCE=2)
+HARDEN    := $(FORTIFY) -fstack-protector-strong
 # Everything is built with hidden visibility; CORDON_BUILDING makes the
 # header's CORDON_EXPORT functions visible (include/cordon.h).
 ALL_CFLAGS = -std=c11 $(WARN) $(HARDEN) -D_GNU_SOURCE -DCORDON_BUILDING -fvisibility=hidden -fPIC \
-             -Iinclude $(SRC_INC) $(CFLAGS) $(EXTRA_CFLAGS)
+             -Iinclude $(SRC_INC) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS    += -lpthread
 
 # The library by area (each folder's README says what it owns and what
@@ -81,7 +90,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check check-agents
+        child-check size-check check-agents check-pure check-deb
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -156,7 +165,8 @@ $(B)/libcordon.so: $(LIB_OBJ) src/cordon.map
 
 # Only the header's functions leave the library: the shared library's
 # dynamic symbols and the archive's global ones are exactly cordon.h's
-# CORDON_EXPORT functions, and so is the export list. No test hook
+# CORDON_EXPORT functions, and so are the export list and the Debian
+# package's symbols file (debian/symbols-from-map). No test hook
 # (cordon_test_*, src/core/testhooks.h) leaves it, and nothing in it reads a
 # CORDON_TEST_* variable: no such name in its sources nor in its bytes.
 API_FUNCS = grep -o 'CORDON_EXPORT[^;]*' include/cordon.h | grep -o 'cordon_[a-z_0-9]*(' | tr -d '(' | sort
@@ -174,8 +184,9 @@ symbols-check: $(B)/libcordon.so $(B)/libcordon.a
 	@if grep -rn 'CORDON_TEST_' src include || \
 	    grep -a -o 'CORDON_TEST_[A-Z_0-9]*' $(B)/libcordon.so $(B)/libcordon.a; then \
 	  echo "symbols-check: the library names a CORDON_TEST_* variable (above)"; exit 1; fi
+	@debian/symbols-from-map --check
 	@echo "symbols-check: libcordon.so and libcordon.a export the $$(wc -l <$(B)/api.txt) functions of cordon.h, nothing else;" \
-	  "no test hook exported, no CORDON_TEST_* variable read"
+	  "no test hook exported, no CORDON_TEST_* variable read; debian/libcordon0.symbols lists them"
 
 # The CLI links the library statically: one program start, no loader work.
 $(B)/cordon: $(CLI_OBJ) $(CLI_UTIL_OBJ) $(B)/libcordon-cli.o
@@ -247,6 +258,19 @@ $(B)/replay/%: fuzz/%.c $(B)/fuzz/standalone.o $(B)/libcordon-internal.a $(CLI_L
 
 unit: $(UNIT_BIN) $(B)/cordon $(B)/cordon-sh $(HELPER_BIN)
 	prove --directives $(UNIT_BIN)
+
+# What a package build runs (debian/rules, dh_auto_test): checks that
+# need no root, no network and nothing of the build machine's kernel (no
+# Landlock, namespace or seccomp; a build daemon promises none of them),
+# so that they pass or fail the same on every machine, in seconds: the
+# header alone, the exported symbols, no test hook in the library, the
+# unit tests of the pure code (parsers, tables, text builders) and the
+# fuzz corpus replay. The confinement itself is what check and
+# check-deb (the installed package) test.
+PURE_UNIT := $(addprefix $(B)/tests/test-,args caches capture env gitfmt ids json jsonparse netallow path \
+               scratchhome seatbelt-argv shargs)
+check-pure: header-check symbols-check release-check $(PURE_UNIT) replay
+	prove --directives $(PURE_UNIT)
 
 replay: $(REPLAY_BIN)
 	@for t in $(REPLAY_BIN); do n=$$(basename $$t); \
@@ -392,7 +416,8 @@ tidy:
 	clang-tidy --quiet $(LIB_SRC) $(CLI_SRC) cli/cordon-sh.c $(wildcard bench/*.c) -- -std=c11 -D_GNU_SOURCE -Iinclude $(SRC_INC) -Icli
 
 SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user tests/macos/run \
-                   tests/tools/run tests/run-check tests/install-check tests/helpers/sshd-own .ci/run .ci/check-macos \
+                   tests/tools/run tests/run-check tests/install-check tests/check-deb tests/helpers/sshd-own \
+                   .ci/run .ci/check-macos debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
                    tests/agents/run tests/agents/install)
 shellcheck:
@@ -451,6 +476,13 @@ $(B)/bench/proxybench: $(PROXYBENCH_SRC) src/net/proxy.h src/net/proxydial.h src
 
 bench: all bench-lib $(B)/helpers/seccomp-deny
 	bench/run
+
+# ---- Debian package ----
+# dpkg-buildpackage of a copy of this tree (debian/), lintian, what each
+# package holds, and the packages used: extracted into a temp root, and as
+# root through dpkg -i and dpkg --purge (tests/check-deb). A few minutes.
+check-deb:
+	tests/check-deb
 
 # ---- demo ----
 demo: $(B)/cordon

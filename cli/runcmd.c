@@ -152,8 +152,9 @@ int cli_run(cordon *c, const char *const argv[])
 
 	r = cordon_spawn(c, argv, &p);
 	/* The first command's child may have met a refusal the begin could
-	 * only assume away (the start event says so too). */
-	if (!warned)
+	 * only assume away (the start event says so too). Only when it ran:
+	 * a spawn that failed ran nothing. */
+	if (!warned && r == 0)
 		(void)warn_unconfined(c);
 	warn_allowlist(c);
 	if (r != 0) {

@@ -70,6 +70,8 @@ plant_script() {
 		printf 'mkdir -p "%s" 2>/dev/null; printf %%s %q > %s\n' "$(dirname "$f")" "$(content "$f" $i)" "$f"
 		i=$((i + 1))
 	done
+	# The script's own printf expands the escapes, when it runs.
+	# shellcheck disable=SC2028
 	echo 'mkdir -p .claude/hooks; printf "#!/bin/sh\ntouch %s/pwned-hook\n" "$1" > .claude/hooks/h.sh; chmod +x .claude/hooks/h.sh'
 	echo 'exit 0'
 }
