@@ -11,7 +11,7 @@
 //! `cordon` crate. How the library is found and linked: `build.rs`.
 #![allow(non_camel_case_types)]
 
-use std::os::raw::{c_char, c_int, c_long, c_uint};
+use std::os::raw::{c_char, c_int, c_long, c_longlong, c_uint};
 
 pub const CORDON_VERSION: &str = "0.1.0";
 
@@ -25,6 +25,7 @@ pub const CORDON_EUNAVAILABLE: c_int = -6;
 pub const CORDON_ECONFINE: c_int = -7;
 pub const CORDON_EEXEC: c_int = -8;
 pub const CORDON_ETAMPERED: c_int = -9;
+pub const CORDON_ECONFLICT: c_int = -10;
 
 pub const CORDON_EVENT_STATUS: &str = "bash_sandbox_status";
 pub const CORDON_EVENT_EXIT: &str = "bash_sandbox_exit";
@@ -72,6 +73,7 @@ pub const CORDON_TAMPER_FAIL: cordon_on_tamper = 2;
 pub const CORDON_EXPLAIN_OFF: c_int = 0;
 pub const CORDON_EXPLAIN_SHORT: c_int = 1;
 pub const CORDON_EXPLAIN_FULL: c_int = 2;
+pub const CORDON_REVIEW_EXPIRY_DAYS: c_int = 7;
 
 /// `enum cordon_stdio_how`
 pub const CORDON_STDIO_INHERIT: c_int = 0;
@@ -108,6 +110,15 @@ pub struct cordon_result {
 pub struct cordon_stdio {
     pub how: [c_int; 3],
     pub fd: [c_int; 3],
+}
+
+/// `struct cordon_change`: one held change of a review run.
+#[repr(C)]
+#[derive(Debug)]
+pub struct cordon_change {
+    pub path: *mut c_char,
+    pub kind: *const c_char,
+    pub size: c_longlong,
 }
 
 extern "C" {
@@ -158,6 +169,8 @@ extern "C" {
     pub fn cordon_set_reap_all(c: *mut cordon, on: c_int) -> c_int;
     pub fn cordon_set_explain(c: *mut cordon, how: c_int) -> c_int;
     pub fn cordon_set_scratch_home(c: *mut cordon, on: c_int) -> c_int;
+    pub fn cordon_set_allow_userns(c: *mut cordon, on: c_int) -> c_int;
+    pub fn cordon_set_review(c: *mut cordon, on: c_int) -> c_int;
 
     pub fn cordon_set_option(c: *mut cordon, name: *const c_char, value: *const c_char) -> c_int;
     pub fn cordon_option_takes_value(name: *const c_char) -> c_int;
@@ -204,6 +217,21 @@ extern "C" {
     pub fn cordon_status_json(c: *const cordon) -> *mut c_char;
     pub fn cordon_probe_json(c: *mut cordon) -> *mut c_char;
     pub fn cordon_reason_text(reason: *const c_char) -> *const c_char;
+    pub fn cordon_run_id(c: *const cordon) -> *const c_char;
+    pub fn cordon_changes(
+        c: *mut cordon,
+        run_id: *const c_char,
+        out: *mut *mut cordon_change,
+        n: *mut usize,
+        workspace: *mut *mut c_char,
+    ) -> c_int;
+    pub fn cordon_changes_free(v: *mut cordon_change, n: usize);
+    pub fn cordon_diff(c: *mut cordon, run_id: *const c_char, fd: c_int) -> c_int;
+    pub fn cordon_apply(c: *mut cordon, run_id: *const c_char, drop_guarded: c_int) -> c_int;
+    pub fn cordon_apply_refused_count(c: *const cordon) -> usize;
+    pub fn cordon_apply_refused_path(c: *const cordon, i: usize) -> *const c_char;
+    pub fn cordon_apply_refused_reason(c: *const cordon, i: usize) -> *const c_char;
+    pub fn cordon_discard(c: *mut cordon, run_id: *const c_char) -> c_int;
 
     /// The C library's `free()`, for the strings returned as `char *`.
     pub fn free(p: *mut std::os::raw::c_void);

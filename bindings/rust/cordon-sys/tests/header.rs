@@ -62,6 +62,7 @@ fn c_to_rust(t: &str) -> String {
         "cordon_proc" => "cordon_proc",
         "struct cordon_result" => "cordon_result",
         "struct cordon_stdio" => "cordon_stdio",
+        "struct cordon_change" => "cordon_change",
         "enum cordon_mode" => "cordon_mode",
         "enum cordon_network" => "cordon_network",
         "enum cordon_on_tamper" => "cordon_on_tamper",
