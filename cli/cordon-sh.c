@@ -144,11 +144,10 @@ int main(int argc, char *argv[])
 		die("cordon-sh: no shell at /bin/bash, /usr/bin/bash or /bin/sh");
 	char *script = a.cd_file != NULL ? cd_script(&a) : NULL;
 	const char **sv = shell_argv(shell, &a, script);
-	/* Already confined: the shell runs here, in the run it is in. */
-	if (entry_inside_run()) {
-		execv(shell, (char *const *)sv);
-		die("cordon-sh: %s: %s", shell, strerror(errno));
-	}
+	/* Always a run of its own, even where the environment says this
+	 * process is inside one already: the environment is the caller's
+	 * (an agent loads a workspace's .env into its own), and no kernel
+	 * interface tells a process that it is confined. */
 	const char *projects[] = { getenv("CLAUDE_PROJECT_DIR"), getenv("GEMINI_PROJECT_DIR") };
 	const char *configured = a.workspace != NULL ? a.workspace : getenv("CORDON_WORKSPACE");
 	if (entry_workspace(configured, projects, 2, getcwd(here, sizeof(here)), ws, sizeof(ws),

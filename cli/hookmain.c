@@ -48,9 +48,7 @@ static int check_options(const struct hook_env *env, const char *ws, char *err, 
 		return -1;
 	}
 	int r = entry_configure(c, ws, err, errlen);
-	/* Inside a run (an agent whose hooks run confined) this process
-	 * cannot see what the command's own run will have. */
-	if (r == 0 && env->probe && !entry_inside_run()) {
+	if (r == 0 && env->probe) {
 		if (cordon_probe(c) != 0) {
 			snprintf(err, errlen, "%s", cordon_last_error(c));
 			r = -1;
