@@ -5,7 +5,8 @@
  * MCP servers in .claude/settings.json, .gemini/settings.json,
  * .codex/config.toml, .cursor/hooks.json, .mcp.json; a task VS Code runs
  * when the folder opens; plugins, skills and commands kept in those
- * directories. Each name of agentcfg_names, in each directory of
+ * directories; a .env Gemini CLI loads into its own environment
+ * (BASH_ENV, CORDON_*). Each name of agentcfg_names, in each directory of
  * agentcfg_levels, is held:
  *
  *   - one that exists at the start is protected (read-only with the mount
@@ -39,7 +40,7 @@
 const char *const agentcfg_names[] = {
 	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
 	".vscode",   ".idea",	      ".zed",		".devcontainer",   ".devcontainer.json",
-	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
+	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml", ".env",
 };
 const size_t agentcfg_nnames = sizeof(agentcfg_names) / sizeof(agentcfg_names[0]);
 
