@@ -100,7 +100,8 @@ static int allow(enum hook_agent a, const struct hook_env *env, const struct hoo
 	int already, r = -1;
 	/* Only Claude Code carries a cd from one call to the next. */
 	struct hook_cd cd = { env->cd_dir, env->cd_name };
-	int carry = a == HOOK_CLAUDE && cd.dir != NULL && cd.name != NULL;
+	int carry =
+		a == HOOK_CLAUDE && cd.dir != NULL && cd.name != NULL && access(HOOK_RM, X_OK) == 0;
 	char *line = hook_wrap(env->sh, ws, carry ? &cd : NULL, cmd->s, cmd->len, &already);
 	if (line != NULL && strlen(line) >= HOOK_MAX_ARG)
 		snprintf(err, errlen,

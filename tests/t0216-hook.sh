@@ -151,6 +151,18 @@ is "$(claude_call 'cd /')" "0:$WSR" "claude: a cd out of the workspace: the work
 is "$(claude_call "cd '$OUT'")" "0:$WSR" "claude: a cd outside: the workspace instead"
 is "$(claude_call 'cd sub; exit 3')" "3:" "claude: a failing command: its status, no cd (as without cordon)"
 is "$(find "$T/tmpd" -name 'cordon-cd-*' | wc -l)" 0 "claude: no cd file is left behind"
+# The line's tail runs in Claude's own shell, unconfined, after entering
+# the directory the confined command ended in: with a relative PATH entry
+# (./node_modules/.bin) nothing the command left there may run.
+mkdir -p "$WS/d/node_modules/.bin"
+printf '#!/bin/sh\necho planted >> %s/pwned-rm\n' "$OUT" >"$WS/d/node_modules/.bin/rm"
+chmod +x "$WS/d/node_modules/.bin/rm"
+is "$(PATH=./node_modules/.bin:$PATH claude_call 'cd d')" "0:$WSR/d" \
+	"claude, PATH=./node_modules/.bin:...: the cd reaches Claude's cwd tracking"
+[ ! -e "$OUT/pwned-rm" ]
+ok $? "... and no program the confined command left in that directory ran outside cordon"
+is "$(find "$T/tmpd" -name 'cordon-cd-*' | wc -l)" 0 "... the cd file removed all the same"
+rm -rf "$WS/d" "$OUT/pwned-rm"
 
 # ---- not a shell: left alone ---------------------------------------------------
 echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"y"}}' |

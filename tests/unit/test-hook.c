@@ -43,7 +43,7 @@ static int claude_runs_exactly(const char *line, const char *wsp, const char *f,
 {
 	char tail[512];
 	snprintf(tail, sizeof(tail),
-		 "; __cordon_s=$?; [ -s '%s' ] && cd -- \"$(< '%s')\"; rm -f -- '%s'; "
+		 "; __cordon_s=$?; [ -s '%s' ] && cd -- \"$(< '%s')\"; /bin/rm -f -- '%s'; "
 		 "(exit $__cordon_s)",
 		 f, f, f);
 	const char *t = strstr(line, "; __cordon_s=$?; ");
