@@ -24,7 +24,10 @@ static void block(enum hook_agent a, struct hook_answer *ans, const char *fmt, .
 }
 
 /* The workspace for call (entry.c's rule): the agent's project dirs are
- * its variables, and for Cursor the roots the JSON names. */
+ * its variables, and for Cursor the roots the JSON names. Codex names no
+ * project, and its JSON's cwd follows the workdir the model gives
+ * exec_command (a parent of the project, anywhere): for Codex the cwd is
+ * the hook's own, which Codex starts in the session's directory. */
 static int call_workspace(const struct hook_env *env, const struct hook_call *call, char *ws,
 			  size_t wslen, char *err, size_t errlen)
 {
@@ -34,7 +37,8 @@ static int call_workspace(const struct hook_env *env, const struct hook_call *ca
 		projects[n++] = env->projects[i];
 	for (size_t i = 0; i < call->nroots; i++)
 		projects[n++] = call->roots[i];
-	const char *cwd = call->cwd != NULL ? call->cwd : env->cwd;
+	int model_cwd = hook_agent_parse(env->agent) == HOOK_CODEX;
+	const char *cwd = call->cwd != NULL && !model_cwd ? call->cwd : env->cwd;
 	return entry_workspace(env->workspace, projects, n, cwd, ws, wslen, err, errlen);
 }
 

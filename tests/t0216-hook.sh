@@ -119,6 +119,20 @@ hook_in codex "ls" "$WSR" >"$T/in.json"
 is "$(answer_field "$T/ans.json" 'a["hookSpecificOutput"]["permissionDecision"]')" allow \
 	"codex: permissionDecision allow (Codex ignores updatedInput without it)"
 
+# Codex names no project, and its JSON's cwd follows the workdir the model
+# gives exec_command: the workspace is the hook's own directory (Codex's
+# session directory), and a command whose workdir lies outside it writes
+# nothing there (Codex runs the line in that workdir).
+for wd in "$OUT" "$(dirname "$WSR")"; do
+	rm -f "$OUT/via-workdir" "$(dirname "$WSR")/via-workdir"
+	hook_in codex "echo x > via-workdir; echo x > '$OUT/via-workdir'; true" "$wd" >"$T/in.json"
+	(cd "$WS" && "$CORDON" hook codex <"$T/in.json" >"$T/ans.json")
+	(cd "$wd" && bash -c "$(new_command codex "$T/ans.json")") >/dev/null 2>&1
+	[ ! -e "$OUT/via-workdir" ] && [ ! -e "$(dirname "$WSR")/via-workdir" ]
+	ok $? "codex, the model's workdir $wd: nothing written outside the session's directory"
+done
+rm -f "$WS/via-workdir"
+
 # Claude in a subdir of its project: the workspace is the project.
 hook_in claude "touch '$WS/top' && echo wrote" "$WSR/sub" >"$T/in.json"
 (cd "$WS/sub" && CLAUDE_PROJECT_DIR=$WSR "$CORDON" hook claude <"$T/in.json" >"$T/ans.json")

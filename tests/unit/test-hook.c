@@ -149,6 +149,16 @@ static void test_codex_gemini_cursor(void)
 	free(cmd);
 	free(dec);
 	hook_answer_free(&a);
+	/* The JSON's cwd follows the model's exec_command workdir. */
+	respond(&e,
+		"{\"cwd\":\"/\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\","
+		"\"tool_input\":{\"command\":\"ls\"}}",
+		&a);
+	cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
+	ok(a.exit_code == 0 && cmd != NULL && runs_exactly(cmd, ws, "ls", 2),
+	   "codex: a cwd the model chose (/) is not the workspace: the hook's own is");
+	free(cmd);
+	hook_answer_free(&a);
 
 	e = env("gemini");
 	e.projects[0] = ws;
