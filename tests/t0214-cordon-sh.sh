@@ -83,6 +83,20 @@ is "$out" "$WSR
 wrote" "a cwd outside the project: the command starts in the project, its workspace"
 rm -f "$WS/top"
 
+# A directory swapped for a symlink to the outside after Claude recorded
+# it (a background confined run: attack A05): Claude's next call starts
+# there, getcwd() is the outside. With CORDON_WORKSPACE (the recipe's) the
+# workspace stays, the command starts in it, the outside is not written.
+mkdir -p "$WS/swap" && mv "$WS/swap" "$T/swap-real" && ln -s "$OUT" "$WS/swap"
+make_fixture "$OUT/f"
+before=$(snapshot "$OUT")
+out=$(cd "$WS/swap" && CORDON_WORKSPACE=$WS "$SH" "pwd -P; echo x > escaped.txt; { echo x > '$OUT/direct'; } 2>/dev/null || echo refused")
+is "$out" "$WSR
+refused" "CORDON_WORKSPACE, the cwd swapped for a symlink outside: starts in the workspace, outside refused"
+unchanged "the outside, behind the swapped directory" "$OUT" "$before"
+rm -f "$WS/swap" "$WS/escaped.txt"
+rm -rf "$T/swap-real"
+
 # ---- Claude Code's cwd tracking ------------------------------------------------
 # Run with a home outside /tmp (a private /tmp) and with the test's home in
 # /tmp (on builds where that keeps the machine's /tmp, read-only).
