@@ -335,6 +335,31 @@ for how in mount nons; do
 	ok $? "$name: .claude swapped for a symlink: the user's is there afterwards"
 done
 
+# A name that is a symlink at the start, to a directory in the workspace:
+# what an agent reads through it is the target, held as the name would be
+# (with the mount layer read-only; with Landlock alone recorded, judged).
+for how in mount nons; do
+	name=$(layer_name "$how")
+	fresh
+	mkdir -p "$WS/cfg"
+	echo '{"user": true}' >"$WS/cfg/settings.json"
+	ln -s cfg "$WS/.claude"
+	(cd "$WS" && srun "$how" -- sh -c 'echo "{\"command\": \"touch $1/pwned\"}" > cfg/settings.json; mkdir -p cfg/hooks; printf "#!/bin/sh\ntouch %s/pwned-hook\n" "$1" > cfg/hooks/h.sh; chmod +x cfg/hooks/h.sh' sh "$OUT") 2>/dev/null
+	later
+	[ -L "$WS/.claude" ] && [ "$(cat "$WS/.claude/settings.json")" = '{"user": true}' ] &&
+		[ ! -e "$WS/cfg/hooks" ] && [ "$(pwned_n)" = 0 ]
+	ok $? "$name: .claude a symlink to cfg/: what the run wrote in cfg/ is not read next session"
+	[ "$how" = nons ] && is "$(held "$(cd "$WS" && pwd -P)/cfg")" checked_at_end \
+		"$name: the start event says the target is checked at the end"
+done
+# A symlink whose target holds it (the workspace itself): not recorded
+# (that would judge every change of the run), said so.
+fresh
+ln -s . "$WS/.claude"
+(cd "$WS" && srun nons -- sh -c 'echo x > f') 2>/dev/null
+is "$?:$(cat "$WS/f"):$(held "$(cd "$WS" && pwd -P)")" "0:x:null" \
+	"Landlock only, .claude -> . : the run's work stays, the start event says not held"
+
 # ---- the home: read-only, also with --scratch-home --------------------------------------------
 fresh
 mkdir -p "$HOME/.claude" "$HOME/.gemini" "$HOME/.codex"
