@@ -24,7 +24,22 @@ B=${CORDON_BUILD:-build}
 CORDON=$TOP/$B/cordon
 HELPERS=$TOP/$B/helpers
 
-T=$(mktemp -d /tmp/cordon-t.XXXXXX) || exit 1
+# The test's own dir, not in /tmp: a confined run has a /tmp of its own
+# there and sees only the run's own trees, so an outside fixture in the
+# machine's /tmp would not even be seen (a write to it fails with ENOENT,
+# never meeting the refusal a test is about). A test of /tmp itself sets
+# CORDON_T_BASE=/tmp before sourcing this file. Else CORDON_TEST_TMPDIR
+# (tests/run-as-user sets one the user owns), /run for root,
+# XDG_RUNTIME_DIR, or /tmp when none of them can be used.
+t_base() {
+	local d
+	for d in "${CORDON_T_BASE:-}" "${CORDON_TEST_TMPDIR:-}" "$([ "$(id -u)" -eq 0 ] && echo /run)" \
+		"${XDG_RUNTIME_DIR:-}"; do
+		case $d in /*) [ -d "$d" ] && [ -w "$d" ] && [ -x "$d" ] && echo "$d" && return ;; esac
+	done
+	echo /tmp
+}
+T=$(mktemp -d "$(t_base)/cordon-t.XXXXXX") || exit 1
 chmod 0755 "$T"
 cleanup() {
 	# The command may have left read-only or unsearchable dirs.

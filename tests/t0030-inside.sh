@@ -95,8 +95,10 @@ w = s["writable"]
 names = {c["name"] for c in s["caches"]}
 # go's is on by default too, listed when go is on PATH.
 want = {"cargo", "npm", "pip", "playwright"} | ({"go"} if shutil.which("go") else set())
+# /tmp is listed only as the run's own (private_tmp), never the machine's.
+own_tmp = [p["path"] for p in s["private_tmp"]]
 ok = (ws in w and s["tmpdir"] in w and home not in w and state not in w
-      and "/tmp" not in w and "/dev/null" in w and names == want
+      and ("/tmp" not in w or "/tmp" in own_tmp) and "/dev/null" in w and names == want
       and s["tmpdir"].startswith(state + "/runs/"))
 sys.exit(0 if ok else 1)
 PY
@@ -140,18 +142,21 @@ ln -s /bin/sh "$T/bare/sh"
 ln -s /bin/true "$T/bare/true"
 bare() { (cd "$WS" && HOME=$T/home2 XDG_CACHE_HOME=$T/home2/.cache PATH=$T/bare "$CORDON" run \
 	--state-dir "$T/state2" --status-file "$T/s3.json" "$@"); }
+# The command by its path, wherever $T/bare lies (in the machine's /tmp,
+# tests/lib.sh's last resort, a run with a /tmp of its own would not see it).
+TRUE=$(type -P true)
 rm -f "$T/s3.json"
-bare -- true
+bare -- "$TRUE"
 is "$(json_field "$T/s3.json" status 'e["caches"]')" "[]" "no tool present: no cache listed"
 is "$(find "$T/home2" -mindepth 1 | wc -l)" 0 "no tool present: nothing created in HOME"
 mkdir "$T/home2/.npm"
 rm -f "$T/s3.json"
-bare -- true
+bare -- "$TRUE"
 is "$(json_field "$T/s3.json" status '[(c["name"], c["state"]) for c in e["caches"]]')" '[["npm", "existing"]]' \
 	"an existing ~/.npm makes npm present; nothing else is made"
 ln -s "$T/standins/cargo" "$T/bare/cargo"
 rm -f "$T/s3.json"
-bare --cache cargo,pip -- true
+bare --cache cargo,pip -- "$TRUE"
 is "$(json_field "$T/s3.json" status '[(c["state"], c["variable"]) for c in e["caches"] if c["name"] == "cargo"]')" \
 	'[["created", "CARGO_HOME"], ["created", "CARGO_HOME"], ["created", "CARGO_HOME"]]' \
 	"cargo on PATH, no ~/.cargo: its caches are created under the state dir (CARGO_HOME)"
@@ -159,16 +164,16 @@ is "$(json_field "$T/s3.json" status '[(c["state"], c["variable"]) for c in e["c
 ok $? "... pip, not present, gets none; nothing is made in the home"
 mkdir "$T/home2/.cargo"
 rm -f "$T/s3.json"
-bare --cache cargo -- true
+bare --cache cargo -- "$TRUE"
 is "$(json_field "$T/s3.json" status '[(c["path"], c["state"], c["variable"]) for c in e["caches"]]')" \
 	"[[\"$T/home2/.cargo/registry\", \"created\", null], [\"$T/home2/.cargo/git\", \"created\", null], [\"$T/home2/.cargo/.package-cache\", \"created\", null]]" \
 	"an existing ~/.cargo: the missing caches are made in it"
 rm -f "$T/s3.json"
-(PIP_CACHE_DIR=$T/home2/pipc bare --cache pip -- true)
+(PIP_CACHE_DIR=$T/home2/pipc bare --cache pip -- "$TRUE")
 is "$(json_field "$T/s3.json" status '[c["state"] for c in e["caches"]]')" '["created"]' \
 	"PIP_CACHE_DIR set: pip is present, its cache is created"
 rm -f "$T/s3.json"
-(CARGO_HOME=/$(printf 'a%.0s' $(seq 5000)) bare --cache cargo -- true)
+(CARGO_HOME=/$(printf 'a%.0s' $(seq 5000)) bare --cache cargo -- "$TRUE")
 is "$?:$(json_field "$T/s3.json" status '[(c["name"], c["path"], c["state"]) for c in e["caches"]]')" \
 	'0:[["cargo", null, "unavailable"]]' "a CARGO_HOME longer than a path: reported unavailable, nothing granted"
 

@@ -69,6 +69,16 @@ print(data)' <"$OUT/in" 2>&1)
 	is "$out" "$(printf 'fchmod 30\nfutimens 30\nsetxattr 30\nproc 30\nstdin content')" \
 		"stdin, an outside file: readable, its metadata refused (EROFS)"
 	unchanged "stdin, an outside file" "$OUT/in" "$before_in"
+	# One in the machine's /tmp that the run does not see (its /tmp is
+	# its own): it cannot be opened again there; it stays, and the start
+	# event says its metadata is not restricted.
+	tmpin=$(mktemp /tmp/cordon-t0070.XXXXXX)
+	make_fixture "$tmpin" "stdin content"
+	rm -f "$T/s.json"
+	out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <"$tmpin" 2>&1)
+	rm -f "$tmpin"
+	is "$out:$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" \
+		"stdin content:true" "stdin, a file in the machine's /tmp not shown: read, the gap reported"
 else
 	skip "no mount layer here: an outside file on fd 0 keeps its metadata changeable (metadata_outside_not_restricted)"
 fi
@@ -167,12 +177,13 @@ esac
 (cd "$WS" && env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 KEEP_ME=yes OTHER=s \
 	TMPDIR=/inherited "$CORDON" run --state-dir "$STATE" --no-caches --clean-env -- env) >"$T/o"
 names=$(cut -d= -f1 "$T/o" | sort | tr '\n' ' ')
-is "$names" "HOME LC_ALL PATH TMPDIR " "--clean-env passes only the allow-list (+ cordon's TMPDIR)"
+is "$names" "CORDON_RUN_ID HOME LC_ALL PATH TMPDIR " \
+	"--clean-env passes only the allow-list (+ cordon's TMPDIR and CORDON_RUN_ID)"
 # With the caches, what --clean-env adds is exactly the variables cordon
 # set to move a missing cache (the start event names each).
 (cd "$WS" && env -i PATH="$PATH" HOME="$HOME" LC_ALL=C.UTF-8 KEEP_ME=yes \
 	"$CORDON" run --state-dir "$STATE" --status-file "$T/ce.json" --clean-env -- env) >"$T/o"
-extra=$(cut -d= -f1 "$T/o" | grep -vxE 'HOME|LC_ALL|PATH|TMPDIR' | sort | tr '\n' ' ')
+extra=$(cut -d= -f1 "$T/o" | grep -vxE 'CORDON_RUN_ID|HOME|LC_ALL|PATH|TMPDIR' | sort | tr '\n' ' ')
 set_vars=$(json_field "$T/ce.json" status '" ".join(sorted({c["variable"] for c in (e["caches"] or []) if c["variable"]}))')
 is "$extra" "${set_vars:+$set_vars }" "--clean-env with caches: beyond the allow-list, only the variables the start event says cordon set"
 (cd "$WS" && crun --clean-env --env KEEP_ME --env NEW=v -- sh -c 'echo "${KEEP_ME-unset}|$NEW|${OTHER-unset}"') >"$T/o"

@@ -92,8 +92,8 @@ if must mount_namespace; then
 	probe=cordon-shm-$$-$RANDOM
 	echo host >"/dev/shm/$probe.host"
 	(cd "$WS" && crun -- sh -c "echo x > /dev/shm/$probe && cat /dev/shm/$probe && ls -A /dev/shm &&
-		stat -f -c %T /dev/shm && ls -A \"\$TMPDIR\"" >"$T/o")
-	is "$?:$(tr '\n' ' ' <"$T/o")" "0:x $probe tmpfs " \
+		stat -f -c %T /dev/shm && { [ -e \"\$TMPDIR/$probe\" ] || echo not-in-tmpdir; }" >"$T/o")
+	is "$?:$(tr '\n' ' ' <"$T/o")" "0:x $probe tmpfs not-in-tmpdir " \
 		"/dev/shm is writable, a private tmpfs, starts empty, and is not TMPDIR"
 	[ ! -e "/dev/shm/$probe" ] && [ "$(cat "/dev/shm/$probe.host")" = host ]
 	ok $? "the host's /dev/shm is untouched"

@@ -4,17 +4,19 @@
 # os.tmpname, scripts) work; nothing of the machine's /tmp is visible
 # inside and nothing written there reaches it; a library run's spawns
 # share it; without the mount layer the gap tmp_shared_read_only says so.
+# The test's dir, its workspace, home and state dir in the machine's /tmp.
+CORDON_T_BASE=/tmp
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
 
 # The helper is copied into the workspace: a program in the machine's /tmp
-# (where tests/run-as-user puts the build) is not visible inside either.
+# is not visible inside.
 cp "$HELPERS/tmpwrite" "$WS/tmpwrite"
 TW=$WS/tmpwrite
-# Every other test keeps its HOME in $T, under /tmp: such a run keeps the
-# machine's /tmp (a home there stays visible). Here the home is elsewhere
-# and no cache is made for it.
+# The test's home (in /tmp here) is shown read-only in the run's own /tmp
+# (t0191). Here the home is elsewhere and no cache is made for it: nothing
+# of $T but the workspace and the state dir is there.
 prun() { (cd "$WS" && HOME=/nonexistent "$CORDON" run --state-dir "$STATE" --no-caches "$@"); }
 # A sanitized library's runtime must come first (make asan).
 asan_rt() { ldd "$TOP/$B/libcordon.so" 2>/dev/null | awk '/libasan/ { print $3 }'; }
@@ -159,8 +161,9 @@ esac
 is "$(json_field "$T/s.json" status '"tmp_shared_read_only" in e["gaps"] and e["private_tmp"] == []')" \
 	true "no mount layer: the gap tmp_shared_read_only, no private_tmp"
 case $out in
-*"cordon: explain:"*"(tmp_shared_read_only)"*) ok 0 "--explain names tmp_shared_read_only" ;;
-*) ok 1 "--explain names tmp_shared_read_only" && diag "$out" ;;
+*"cordon: explain:"*"(tmp_shared_read_only: no mount layer here: cordon probe says why)"*)
+	ok 0 "--explain names tmp_shared_read_only and why" ;;
+*) ok 1 "--explain names tmp_shared_read_only and why" && diag "$out" ;;
 esac
 [ ! -e "/tmp/$u.a" ]
 ok $? "no mount layer: the machine's /tmp is unchanged"
@@ -168,16 +171,21 @@ ok $? "no mount layer: the machine's /tmp is unchanged"
 # open_tree(2)/move_mount(2) refused: the mount layer stays, this one goes.
 rm -f "$T/s.json"
 out=$( (cd "$WS" && HOME=/nonexistent "$HELPERS/seccomp-deny" nomountapi -- "$CORDON" run \
-	--state-dir "$STATE" --no-caches --status-file "$T/s.json" -- echo ran) 2>&1)
-is "$out" ran "open_tree refused: the command runs"
+	--state-dir "$STATE" --no-caches --status-file "$T/s.json" --explain=full -- sh -c 'echo ran; exit 1') 2>&1)
+case $out in
+"ran"*"(tmp_shared_read_only: the mount layer could not make one: open_tree(2) or move_mount(2) refused)"*)
+	ok 0 "open_tree refused: the command runs; --explain says why /tmp is the machine's" ;;
+*) ok 1 "open_tree refused: the command runs; --explain says why /tmp is the machine's" && diag "$out" ;;
+esac
 is "$(json_field "$T/s.json" status '"mount_namespace" in e["layers"] and "private_tmp" not in e["layers"] and "tmp_shared_read_only" in e["gaps"]')" \
 	true "open_tree refused: the mount layer stays; the gap is reported"
 
-# A home in /tmp (as this test suite's own) keeps the machine's /tmp.
+# A home in /tmp (as this test's own): a private /tmp all the same,
+# the home shown in it read-only (tests/t0191-private-tmp-trees.sh).
 rm -f "$T/s.json"
 (cd "$WS" && crun --no-caches --status-file "$T/s.json" -- true)
-is "$(json_field "$T/s.json" status '[p["path"] for p in e["private_tmp"]], "tmp_shared_read_only" in e["gaps"]')" \
-	'[["/var/tmp"], true]' "a home in /tmp: /tmp stays the machine's (gap), /var/tmp is private"
+is "$(json_field "$T/s.json" status '[p["path"] for p in e["private_tmp"]], "tmp_shared_read_only" in e["gaps"], "'"$HOME"'" in e["private_tmp"][0]["shown"]')" \
+	'[["/tmp", "/var/tmp"], false, true]' "a home in /tmp: /tmp is private all the same, the home shown in it"
 
 # --allow-write /var/tmp: the machine's, writable, as asked.
 rm -f "$T/s.json"

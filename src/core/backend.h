@@ -165,11 +165,11 @@ struct run_result {
 	struct launch launch; /* what to do for each command (below) */
 	int started_taken; /* prepare took run_spec.started (used or freed) */
 	int started_adopted; /* ... and used it (a test sees that it did) */
-	int tmp_planned; /* the private /tmp layer ran: ptmp and tmp_shared say */
+	int tmp_planned; /* the private /tmp layer ran: ptmp and tmp_read_only_shown say */
 	/* The run's own /tmp and /var/tmp (views: see struct policy). */
 	struct private_tmp ptmp[2];
 	size_t nptmp;
-	unsigned tmp_shared; /* TMP_SHARED_* (policy.h) */
+	int tmp_read_only_shown;
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
 	char error[512]; /* the message of a failure, or "" */

@@ -514,11 +514,12 @@ static enum reason_id policy_coverage(cordon *c)
 	if (c->nkeep > 0)
 		d->cov.gaps |= 1u << GAP_KEPT_FDS;
 	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
-	 * one; a temp dir it left the machine's is a gap. */
+	 * one; a home or working directory shown read-only there is a gap
+	 * (its FIFOs). */
 	if (c->pol.nptmp == 0)
 		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
-	if (d->applied && c->pol.tmp_shared)
-		d->cov.gaps |= 1u << GAP_TMP_SHARED;
+	if (d->applied && c->pol.tmp_read_only_shown)
+		d->cov.gaps |= 1u << GAP_TMP_TREE_FIFOS;
 	if (stdio_metadata_gap(c))
 		d->cov.gaps |= 1u << GAP_STDIO;
 	u.explicit_protect = protect_coverage(c);
@@ -607,7 +608,7 @@ static void run_result_take(cordon *c, struct run_result *res)
 		policy_clear_private_tmp(&c->pol);
 		memcpy(c->pol.ptmp, res->ptmp, sizeof(c->pol.ptmp));
 		c->pol.nptmp = res->nptmp;
-		c->pol.tmp_shared = res->tmp_shared;
+		c->pol.tmp_read_only_shown = res->tmp_read_only_shown;
 	}
 	if (res->reads_unbuilt >= 0)
 		c->pol.reads_unbuilt = res->reads_unbuilt;
@@ -719,10 +720,40 @@ static int plan(cordon *c)
 }
 
 /* Plan again, what was prepared released first. */
+/* The command's environment for the run's decision (env.c), made again
+ * when a plan made again changes it. 0 or an error. */
+static int command_env(cordon *c)
+{
+	/* Secrets leave the environment whenever cordon confines or tries
+	 * to (auto unconfined too: the same command sees the same
+	 * environment on every host); off is a plain exec. CORDON_RUN_ID
+	 * says the command runs confined: only when it does. */
+	struct env_opts eo = {
+		.clean = c->clean_env,
+		.drop_secrets = c->mode != CORDON_MODE_OFF && c->default_deny_read,
+		.specs = (const char *const *)c->envspec.v,
+		.nspecs = c->envspec.n,
+		.tmpdir = c->rundir,
+		.run_id = c->dec.applied ? c->run_id : NULL,
+		.set = (const char *const *)c->pol.cache_env.v,
+		.nset = c->pol.cache_env.n,
+	};
+	env_free(c->envp);
+	strv_free(&c->env_removed);
+	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
+	if (c->envp == NULL)
+		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
+	c->env_applied = c->dec.applied;
+	return workdir_env(c);
+}
+
 static int replan(cordon *c)
 {
 	launch_release(&c->launch);
-	return plan(c);
+	int r = plan(c);
+	if (r == 0 && c->envp != NULL && c->env_applied != c->dec.applied)
+		r = command_env(c);
+	return r;
 }
 
 /* Plan again once every layer is known: after a refusal met on a layer
@@ -804,22 +835,7 @@ static int begin(cordon *c)
 		r = workdir_readable(c);
 	if (r != 0)
 		return r;
-	/* Secrets leave the environment whenever cordon confines or tries
-	 * to (auto unconfined too: the same command sees the same
-	 * environment on every host); off is a plain exec. */
-	struct env_opts eo = {
-		.clean = c->clean_env,
-		.drop_secrets = c->mode != CORDON_MODE_OFF && c->default_deny_read,
-		.specs = (const char *const *)c->envspec.v,
-		.nspecs = c->envspec.n,
-		.tmpdir = c->rundir,
-		.set = (const char *const *)c->pol.cache_env.v,
-		.nset = c->pol.cache_env.n,
-	};
-	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
-	if (c->envp == NULL)
-		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	if ((r = workdir_env(c)) != 0)
+	if ((r = command_env(c)) != 0)
 		return r;
 	/* With a layer still unsure, the first spawn's child settles it and
 	 * the start event waits for its report. */

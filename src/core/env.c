@@ -14,10 +14,16 @@
  *   - The variables cordon sets (the caches it moved under its state
  *     dir) replace the caller's and pass --clean-env; --env naming one
  *     wins over it.
+ *   - When confined, CORDON_RUN_ID is the run's id (the status events'),
+ *     replacing an inherited one, as TMPDIR is set: it names the
+ *     innermost run that confines the command. Not confined, nothing is
+ *     set, and an inherited one (an outer run's, which still confines)
+ *     passes like any other name.
  */
 #include "cordon.h"
 #include "env.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +193,17 @@ static int note_removed(struct strv *removed, const char *entry)
 	return strv_take(removed, name);
 }
 
+/* NAME=VALUE (prefix "NAME=") added to out. 0 or -1. */
+static int put(struct strv *out, const char *prefix, const char *value)
+{
+	size_t n = strlen(prefix) + strlen(value) + 1;
+	char *t = malloc(n);
+	if (t == NULL)
+		return -1;
+	snprintf(t, n, "%s%s", prefix, value);
+	return strv_take(out, t);
+}
+
 char **env_build(const char *const *parent_env, const struct env_opts *o, struct strv *removed)
 {
 	struct strv out = { 0 };
@@ -202,6 +219,8 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 		int is_tmpdir = same_name(e, "TMPDIR");
 		if (spec == NULL && set_for(e, o) != NULL)
 			continue; /* cordon sets it below */
+		if (spec == NULL && o->run_id != NULL && same_name(e, "CORDON_RUN_ID"))
+			continue; /* likewise */
 		if (spec != NULL) {
 			/* named explicitly: passes even when clean, even TMPDIR,
 			 * even a secret */
@@ -231,16 +250,11 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 		if (spec_for(o->set[i], o->specs, o->nspecs) == NULL &&
 		    set_for(o->set[i], o) == o->set[i] && strv_push(&out, o->set[i]) != 0)
 			goto fail;
-	if (o->tmpdir != NULL && !tmpdir_explicit) {
-		size_t n = strlen(o->tmpdir) + sizeof("TMPDIR=");
-		char *t = malloc(n);
-		if (t == NULL)
-			goto fail;
-		memcpy(t, "TMPDIR=", 7);
-		memcpy(t + 7, o->tmpdir, n - 7);
-		if (strv_take(&out, t) != 0)
-			goto fail;
-	}
+	if (o->tmpdir != NULL && !tmpdir_explicit && put(&out, "TMPDIR=", o->tmpdir) != 0)
+		goto fail;
+	if (o->run_id != NULL && spec_for("CORDON_RUN_ID", o->specs, o->nspecs) == NULL &&
+	    put(&out, "CORDON_RUN_ID=", o->run_id) != 0)
+		goto fail;
 	if (out.v == NULL)
 		out.v = calloc(1, sizeof(char *)); /* empty, NULL-terminated */
 	return out.v;

@@ -14,6 +14,9 @@ struct env_opts {
 	const char *const *specs; /* --env NAME / NAME=VALUE, in the order given */
 	size_t nspecs;
 	const char *tmpdir; /* the run's temp dir (TMPDIR), or NULL */
+	/* The run's id when it is confined (CORDON_RUN_ID), or NULL: then an
+	 * inherited CORDON_RUN_ID (an outer run's) passes as any name does. */
+	const char *run_id;
 	/* NAME=VALUE entries cordon sets (the caches it moved): they replace
 	 * the caller's NAME and pass --clean-env; an --env naming NAME wins. */
 	const char *const *set;

@@ -134,16 +134,17 @@ static void refusal_write(struct jbuf *b, const cordon *c)
 	jb_raw(b, ": those mean cordon refused it");
 	refusal_caches(b, c);
 	if (d->cov.gaps & (1u << GAP_TMP_SHARED)) {
-		/* Those the backend left the machine's; all when it said none
-		 * (no mount layer, macOS: neither was made private). */
-		unsigned shared = c->pol.tmp_shared != 0 ? c->pol.tmp_shared
-							 : TMP_SHARED_TMP | TMP_SHARED_VAR_TMP;
-		jb_raw(b, shared == TMP_SHARED_TMP ? "; /tmp is the machine's and read-only"
-			  : shared == TMP_SHARED_VAR_TMP
-				  ? "; /var/tmp is the machine's and read-only"
-				  : "; /tmp and /var/tmp are the machine's and "
-				    "read-only");
-		jb_raw(b, " here (tmp_shared_read_only): write temporary files under $TMPDIR");
+		jb_raw(b, "; /tmp and /var/tmp are the machine's and read-only here "
+			  "(tmp_shared_read_only: ");
+		/* Why: only where there is no mount layer to make one. */
+		if (layer_on(c, LAYER_SEATBELT))
+			jb_raw(b, "macOS gives a run no /tmp of its own");
+		else if (!layer_on(c, LAYER_MOUNTNS))
+			jb_raw(b, "no mount layer here: cordon probe says why");
+		else
+			jb_raw(b, "the mount layer could not make one: open_tree(2) or "
+				  "move_mount(2) refused");
+		jb_raw(b, "): write temporary files under $TMPDIR");
 	}
 	/* Tools that write a scratch folder into the home (nyc's
 	 * ~/.node-spawn-wrap-*) fail so; cordon cannot see which write was

@@ -75,9 +75,10 @@ const char *passfile_path(const cordon *c, size_t i);
 void passfile_release(cordon *c);
 
 /* ---- runtmp.c: the run's own dir ---- */
-/* The state dir: 0, -1 when there is none (HOME unset or empty, and
- * neither --state-dir nor XDG_STATE_HOME), -2 when too long, -3 when it
- * would be under a home that does not exist. */
+/* The state dir (--state-dir; inside a confined run, CORDON_RUN_ID set,
+ * $TMPDIR/cordon; XDG_STATE_HOME/cordon; ~/.local/state/cordon): 0, -1
+ * when there is none (HOME unset or empty, and none of the others), -2
+ * when too long, -3 when it would be under a home that does not exist. */
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen);
 /* STATE/caches of the run (made 0700 when missing), where missing tool
  * caches are moved: 0, or -1 when it cannot be made or is not a
@@ -218,6 +219,7 @@ struct cordon {
 	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
+	int env_applied; /* envp was made for a confined run (CORDON_RUN_ID) */
 	int status_file_fd;
 	/* The run's events could not be written there (emit.c warned once):
 	 * STATUS_LOST_FD, STATUS_LOST_FILE. Guarded by emit.c's lock. */

@@ -197,10 +197,11 @@ void policy_clear_private_tmp(struct policy *p)
 	for (size_t i = 0; i < p->nptmp; i++) {
 		free(p->ptmp[i].view);
 		free(p->ptmp[i].src);
+		strv_free(&p->ptmp[i].shown);
 	}
 	memset(p->ptmp, 0, sizeof(p->ptmp));
 	p->nptmp = 0;
-	p->tmp_shared = 0;
+	p->tmp_read_only_shown = 0;
 }
 
 /* Where policy_resolve_untampered is in its walk: cur[0..cl) is resolved

@@ -106,18 +106,18 @@ struct policy {
 	int deny_capture; /* the default deny-read list: capture devices too */
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
 	 * command sees src, the run's dir, at view. From the backend's
-	 * run_result; tmp_shared says which temp dir of the machine stays
-	 * the machine's, read-only (the gap tmp_shared_read_only): bit 0
-	 * /tmp, bit 1 /var/tmp (TMP_SHARED_*). */
+	 * run_result; tmp_read_only_shown when a home or working directory
+	 * in one is shown there read-only (the gap tmp_tree_fifos_writable). */
 	struct private_tmp {
 		char *view;
 		char *src;
+		/* The trees of the machine's view that the run sees there at
+		 * their own paths (the workspace, a home in /tmp...). */
+		struct strv shown;
 	} ptmp[2];
 	size_t nptmp;
-	unsigned tmp_shared;
+	int tmp_read_only_shown;
 };
-#define TMP_SHARED_TMP 1u
-#define TMP_SHARED_VAR_TMP 2u
 
 /* A path the command must not read. */
 struct deny_entry {

@@ -55,10 +55,16 @@ struct runtmp_sweep {
 int runtmp_state_dir(const cordon *c, char *out, size_t outlen)
 {
 	const char *x = getenv("XDG_STATE_HOME");
+	const char *outer = getenv("CORDON_RUN_ID"), *tmp = getenv("TMPDIR");
 	int n;
 
 	if (c->state_dir_opt != NULL)
 		n = snprintf(out, outlen, "%s", c->state_dir_opt);
+	else if (outer != NULL && outer[0] != '\0' && tmp != NULL && tmp[0] == '/')
+		/* Inside a confined run (a nested cordon): the outer run's
+		 * temp dir, the one place it lets a command keep state; the
+		 * home and XDG_STATE_HOME are read-only there. */
+		n = snprintf(out, outlen, "%s/cordon", tmp);
 	else if (x != NULL && x[0] == '/')
 		n = snprintf(out, outlen, "%s/cordon", x);
 	else if (c->home_set) {

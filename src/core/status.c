@@ -71,6 +71,18 @@ static void write_writable(struct jbuf *b, const cordon *c)
 	jb_raw(b, "]");
 }
 
+/* n strings as a JSON array. */
+static void write_strings(struct jbuf *b, char *const *v, size_t n)
+{
+	jb_raw(b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			jb_raw(b, ",");
+		jb_str(b, v[i]);
+	}
+	jb_raw(b, "]");
+}
+
 static void write_private_tmp(struct jbuf *b, const struct policy *p)
 {
 	jb_raw(b, "[");
@@ -80,6 +92,8 @@ static void write_private_tmp(struct jbuf *b, const struct policy *p)
 		jb_str(b, p->ptmp[i].view);
 		jb_key(b, "source");
 		jb_str(b, p->ptmp[i].src);
+		jb_key(b, "shown");
+		write_strings(b, p->ptmp[i].shown.v, p->ptmp[i].shown.n);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");
@@ -131,18 +145,6 @@ static void write_protected(struct jbuf *b, const struct policy *p)
 		jb_key(b, "held");
 		jb_str(b, cordon_held_ids[p->prot[i].held].id);
 		jb_raw(b, "}");
-	}
-	jb_raw(b, "]");
-}
-
-/* n strings as a JSON array. */
-static void write_strings(struct jbuf *b, char *const *v, size_t n)
-{
-	jb_raw(b, "[");
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0)
-			jb_raw(b, ",");
-		jb_str(b, v[i]);
 	}
 	jb_raw(b, "]");
 }

@@ -54,6 +54,15 @@ static int fd_path(int fd, char *out, size_t len)
 #endif
 }
 
+/* Whether path lies in a tree the run's private temp dir shows. */
+static int shown(const struct private_tmp *t, const char *path)
+{
+	for (size_t i = 0; i < t->shown.n; i++)
+		if (path_within(t->shown.v[i], path))
+			return 1;
+	return 0;
+}
+
 /* What fd needs as the command's fd slot; with REOPEN, sp gets the path
  * and the inode. */
 static enum stdio_action decide(const cordon *c, int slot, int fd, struct stdio_plan *sp)
@@ -79,13 +88,14 @@ static enum stdio_action decide(const cordon *c, int slot, int fd, struct stdio_
 	/* The same file must be reachable by its path (not deleted, not
 	 * renamed since) in a view the command shares: not the host's
 	 * /dev/shm, which the command's replaces, nor the host's /tmp where
-	 * the run has its own. Otherwise it stays, and the gap is reported. */
+	 * the run has its own, but for the trees shown there (a home in
+	 * /tmp). Otherwise it stays, and the gap is reported. */
 	struct stat now;
 	if (fd_path(fd, sp->path, sizeof(sp->path)) != 0 || path_within("/dev/shm", sp->path) ||
 	    stat(sp->path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
 		return STDIO_KEEP;
 	for (size_t i = 0; i < c->pol.nptmp; i++)
-		if (path_within(c->pol.ptmp[i].view, sp->path))
+		if (path_within(c->pol.ptmp[i].view, sp->path) && !shown(&c->pol.ptmp[i], sp->path))
 			return STDIO_KEEP;
 	sp->dev = st.st_dev;
 	sp->ino = st.st_ino;

@@ -11,21 +11,35 @@
  * A library run's spawns share it. What the user's other processes keep
  * in the real /tmp is neither visible nor writable inside.
  *
- * A tree of the run that lies there (a workspace in /tmp, the run's dir
- * itself, an --allow-write path, an --allow-socket outside the writable
- * set) is carried into the view at its own path: a copy of its mount
- * (with the binds below it) from the machine's view, taken through an fd
- * opened before the view was bound, one component at a time without
- * following a symlink, on a mount point made the same way in the view.
- * Only trees the run may write are carried (and sockets it may connect
- * to, read-only and nodev): the view's root is granted, and Landlock's
- * walk up from a carried tree reaches it, so whatever is carried is
- * writable by Landlock's rules and must be so by the policy too. A home
- * or the working directory there outside the writable set would have to
- * be carried read-only under that grant: the view is not made then, and
- * the run reports tmp_shared_read_only, as without the mount layer. A
- * writable tree at or above the view (--allow-write /tmp) leaves the
- * machine's, as granted.
+ * A tree of the run that lies there is carried into the view at its
+ * own path: a copy of its mount (with every mount below it: protected
+ * paths, deny-read covers, the scratch home's overlay, the writable
+ * trees under a home) from the machine's view, taken after every other
+ * mount of the layer was made, through an fd opened before the view was
+ * bound, one component at a time without following a symlink, on a
+ * mount point made the same way in the view. Which trees:
+ *
+ *   - the writable ones (a workspace, the run's dir, a cache, an
+ *     --allow-write path in /tmp), as they are;
+ *   - the homes and the working directory outside the writable set
+ *     (HOME=/tmp/x, a CI checkout there): read-only, as their mount is
+ *     in the layer's namespace, and nodev. Landlock's grant on the
+ *     view's root reaches everything below it (its walk up from a mount
+ *     goes on past the mount point), so here it is the read-only mount
+ *     that refuses writes, creations, removals, renames and metadata
+ *     changes, as for a protected path; nodev refuses devices; the
+ *     socket supervisor refuses the sockets there (a walk up that leaves
+ *     a mount for the run's dir does not count: unix-supervisor.c).
+ *     What neither refuses: opening a FIFO there for writing, and, at
+ *     Landlock ABI 9 (no supervisor), connecting to a socket there: the
+ *     gap tmp_tree_fifos_writable says so for such a run. A home that is
+ *     the temp dir itself (HOME=/tmp) is not carried: the run's view
+ *     takes its place, empty;
+ *   - an --allow-socket outside the writable set: read-only, nodev.
+ *
+ * A denied path's cover keeps what lies below it out. A writable tree
+ * at or above the view (--allow-write /tmp) leaves the machine's, as
+ * granted.
  */
 #include "linux-layers.h"
 #include "path.h"
@@ -66,32 +80,17 @@ static const char *const tmp_dirs[] = { "/tmp", "/var/tmp" };
 
 /* ---- parent ---- */
 
-enum tmp_choice { TMP_PRIVATE, TMP_WRITABLE, TMP_SHARED };
-
-/* What becomes of the machine's temp dir real (canonical). */
-static enum tmp_choice choose(const struct run_spec *run, const struct mount_plan *m,
-			      const char *real)
+/* A writable tree at or above the temp dir real (--allow-write /tmp):
+ * the machine's stays, writable as granted. */
+static int writable_above(const struct policy *p, const char *real)
 {
-	const struct policy *p = run->pol;
 	for (size_t i = 0; i < p->nw; i++)
 		if (p->w[i].kind != W_DEVICE && path_within(p->w[i].path, real))
-			return TMP_WRITABLE;
-	/* Covered whole by a denied path: neither the machine's nor a view. */
-	for (size_t i = 0; i < p->ndeny; i++)
-		if (!p->deny[i].left_open && path_within(p->deny[i].path, real))
-			return TMP_SHARED;
-	/* What the run reads there must stay visible; it is not carried
-	 * (see above). */
-	for (int i = 0; i < run->nhomes; i++)
-		if (path_within(real, run->homes[i]) && !policy_inside_writable(p, run->homes[i]))
-			return TMP_SHARED;
-	if (m->cwd != NULL && path_within(real, m->cwd) && !policy_inside_writable(p, m->cwd))
-		return TMP_SHARED;
-	return TMP_PRIVATE;
+			return 1;
+	return 0;
 }
 
-/* The path of carry t of view v in buf: 0, or -1 when it does not fit. */
-static int carry_path(const struct tmp_view *v, const struct tmp_carry *t, char *buf, size_t n)
+int tmp_carry_path(const struct tmp_view *v, const struct tmp_carry *t, char *buf, size_t n)
 {
 	size_t len = strlen(v->view);
 	if (len >= n)
@@ -109,13 +108,14 @@ static int carry_path(const struct tmp_view *v, const struct tmp_carry *t, char 
 	return 0;
 }
 
-/* path, strictly below the view, as a carry of v. 0 or -1 (memory). */
-static int add_carry(struct tmp_view *v, const char *path, int is_dir, int readonly)
+/* path, strictly below the view, as a carry of v, unless a carried
+ * directory holds it already (its copy has every mount below it). 0 or
+ * -1 (memory). */
+static int add_carry(struct tmp_view *v, const char *path, int is_dir, enum tmp_carry_kind kind)
 {
 	for (size_t i = 0; i < v->ncarry; i++) {
 		char buf[CORDON_PATH_MAX];
-		/* Below a carried tree (sockets come after the trees). */
-		if (v->carry[i].is_dir && carry_path(v, &v->carry[i], buf, sizeof(buf)) == 0 &&
+		if (v->carry[i].is_dir && tmp_carry_path(v, &v->carry[i], buf, sizeof(buf)) == 0 &&
 		    path_within(buf, path))
 			return 0;
 	}
@@ -126,7 +126,7 @@ static int add_carry(struct tmp_view *v, const char *path, int is_dir, int reado
 	struct tmp_carry *t = &nc[v->ncarry++];
 	memset(t, 0, sizeof(*t));
 	t->is_dir = is_dir;
-	t->readonly = readonly;
+	t->kind = kind;
 	const char *rel = path + strlen(v->view);
 	while (*rel == '/')
 		rel++;
@@ -147,25 +147,77 @@ static int add_carry(struct tmp_view *v, const char *path, int is_dir, int reado
 	return t->ncomps > 0 ? 0 : -1;
 }
 
-/* The run's trees in view v: the writable ones, then the sockets. */
-static int add_carries(const struct policy *p, struct tmp_view *v)
+/* A tree the run may see there, before it is carried. */
+struct candidate {
+	const char *path;
+	int is_dir;
+	enum tmp_carry_kind kind;
+};
+
+/* Outermost first (a carried tree holds those below it), then by name:
+ * one order whatever the policy's. */
+static int by_length(const void *a, const void *b)
 {
-	for (size_t i = 0; i < p->nw; i++) {
-		const struct wentry *w = &p->w[i];
-		if (w->kind != W_DEVICE && strcmp(w->path, v->view) != 0 &&
-		    path_within(v->view, w->path) && add_carry(v, w->path, w->is_dir, 0) != 0)
-			return -1;
-	}
+	const char *pa = ((const struct candidate *)a)->path;
+	const char *pb = ((const struct candidate *)b)->path;
+	size_t la = strlen(pa), lb = strlen(pb);
+	return la != lb ? (la < lb ? -1 : 1) : strcmp(pa, pb);
+}
+
+/* Whether path, strictly below the view, is one to carry: not hidden
+ * by a denied path (its cover lies in the machine's view; a writable
+ * tree or the home is never below one). */
+static int below_view(const struct policy *p, const char *view, const char *path)
+{
+	if (!path_within(view, path) || strcmp(view, path) == 0)
+		return 0;
+	for (size_t i = 0; i < p->ndeny; i++)
+		if (!p->deny[i].left_open && path_within(p->deny[i].path, path))
+			return 0;
+	return 1;
+}
+
+/* A home or working directory in the view outside the writable set:
+ * shown read-only, or as the scratch home's overlay (writable, its
+ * writes thrown away, granted by Landlock wherever it lies). One that is
+ * the view itself (HOME=/tmp) is not: the private view takes its
+ * place. */
+static void read_only_candidate(const struct policy *p, const char *view, const char *path,
+				struct candidate *c, size_t *n)
+{
+	struct stat st;
+	if (path == NULL || !below_view(p, view, path) || policy_inside_writable(p, path) ||
+	    stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	int scratch = p->scratch_home != NULL && strcmp(p->scratch_home, path) == 0;
+	c[(*n)++] = (struct candidate){ path, 1, scratch ? CARRY_WRITABLE : CARRY_READ_ONLY };
+}
+
+int tmp_plan_view(const struct run_spec *run, const char *cwd, struct tmp_view *v)
+{
+	const struct policy *p = run->pol;
+	size_t n = 0;
+	struct candidate *c = calloc(p->nw + p->nsockets + (size_t)run->nhomes + 2, sizeof(*c));
+	if (c == NULL)
+		return -1;
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].kind != W_DEVICE && below_view(p, v->view, p->w[i].path))
+			c[n++] = (struct candidate){ p->w[i].path, p->w[i].is_dir, CARRY_WRITABLE };
+	for (int i = 0; i < run->nhomes; i++)
+		read_only_candidate(p, v->view, run->homes[i], c, &n);
+	read_only_candidate(p, v->view, cwd, c, &n);
 	for (size_t i = 0; i < p->nsockets; i++) {
-		const char *s = p->sockets[i];
 		struct stat st;
-		if (!path_within(v->view, s) || strcmp(s, v->view) == 0 ||
-		    policy_inside_writable(p, s) || stat(s, &st) != 0)
-			continue;
-		if (add_carry(v, s, S_ISDIR(st.st_mode), 1) != 0)
-			return -1;
+		const char *s = p->sockets[i];
+		if (below_view(p, v->view, s) && !policy_inside_writable(p, s) && stat(s, &st) == 0)
+			c[n++] = (struct candidate){ s, S_ISDIR(st.st_mode), CARRY_SOCKET };
 	}
-	return 0;
+	qsort(c, n, sizeof(*c), by_length);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = add_carry(v, c[i].path, c[i].is_dir, c[i].kind);
+	free(c);
+	return r;
 }
 
 int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
@@ -189,32 +241,40 @@ int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct
 			continue; /* none here: nothing to hide or replace */
 		for (size_t k = 0; k < m->nviews; k++)
 			dup |= m->views[k].view != NULL && strcmp(m->views[k].view, real) == 0;
-		enum tmp_choice ch = dup ? TMP_WRITABLE : choose(run, m, real);
-		if (ch == TMP_SHARED)
-			res->tmp_shared |= 1u << i;
-		if (ch != TMP_PRIVATE)
+		if (dup || writable_above(p, real))
 			continue;
 		struct tmp_view *v = &m->views[m->nviews++];
 		struct private_tmp *pt = &res->ptmp[res->nptmp++];
 		if ((v->view = strdup(real)) == NULL || (pt->view = strdup(real)) == NULL ||
-		    (pt->src = strdup(run->rundir)) == NULL || add_carries(p, v) != 0)
+		    (pt->src = strdup(run->rundir)) == NULL || tmp_plan_view(run, m->cwd, v) != 0)
 			return backend_fail(res, CORDON_ENOMEM, "out of memory");
+		for (size_t k = 0; k < v->ncarry; k++) {
+			char path[CORDON_PATH_MAX];
+			res->tmp_read_only_shown |= v->carry[k].kind == CARRY_READ_ONLY;
+			if (tmp_carry_path(v, &v->carry[k], path, sizeof(path)) != 0 ||
+			    strv_push(&pt->shown, path) != 0)
+				return backend_fail(res, CORDON_ENOMEM, "out of memory");
+		}
 	}
 	return 0;
 }
 
+void tmp_view_free(struct tmp_view *v)
+{
+	for (size_t k = 0; k < v->ncarry; k++) {
+		for (size_t j = 0; j < v->carry[k].ncomps; j++)
+			free(v->carry[k].comps[j]);
+		free(v->carry[k].comps);
+	}
+	free(v->carry);
+	free(v->view);
+	memset(v, 0, sizeof(*v));
+}
+
 void tmp_free(struct mount_plan *m)
 {
-	for (size_t i = 0; i < m->nviews; i++) {
-		struct tmp_view *v = &m->views[i];
-		for (size_t k = 0; k < v->ncarry; k++) {
-			for (size_t j = 0; j < v->carry[k].ncomps; j++)
-				free(v->carry[k].comps[j]);
-			free(v->carry[k].comps);
-		}
-		free(v->carry);
-		free(v->view);
-	}
+	for (size_t i = 0; i < m->nviews; i++)
+		tmp_view_free(&m->views[i]);
 	free(m->views);
 	free(m->rundir);
 }
@@ -290,11 +350,20 @@ static int carry_in(int real, int root, const struct tmp_carry *c)
 	if (tree < 0)
 		return -tree;
 	int e = 0;
-	if (c->readonly) {
-		struct tmp_mount_attr a = { CORDON_MOUNT_ATTR_RDONLY | CORDON_MOUNT_ATTR_NODEV, 0,
-					    0, 0 };
+	/* What is not writable gets no device: Landlock's grant on the view
+	 * reaches it (see the top of this file). A socket's own mount is
+	 * read-only too; a read-only tree's mounts keep their own (the
+	 * writable trees below it stay writable). */
+	if (c->kind != CARRY_WRITABLE) {
+		struct tmp_mount_attr a = { CORDON_MOUNT_ATTR_NODEV, 0, 0, 0 };
 		if (syscall(CORDON_SYS_mount_setattr, tree, "",
 			    CORDON_AT_EMPTY_PATH | CORDON_AT_RECURSIVE, &a, sizeof(a)) != 0)
+			e = errno;
+	}
+	if (e == 0 && c->kind == CARRY_SOCKET) {
+		struct tmp_mount_attr a = { CORDON_MOUNT_ATTR_RDONLY, 0, 0, 0 };
+		if (syscall(CORDON_SYS_mount_setattr, tree, "", CORDON_AT_EMPTY_PATH, &a,
+			    sizeof(a)) != 0)
 			e = errno;
 	}
 	int dst = e == 0 ? walk(root, c, 1) : -e;

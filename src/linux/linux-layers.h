@@ -94,11 +94,22 @@ struct tmp_view {
 	size_t ncarry;
 };
 
+/* What a carried tree is to the run, and so which mount attributes its
+ * copy gets (layer-tmp.c). */
+enum tmp_carry_kind {
+	CARRY_WRITABLE, /* a writable tree or file: its copy as it is */
+	/* A home or the working directory outside the writable set: its
+	 * copy nodev, whole (it is read-only already, as its mount is, but
+	 * for the writable trees below it, which stay so). */
+	CARRY_READ_ONLY,
+	CARRY_SOCKET /* an --allow-socket outside the writable set: read-only, nodev */
+};
+
 struct tmp_carry {
 	char **comps; /* its path below the view, one component each */
 	size_t ncomps;
 	int is_dir;
-	int readonly; /* an --allow-socket outside the writable set: read-only, nodev */
+	enum tmp_carry_kind kind;
 };
 
 struct cover {
@@ -217,6 +228,14 @@ int tmp_trial(const struct linux_trial *t);
 /* Parent: the views of this run (res->ptmp, plan->mount->views).
  * 0 or CORDON_E*. */
 int tmp_layer_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
+/* The carries of view v (v->view set, canonical) for this run's policy,
+ * homes and working directory cwd (or NULL); sockets are looked at
+ * (stat), nothing else. 0, or -1 without memory. */
+int tmp_plan_view(const struct run_spec *run, const char *cwd, struct tmp_view *v);
+/* The path of carry t of view v in buf: 0, or -1 when it does not fit.
+ * Pure. */
+int tmp_carry_path(const struct tmp_view *v, const struct tmp_carry *t, char *buf, size_t n);
+void tmp_view_free(struct tmp_view *v);
 /* Child, after the mount layer: each view bound, the trees carried into
  * it, the cwd entered again. 0 or errno. */
 int tmp_apply(const struct linux_plan *plan);

@@ -25,8 +25,10 @@
  *     or RESOLVE_BENEATH from the cwd, following no symlink), any other
  *     one component at a time; the socket it names is pinned (O_PATH)
  *     and allowed when it is an --allow-socket or when its directory
- *     lies in the writable set (walking up by ".."); the call is made to
- *     that very inode through /proc/self/fd/N;
+ *     lies in the writable set (walking up by ".."; the run's dir counts
+ *     only when the walk stayed on one mount: the private /tmp, which is
+ *     the run's dir, shows read-only trees below it, layer-tmp.c); the
+ *     call is made to that very inode through /proc/self/fd/N;
  *   - an abstract name is allowed only when the run bound it, in the
  *     network namespace of the socket that connects or sends: binds of
  *     abstract names are made by the supervisor, which keeps the socket
@@ -114,6 +116,11 @@ struct supervisor {
 		dev_t dev;
 		ino_t ino;
 		int is_dir;
+		/* The run's dir: it holds a socket only on its own mount. It
+		 * is the private /tmp's root (layer-tmp.c), below which a home
+		 * in /tmp is shown read-only on a mount of its own: a walk up
+		 * from there reaches it, and must not count. */
+		int own_mount;
 	} * ids;
 	size_t nids;
 	/* The run's abstract names: each bound by the supervisor for a
@@ -206,25 +213,40 @@ static int same(const struct stat *st, const struct sup_id *id)
 	return st->st_dev == id->dev && st->st_ino == id->ino;
 }
 
-static int dir_listed(const struct supervisor *s, const struct stat *st)
+/* The allowed directory st is, or NULL. */
+static const struct sup_id *dir_listed(const struct supervisor *s, const struct stat *st)
 {
 	for (size_t i = 0; i < s->nids; i++)
 		if (s->ids[i].is_dir && same(st, &s->ids[i]))
-			return 1;
-	return 0;
+			return &s->ids[i];
+	return NULL;
+}
+
+/* Whether the directory fd is the root of a mount (statx, Linux 5.8:
+ * wherever Landlock runs); 1 when that cannot be told. */
+static int mount_root(int fd)
+{
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, 0, &sx) != 0 ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return 1;
+	return (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
 }
 
 /* 1 when the directory dirfd lies in an allowed tree: walk up by "..",
- * comparing each directory with the allowed ones, until the root. */
+ * comparing each directory with the allowed ones, until the root. The
+ * run's dir counts only when the walk stayed on one mount. */
 static int dir_allowed(const struct supervisor *s, int dirfd)
 {
 	struct stat st, up;
+	const struct sup_id *id = NULL;
 	if (fstat(dirfd, &st) != 0)
 		return 0;
-	int fd = dirfd, found = 0;
-	for (int depth = 0; !found && depth < 4096; depth++) {
-		if ((found = dir_listed(s, &st)))
+	int fd = dirfd, crossed = 0;
+	for (int depth = 0; depth < 4096; depth++) {
+		if ((id = dir_listed(s, &st)) != NULL)
 			break;
+		crossed |= mount_root(fd);
 		int parent = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (parent >= 0 && fstat(parent, &up) != 0) {
 			close(parent);
@@ -239,7 +261,7 @@ static int dir_allowed(const struct supervisor *s, int dirfd)
 	}
 	if (fd >= 0 && fd != dirfd)
 		close(fd);
-	return found;
+	return id != NULL && !(id->own_mount && crossed);
 }
 
 /* The command's thread group and thread ids in its own PID namespace
@@ -1546,7 +1568,7 @@ int supervisor_trial(const struct linux_trial *t)
 	return 0;
 }
 
-static int add_id(struct supervisor *s, const char *path)
+static int add_id(struct supervisor *s, const char *path, int own_mount)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
@@ -1558,6 +1580,7 @@ static int add_id(struct supervisor *s, const char *path)
 	s->ids[s->nids].dev = st.st_dev;
 	s->ids[s->nids].ino = st.st_ino;
 	s->ids[s->nids].is_dir = S_ISDIR(st.st_mode) ? 1 : 0;
+	s->ids[s->nids].own_mount = own_mount;
 	s->nids++;
 	return 0;
 }
@@ -1612,9 +1635,10 @@ int supervisor_prepare(const struct run_spec *run, struct run_result *res, struc
 	 * told from outside the command (its root, its links are its own);
 	 * sockets there are refused (Landlock ABI 9 allows them). */
 	for (size_t i = 0; !bad && i < p->nw; i++)
-		bad = p->w[i].kind != W_DEVICE && add_id(s, p->w[i].path) != 0;
+		bad = p->w[i].kind != W_DEVICE &&
+		      add_id(s, p->w[i].path, p->w[i].kind == W_TMPDIR) != 0;
 	for (size_t i = 0; !bad && i < p->nsockets; i++)
-		bad = add_id(s, p->sockets[i]) != 0;
+		bad = add_id(s, p->sockets[i], 0) != 0;
 	pthread_mutex_unlock(&s->lock);
 	return bad ? backend_fail(res, CORDON_ENOMEM, "out of memory") : 0;
 }

@@ -273,8 +273,14 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_TMP_SHARED] = { "tmp_shared_read_only",
 			     "/tmp and /var/tmp are the machine's, read-only: a program that "
 			     "writes there by name (tmpfile(3), Lua's os.tmpname) fails; only "
-			     "TMPDIR is the run's (no mount layer, or the run's home or working "
-			     "directory lies there outside the writable set)" },
+			     "TMPDIR is the run's (no mount layer, or open_tree(2) refused)" },
+	[GAP_TMP_TREE_FIFOS] = { "tmp_tree_fifos_writable",
+				 "the run's home or working directory lies in /tmp (or "
+				 "/var/tmp) outside the writable set and is shown read-only in "
+				 "the run's private one, where Landlock's grant reaches it: a "
+				 "FIFO there can be opened for writing and, at Landlock ABI 9 "
+				 "and later, a Unix socket there connected to; every other "
+				 "write there is refused (EROFS)" },
 	[GAP_LIMIT] = { "resource_limit_not_enforced",
 			"a --max-procs, --max-memory or --max-tmp bound is not applied here "
 			"(\"by\": null in limits)" },

@@ -121,6 +121,7 @@ enum gap_id {
 	GAP_MEMORY_PER_PROCESS,
 	GAP_SCRATCH_HOME,
 	GAP_NETWORK_ALLOWLIST,
+	GAP_TMP_TREE_FIFOS,
 	GAP_COUNT
 };
 _Static_assert(GAP_COUNT <= 32, "gaps are bits of an unsigned");

@@ -438,6 +438,45 @@ static void test_set(void)
 	env_free(e);
 }
 
+/* CORDON_RUN_ID: the run's id when confined (run_id set), replacing an
+ * inherited one and passing --clean-env; --env naming it wins; without
+ * run_id an inherited one passes like any name. */
+static void test_run_id(void)
+{
+	static const char *const par[] = { "A=1", "CORDON_RUN_ID=outer", "HOME=/home/u", NULL };
+	struct env_opts o = { .run_id = "0123abcd" };
+	char **e = env_build(par, &o, NULL);
+	is_str(joined(e), "A=1|HOME=/home/u|CORDON_RUN_ID=0123abcd",
+	       "run_id: set, replacing the inherited one");
+	env_free(e);
+	o.clean = 1;
+	e = env_build(par, &o, NULL);
+	is_str(joined(e), "HOME=/home/u|CORDON_RUN_ID=0123abcd", "run_id: passes --clean-env");
+	env_free(e);
+	static const char *const value[] = { "CORDON_RUN_ID=mine", NULL };
+	static const char *const bare[] = { "CORDON_RUN_ID", NULL };
+	o.clean = 0;
+	o.specs = value;
+	o.nspecs = 1;
+	e = env_build(par, &o, NULL);
+	is_str(joined(e), "A=1|HOME=/home/u|CORDON_RUN_ID=mine", "run_id: --env NAME=VALUE wins");
+	env_free(e);
+	o.specs = bare;
+	e = env_build(par, &o, NULL);
+	is_str(joined(e), "A=1|CORDON_RUN_ID=outer|HOME=/home/u",
+	       "run_id: --env NAME passes the caller's");
+	env_free(e);
+	struct env_opts none = { 0 };
+	e = env_build(par, &none, NULL);
+	is_str(joined(e), "A=1|CORDON_RUN_ID=outer|HOME=/home/u",
+	       "no run_id (not confined): an inherited one passes");
+	env_free(e);
+	none.clean = 1;
+	e = env_build(par, &none, NULL);
+	is_str(joined(e), "HOME=/home/u", "no run_id, --clean-env: none");
+	env_free(e);
+}
+
 static void test_spec_valid(void)
 {
 	is_int(env_spec_valid(NULL), 0, "spec_valid: NULL");
@@ -464,6 +503,7 @@ int main(void)
 	test_odd_parents();
 	test_spec_valid();
 	test_set();
+	test_run_id();
 	test_secret_names();
 	test_secrets_removed();
 	return done_testing();
