@@ -163,6 +163,21 @@ rm -f "$CDF"
 ok $? "--cd-file: a command that fails: its status, no file"
 out=$(cd "$WS" && "$SH" --cd-file "$CDF" 2>&1)
 is "$?:${out%%:*}" "125:cordon" "--cd-file without -c: refused"
+# After the run cordon-sh acts unconfined on the file's name: a second
+# name of a file outside (a hard link made before the run, which the run
+# refuses) is never written through; a symlink the command left is not
+# followed (attack A14).
+make_fixture "$OUT/victim"
+mkdir -m 0700 "$T/cdd"
+ln "$OUT/victim" "$T/cdd/hard"
+before=$(snapshot "$OUT/victim")
+(cd "$WS" && "$SH" --cd-file "$T/cdd/hard" -c "echo pwned > '$T/cdd/hard'; cd '$OUT'") >/dev/null 2>&1
+unchanged "--cd-file a hard link to a file outside" "$OUT/victim" "$before"
+rm -f "$T/cdd/hard"
+before=$(snapshot "$OUT/victim")
+(cd "$WS" && "$SH" --cd-file "$T/cdd/f" -c "rm -f '$T/cdd/f'; ln -s '$OUT/victim' '$T/cdd/f'; cd '$OUT'") >/dev/null 2>&1
+unchanged "--cd-file replaced by a symlink to a file outside" "$OUT/victim" "$before"
+rm -rf "$T/cdd"
 
 # ---- "inside a run" is never taken from the environment -----------------------
 # CORDON_RUN_ID is the caller's to set (an agent loads a workspace's .env
