@@ -9,6 +9,8 @@
 #                   confined (installs what they need; not in check)
 #   make check-agents  Claude Code, Codex and Gemini CLI end to end through
 #                   cordon (installs them from npm; AGENT_ROUTES=...)
+#   make check-bindings  the Rust (cargo test --offline) and Python (pytest,
+#                   pip install) bindings, as root also as nobody (in check)
 #   make asan       the suite under AddressSanitizer + UBSan
 #   make check-macos  compile and link the library and CLI for macOS (zig cc)
 #   make lint       cppcheck, clang-tidy, shellcheck, format-check, the child
@@ -54,14 +56,15 @@ UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c jsonparse.c comp
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
                  heldtree.c agentcfg.c reviewjudge.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
-CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c secrets.c runtmp.c workdir.c \
-                 stdfds.c emit.c status.c explain.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
+CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c \
+                 secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c status.c explain.c \
+                 netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
                  passfile.c review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
                  overlay.c layer-review.c \
-                 layer-netns.c limits.c layer-pidns.c layer-seccomp.c unix-supervisor.c caps.c \
+                 layer-netns.c limits.c layer-pidns.c layer-seccomp.c layer-userns.c unix-supervisor.c caps.c \
                  linux-runner.c)
 LIB_SRC     := $(UTIL_SRC) $(GIT_SRC) $(NET_SRC) $(CORE_SRC) $(MACOS_SRC) $(LINUX_SRC)
 SRC_DIRS    := util core gitguard net linux macos
@@ -89,7 +92,7 @@ REPLAY_BIN := $(FUZZ_SRC:fuzz/%.c=$(B)/replay/%)
 .PHONY: all check quick unit shell replay asan lint format format-check tidy cppcheck \
         shellcheck fuzz install uninstall clean demo header-check dep-check deps valgrind install-check \
         release-check symbols-check zig check-macos mac-tests corpus check-tools bench bench-lib \
-        child-check size-check check-agents check-pure check-deb
+        child-check size-check check-agents check-pure check-deb check-bindings
 .SUFFIXES:
 SHELL := /bin/bash
 
@@ -300,6 +303,13 @@ AGENT_ROUTES ?=
 check-agents: $(B)/cordon $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
 
+# The Rust and Python bindings (bindings/): their tests against this build,
+# a pip install and a PREFIX install, as the current user and, as root,
+# as nobody; a part whose tool is missing skips with the reason
+# (tests/bindings/run). A part of make check.
+check-bindings: all
+	CORDON_BUILD=$(B) tests/bindings/run
+
 # The README's test command. Everything a change must pass: every part
 # runs even after one failed, then a summary names each part's result
 # (tests/run-check).
@@ -417,7 +427,7 @@ SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user t
                    tests/tools/run tests/run-check tests/install-check tests/check-deb tests/helpers/sshd-own \
                    .ci/run .ci/check-macos debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
-                   tests/agents/run tests/agents/install tests/agents/glue/prefix)
+                   tests/agents/run tests/agents/install tests/agents/glue/prefix tests/bindings/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 

@@ -101,6 +101,8 @@ static const char usage_run[] =
 	"                          listed in the exit event; the workspace is unchanged\n"
 	"                          until 'cordon apply RUN_ID' (Linux with the mount\n"
 	"                          layer; refused elsewhere, whatever the mode)\n"
+	"  --allow-userns          let the command make user namespaces (a sandbox of\n"
+	"                          its own: bwrap, podman, unshare -U); refused by default\n"
 	"  --policy FILE           the options of a policy file: one a line, NAME VALUE,\n"
 	"                          # comments; relative paths against the workspace;\n"
 	"                          refused in a tree the run may write (repeatable)\n"

@@ -172,8 +172,11 @@ CORDON_EXPORT int cordon_add_deny_read(cordon *c, const char *path);
  * ~/.ssh keys, cloud and registry credentials, histories...; see
  * cordon probe): an entry at or below it stays readable. */
 CORDON_EXPORT int cordon_add_allow_read(cordon *c, const char *path);
-/* The default deny-read list, as "~/..." paths (NULL-terminated, static);
- * of ~/.ssh, known_hosts*, config and *.pub stay readable. */
+/* The default deny-read list (NULL-terminated, static): "~/PATH" under
+ * each home, "$XDG_RUNTIME_DIR/PATH" under the user's runtime dir, and
+ * two patterns, "~/.config/" "*" "/auth.json" and ".../credentials.json"
+ * (in each directory directly under ~/.config); of ~/.ssh,
+ * known_hosts*, config and *.pub stay readable. */
 CORDON_EXPORT const char *const *cordon_default_deny_read(void);
 /* The default deny-read list (default on). Off: only --deny-read, and
  * the environment's secrets pass too (cordon_default_deny_env()). */
@@ -183,7 +186,11 @@ CORDON_EXPORT int cordon_set_default_deny_read(cordon *c, int on);
  * in "off"), unless cordon_add_env() names them: shell patterns ('*' any
  * run of characters) matched against the whole name, letters in either
  * case. NULL-terminated, static. The start event lists the names removed
- * (env_removed), never their values. */
+ * (env_removed), never their values. Beside the list, git's configuration
+ * variables are kept out by value: GIT_CONFIG_PARAMETERS, and
+ * GIT_CONFIG_COUNT with every GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n,
+ * when a key or value sets an HTTP header, a credential or a password,
+ * or holds a URL with a password (see the CLI reference). */
 CORDON_EXPORT const char *const *cordon_default_deny_env(void);
 /* The network (default on). Off, whenever confinement is applied: no IP
  * traffic leaves the command's world; loopback inside works where a
@@ -273,7 +280,13 @@ CORDON_EXPORT int cordon_parse_on_tamper(const char *s, enum cordon_on_tamper *o
 CORDON_EXPORT int cordon_set_state_dir(cordon *c, const char *dir);
 /* Status events go to this fd (borrowed) ... */
 CORDON_EXPORT int cordon_set_status_fd(cordon *c, int fd);
-/* ... and/or are appended to this file (created 0600 if missing). Where
+/* ... and/or are appended to this file (created 0600 if missing).
+ * Unless the mode is CORDON_MODE_OFF, cordon_begin() refuses
+ * (CORDON_EREFUSED) a file or FIFO, named or open on the fd, that lies
+ * inside a tree a command may write (the workspace, allow-write paths,
+ * the tool caches' locations, the state dir's runs/ and caches/) or that
+ * has other names on such a tree's file system, and a status fd that is
+ * also a kept fd: a command could replace it and forge the events. Where
  * they cannot be written (the fd's reader has gone, the disk is full),
  * one line says so on fd 2, once per run and destination, and the run
  * goes on: its events from then on are lost there. */
@@ -342,6 +355,13 @@ CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
  * "required" refuses to run. Nothing is done when there is no home
  * directory or it lies in a writable tree already. */
 CORDON_EXPORT int cordon_set_scratch_home(cordon *c, int on);
+/* Let the command make user namespaces of its own (default off: they are
+ * refused, as they are a common route of kernel exploits; the status
+ * event then has the layer user_namespaces_refused). On for commands that
+ * run a sandbox of their own (bwrap, podman, unshare -U, Chromium's
+ * namespace sandbox); the run reports the gap user_namespaces_allowed.
+ * Linux; elsewhere it changes nothing. */
+CORDON_EXPORT int cordon_set_allow_userns(cordon *c, int on);
 
 /* Review before it lands (default off): the run's writes to the
  * workspace succeed for its commands but are held aside, under the state

@@ -116,17 +116,17 @@ rm -rf "$st2"
 mkdir -p "$WS/build"
 echo keep >"$WS/keep.txt"
 (cd "$WS" && "$CORDON" run -w . --allow-write build --protect keep.txt --state-dir ../relstate \
-	--status-file rel.json -- sh -c 'echo x > build/y') >"$T/o" 2>"$T/e"
+	--status-file ../rel.json -- sh -c 'echo x > build/y') >"$T/o" 2>"$T/e"
 is "$?:$(cat "$WS/build/y" 2>/dev/null)" "0:x" "relative -w, --allow-write, --protect, --state-dir, --status-file"
-is "$(json_field "$WS/rel.json" status 'e["writable"][0] if e["applied"] else "'"$WS"'"')" "$WS" \
+is "$(json_field "$T/rel.json" status 'e["writable"][0] if e["applied"] else "'"$WS"'"')" "$WS" \
 	"the relative workspace is the current directory, canonical"
-is "$(json_field "$WS/rel.json" status '[p["path"] for p in e["protected"] if p["explicit"]] if e["applied"] else ["'"$WS/keep.txt"'"]')" \
+is "$(json_field "$T/rel.json" status '[p["path"] for p in e["protected"] if p["explicit"]] if e["applied"] else ["'"$WS/keep.txt"'"]')" \
 	"[\"$WS/keep.txt\"]" "the relative --protect path is resolved"
-case $(json_field "$WS/rel.json" status 'e["tmpdir"]') in
+case $(json_field "$T/rel.json" status 'e["tmpdir"]') in
 "$T/relstate/runs/"*) ok 0 "the relative state dir is resolved" ;;
-*) ok 1 "the relative state dir is resolved: $(json_field "$WS/rel.json" status 'e["tmpdir"]')" ;;
+*) ok 1 "the relative state dir is resolved: $(json_field "$T/rel.json" status 'e["tmpdir"]')" ;;
 esac
-rm -rf "$WS/build" "$WS/keep.txt" "$WS/rel.json" "$WS/afile-rel" "$T/relstate"
+rm -rf "$WS/build" "$WS/keep.txt" "$T/rel.json" "$WS/afile-rel" "$T/relstate"
 
 # Where the command starts: cordon's current directory when it lies in
 # the workspace, else the workspace (-w from elsewhere); --cwd names

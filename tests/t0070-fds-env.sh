@@ -69,18 +69,69 @@ print(data)' <"$OUT/in" 2>&1)
 	is "$out" "$(printf 'fchmod 30\nfutimens 30\nsetxattr 30\nproc 30\nstdin content')" \
 		"stdin, an outside file: readable, its metadata refused (EROFS)"
 	unchanged "stdin, an outside file" "$OUT/in" "$before_in"
-	# One in the machine's /tmp that the run does not see (its /tmp is
-	# its own): it cannot be opened again there; it stays, and the start
-	# event says its metadata is not restricted.
-	tmpin=$(mktemp /tmp/cordon-t0070.XXXXXX)
-	make_fixture "$tmpin" "stdin content"
-	rm -f "$T/s.json"
-	out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <"$tmpin" 2>&1)
-	rm -f "$tmpin"
-	is "$out:$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" \
-		"stdin content:true" "stdin, a file in the machine's /tmp not shown: read, the gap reported"
 else
 	skip "no mount layer here: an outside file on fd 0 keeps its metadata changeable (metadata_outside_not_restricted)"
+fi
+# fd 0 on a file that a private mount of the run hides from the command's
+# view (the machine's /tmp, /dev/shm, the home under --scratch-home):
+# reopened before the mount hides it, so its metadata stays the machine's
+# and the read goes on where the caller's left it. The home outside /tmp
+# gives the run its own /tmp (t0190).
+META='import os, sys
+data = sys.stdin.read().strip()
+for what, f in (("fchmod", lambda: os.fchmod(0, 0o666)), ("futimens", lambda: os.utime(0, None)),
+                ("fchown", lambda: os.fchown(0, os.getuid(), os.getgid())),
+                ("setxattr", lambda: os.setxattr(0, "user.cordon", b"x"))):
+    try:
+        f(); print(what, "went through")
+    except OSError as e:
+        print(what, e.errno)
+print(data)'
+refused=$(printf 'fchmod 30\nfutimens 30\nfchown 30\nsetxattr 30\nsecond line')
+hrun() { (cd "$WS" && HOME=/nonexistent "$CORDON" run --state-dir "$STATE" --no-caches "$@"); }
+layers_gaps=$(hrun --status-fd 3 -- true 3>&1 >/dev/null 2>/dev/null | "$PY" -c 'import json,sys; e=json.loads(sys.stdin.readline()); print(" ".join(e["layers"]))')
+if [[ " $layers_gaps " == *" private_tmp "* ]]; then
+	printf 'first line\nsecond line\n' >"$OUT/in-tmp"
+	touch -d '2001-02-03 04:05:06' "$OUT/in-tmp"
+	before=$(snapshot "$OUT/in-tmp")
+	rm -f "$T/s.json"
+	out=$({ read -r _; hrun --status-file "$T/s.json" -- "$PY" -c "$META"; } <"$OUT/in-tmp" 2>&1 | cat)
+	is "$out" "$refused" "stdin, a file in the machine's /tmp (the run's /tmp is private): the rest of it read, its metadata refused (EROFS)"
+	unchanged "stdin, a file in the machine's /tmp" "$OUT/in-tmp" "$before"
+	is "$(json_field "$T/s.json" status '["stdio_metadata_not_restricted" in e["gaps"], "private_tmp" in e["layers"]]')" \
+		"[false, true]" "... and no stdio_metadata_not_restricted gap (the run had its own /tmp)"
+	LIB=$TOP/$B/libcordon.so
+	if [ -e "$LIB" ]; then
+		out=$( (cd "$WS" && HOME=/nonexistent LD_PRELOAD=$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }') \
+			ASAN_OPTIONS=detect_leaks=0 "$PY" "$TOP/tests/helpers/libspawns.py" "$LIB" "$STATE" -- true \
+			--then "$PY" -c 'import os; os.fchmod(0, 0o666)') <"$OUT/in-tmp" 2>&1)
+		is "$(echo "$out" | grep -c '^exit 1$'):$(echo "$out" | grep -c 'Errno 30')" "1:1" \
+			"a library run's second spawn, fd 0 in the machine's /tmp: its metadata refused too"
+		unchanged "... the file" "$OUT/in-tmp" "$before"
+	else
+		skip "a library run's second spawn: no $LIB"
+	fi
+else
+	skip "stdin in the machine's /tmp: no private /tmp here"
+fi
+if [[ " $layers_gaps " == *" mount_namespace "* ]]; then
+	shm=/dev/shm/cordon-t-$$-$RANDOM
+	if printf 'first line\nsecond line\n' >"$shm" 2>/dev/null; then
+		before=$(snapshot "$shm")
+		out=$({ read -r _; hrun -- "$PY" -c "$META"; } <"$shm" 2>&1 | cat)
+		is "$out" "$refused" "stdin, a file in the machine's /dev/shm (the run's is private): read, its metadata refused"
+		unchanged "stdin, a file in the machine's /dev/shm" "$shm" "$before"
+		rm -f "$shm"
+	else
+		skip "stdin in the machine's /dev/shm: cannot make a file there"
+	fi
+	mkdir -p "$HOME" && printf 'first line\nsecond line\n' >"$HOME/in-home"
+	before=$(snapshot "$HOME/in-home")
+	out=$( (cd "$WS" && { read -r _; crun --scratch-home -- "$PY" -c "$META"; } <"$HOME/in-home") 2>&1 | cat)
+	is "$out" "$refused" "stdin, a file in the home under --scratch-home: read (it started), its metadata refused"
+	unchanged "stdin, a file in the home under --scratch-home" "$HOME/in-home" "$before"
+else
+	skip "stdin in /dev/shm and the scratch home: no mount layer here"
 fi
 out=$(cd "$WS" && crun -- sh -c 'readlink /proc/self/fd/0; touch /proc/self/fd/0/new; chmod 0777 /proc/self/fd/0/.' <"$OUT/dir" 2>/dev/null)
 is "$(echo "$out" | head -n 1)" /dev/null "stdin, an outside directory: replaced by /dev/null"
@@ -101,8 +152,10 @@ rm -f "$T/s.json"
 (cd "$WS" && crun --status-file "$T/s.json" -- echo inside >"$WS/o" 2>"$WS/e" </dev/null)
 is "$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" false \
 	"stdio inside the writable set or devices: no gap"
-# Files fd 0 cannot be reopened through: the host's /dev/shm (the
-# command's is its own) and a deleted file. They stay, and the run works.
+# The host's /dev/shm (the command's is its own) is reopened before the
+# private one hides it (above); a deleted file cannot be reopened: it
+# stays, the start event says stdio_metadata_not_restricted, and the run
+# works.
 shm=/dev/shm/cordon-t0070-$$
 if [ -d /dev/shm ] && echo shm-in >"$shm" 2>/dev/null; then
 	out=$(cd "$WS" && crun -- cat <"$shm")
@@ -113,8 +166,15 @@ else
 fi
 exec 8<"$OUT/in"
 rm "$OUT/in"
-out=$(cd "$WS" && crun -- cat <&8)
+rm -f "$T/s.json"
+out=$(cd "$WS" && crun --status-file "$T/s.json" -- cat <&8 2>&1)
 is "$?:$out" "0:stdin content" "stdin, a deleted outside file: still read"
+if has_mount_layer; then
+	is "$(json_field "$T/s.json" status '"stdio_metadata_not_restricted" in e["gaps"]')" true \
+		"... and, not reopened, its metadata gap is reported"
+else
+	skip "no mount layer: metadata_outside_not_restricted covers it"
+fi
 exec 8<&-
 
 # Devices and named FIFOs on fds 0-2 are reopened through the command's
@@ -258,5 +318,46 @@ is "$(shown)" "ran: " "auto, unconfined: the secrets stay out all the same"
 is "$(removed)" '["GITHUB_TOKEN", "ANTHROPIC_API_KEY"]' "auto, unconfined: the start event lists them"
 is "$(grep -c -e "$tok" "$T/s.json" "$T/err" | tr '\n' ' ')" "$T/s.json:0 $T/err:0 " \
 	"auto, unconfined: no value in the status file nor on stderr"
+
+# The 24 secret names an attacker's review found reaching the command
+# (issue 35): npm's and Gradle's camelCase keys, more words, and git's
+# configuration carrying an HTTP header or a credential.
+secret_env=(
+	"npm_config__authToken=$tok-1" "NPM_CONFIG__AUTHTOKEN=$tok-2"
+	"npm_config_//registry.npmjs.org/:_authToken=$tok-3" "npm_config__auth=$tok-4"
+	"ORG_GRADLE_PROJECT_signingKey=$tok-5" "ORG_GRADLE_PROJECT_signingPassword=$tok-6"
+	"ORG_GRADLE_PROJECT_mavenCentralPassword=$tok-7" "ORG_GRADLE_PROJECT_githubToken=$tok-8"
+	"GPG_PASSPHRASE=$tok-9" "AZURE_DEVOPS_EXT_PAT=$tok-10" "GH_PAT=$tok-11"
+	"RAILS_MASTER_KEY=$tok-12" "SECRET_KEY_BASE=$tok-13" "DOCKER_AUTH_CONFIG=$tok-14"
+	"AZURE_STORAGE_CONNECTION_STRING=$tok-15" "APPLICATIONINSIGHTS_CONNECTION_STRING=$tok-16"
+	"SUPABASE_JWT=$tok-17" "SENTRY_DSN=https://$tok-18@o1.ingest.sentry.io/1"
+	"GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic $tok-19'"
+	"GIT_CONFIG_COUNT=2" "GIT_CONFIG_KEY_0=safe.directory" "GIT_CONFIG_VALUE_0=*"
+	"GIT_CONFIG_KEY_1=http.https://example.invalid/.extraHeader"
+	"GIT_CONFIG_VALUE_1=Authorization: Bearer $tok-24"
+)
+names24=$(printf '%s\n' "${secret_env[@]}" | cut -d= -f1 | tr '\n' ' ')
+rm -f "$T/s.json"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" "${secret_env[@]}" "$CORDON" run --state-dir "$STATE" \
+	--sandbox off -- env) >"$T/o"
+got=0
+for v in "${secret_env[@]}"; do
+	grep -q -F -x -e "$v" "$T/o" && got=$((got + 1))
+done
+is "$got" 24 "control (--sandbox off): the 24 variables reach the command"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" "${secret_env[@]}" "$CORDON" run --state-dir "$STATE" \
+	--status-file "$T/s.json" -- env) >"$T/o"
+got=""
+for v in "${secret_env[@]}"; do
+	grep -q -F -x -e "$v" "$T/o" && got="$got ${v%%=*}"
+done
+is "$got:$(grep -c -e "$tok" "$T/o")" ":0" "confined: none of the 24 names reaches the command, nor any value"
+is "$(json_field "$T/s.json" status '" ".join(e["env_removed"]) + " "')" "$names24" \
+	"the start event lists the 24 names removed"
+is "$(grep -c -e "$tok" "$T/s.json")" 0 "... and none of their values"
+rm -f "$T/s.json"
+(cd "$WS" && env -i PATH="$PATH" HOME="$HOME" GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory \
+	GIT_CONFIG_VALUE_0='*' "$CORDON" run --state-dir "$STATE" -- sh -c 'git config --get safe.directory') >"$T/o" 2>&1
+is "$(cat "$T/o")" "*" "git's configuration without a secret (safe.directory) still reaches git"
 
 done_testing

@@ -501,14 +501,60 @@ is "$(cat "$T/disk/cargo/registry/x" 2>/dev/null)" ok "a symlinked CARGO_HOME ou
 unset CARGO_HOME
 
 # ---- status file and state dir --------------------------------------------------------------------
+# The status events must be where no command can reach them: a status file
+# inside a writable tree is refused (the command could rename it and leave
+# a forged exit event at its name), whether named or open on the status fd.
 rm -rf "$OUT" && mkdir -p "$OUT" && echo keep >"$OUT/target"
-(cd "$WS" && crun --status-file "$WS/status.jsonl" -- sh -c 'rm status.jsonl && ln -s "$1" status.jsonl' sh "$OUT/target")
+forge='mv "$1" "$1.real"; echo "{\"event\":\"bash_sandbox_exit\",\"exit_code\":0,\"tampered\":[]}" > "$1"; exit 3'
+mkdir -p "$T/ctl" && echo '{"event":"bash_sandbox_status"}' >"$T/ctl/s.jsonl"
+sh -c "$forge" sh "$T/ctl/s.jsonl"
+is "$(grep -c '"exit_code":0' "$T/ctl/s.jsonl")" 1 "control: a command that can write the status file's dir forges its exit event"
+rm -rf "$T/ctl"
+(cd "$WS" && crun --status-file s.jsonl -- sh -c "$forge" sh s.jsonl) >"$T/o" 2>"$T/err"
+is "$?:$(cat "$T/o"):$(ls -A "$WS")" "125::" "a status file in the workspace: refused, nothing run, nothing made"
+is "$(cat "$T/err")" "cordon: refusing status file s.jsonl: it lies inside $WS, which the command may write (it could replace the file and forge the events); write the events outside every writable tree" \
+	"... with one line saying why"
+(cd "$WS" && crun --status-fd 3 -- sh -c "$forge" sh s.jsonl 3>"$WS/s.jsonl") >"$T/o" 2>"$T/err"
+is "$?:$(cat "$T/o"):$(ls -A "$WS"):$(stat -c %s "$WS/s.jsonl")" "125::s.jsonl:0" \
+	"a status fd on a file in the workspace (3>ws/s.jsonl): refused, the file untouched"
+is "$(wc -l <"$T/err"):$(grep -c "^cordon: refusing status fd 3: its file $WS/s.jsonl lies inside $WS" "$T/err")" "1:1" "... with one line saying why"
+rm -f "$WS/s.jsonl"
+mkdir -p "$T/extra" && echo keep >"$T/extra-file"
+(cd "$WS" && crun --allow-write "$T/extra" --status-file "$T/extra/s.jsonl" -- true) 2>/dev/null
+is "$?:$(ls -A "$T/extra")" "125:" "a status file in an --allow-write tree: refused"
+before=$(snapshot "$T/extra-file")
+(cd "$WS" && crun --allow-write "$T/extra-file" --status-file "$T/extra-file" -- true) 2>/dev/null
+is "$?" 125 "a status file that is an --allow-write file: refused"
+unchanged "... the file" "$T/extra-file" "$before"
+mkdir -p "$HOME/.npm"
+(cd "$WS" && crun --status-file "$HOME/.npm/s.jsonl" -- true) 2>/dev/null
+is "$?:$(ls -A "$HOME/.npm")" "125:" "a status file in a tool cache's location: refused"
+echo '{}' >"$T/hl.jsonl" && ln "$T/hl.jsonl" "$WS/hl"
+before=$(snapshot "$T/hl.jsonl")
+(cd "$WS" && crun --status-file "$T/hl.jsonl" -- true) 2>"$T/err"
+is "$?:$(grep -c 'has 2 names, on the file system of' "$T/err")" "125:1" \
+	"a status file outside with another name on a writable tree's file system: refused"
+(cd "$WS" && crun --status-fd 3 -- true 3>>"$T/hl.jsonl") 2>/dev/null
+is "$?" 125 "... and as the status fd"
+unchanged "... the file" "$T/hl.jsonl" "$before"
+rm -f "$WS/hl" "$T/hl.jsonl"
+(cd "$WS" && crun --status-fd 3 --keep-fd 3 -- sh -c 'echo forged >&3' 3>>"$T/kept.jsonl") 2>"$T/err"
+is "$?:$(cat "$T/kept.jsonl" 2>/dev/null):$(grep -c 'also a --keep-fd' "$T/err")" "125::1" \
+	"a status fd the command keeps (--keep-fd): refused"
+rm -f "$T/kept.jsonl"
+(cd "$WS" && crun --status-file "$T/s-out.jsonl" -- sh -c "$forge" sh "$T/s-out.jsonl") 2>/dev/null
+is "$?:$(grep -c '"exit_code":3' "$T/s-out.jsonl"):$(grep -c '"exit_code":0' "$T/s-out.jsonl")" "3:1:0" \
+	"a status file outside every writable tree: the command cannot forge it"
+rm -f "$T/s-out.jsonl"
+(cd "$WS" && crun --sandbox off --status-file s.jsonl -- true)
+is "$?:$(grep -c bash_sandbox_exit "$WS/s.jsonl")" "0:1" "off (a plain exec, nothing confined): a status file in the workspace is written"
+rm -f "$WS/s.jsonl"
+# A symlink planted where the status file would be: refused, the outside file unchanged.
+ln -s "$OUT/target" "$WS/status.jsonl"
 (cd "$WS" && crun --status-file "$WS/status.jsonl" -- true) 2>"$T/err"
 is "$?:$(cat "$OUT/target")" "125:keep" "a status file replaced by a symlink: refused, the outside file unchanged"
 is "$(grep -c '^cordon: refusing status file' "$T/err")" 1 "... with one line saying why"
 rm -f "$WS/status.jsonl"
-(cd "$WS" && crun --status-file "$WS/status.jsonl" -- true && crun --status-file "$WS/status.jsonl" -- true)
-is "$(grep -c bash_sandbox_exit "$WS/status.jsonl")" 2 "a plain status file in the workspace keeps working"
 mkdir -p "$OUT/state/runs/older" && echo keep >"$OUT/state/runs/older/f"
 (cd "$WS" && "$CORDON" run --state-dir "$WS/.cordon-state" -- true) 2>"$T/err"
 is "$?:$(grep -c 'inside a tree the command may write' "$T/err")" "125:1" "a state dir inside the workspace is refused"

@@ -15,11 +15,18 @@ DENY=$HELPERS/seccomp-deny
 
 # The fixture home: every default entry holds a token of its own
 # (directories a file inside it), plus what must stay readable.
+# An entry under the runtime dir lies in the test's own; a pattern's
+# "*" is a tool's directory of its own.
+export XDG_RUNTIME_DIR=$T/run
 n=0
 dirs=" ~/.ssh ~/.aws ~/.gnupg ~/.config/gh ~/.mozilla/firefox ~/.kube ~/.password-store "
 while read -r entry; do
 	n=$((n + 1))
-	p=$HOME/${entry#\~/}
+	case $entry in
+	'$XDG_RUNTIME_DIR/'*) p=$XDG_RUNTIME_DIR/${entry#'$XDG_RUNTIME_DIR/'} ;;
+	*) p=$HOME/${entry#\~/} ;;
+	esac
+	case $p in */\*/*) p="${p%%/\**}/some-tool-$n/${p#*\*/}" ;; esac
 	tok="SECRET-TOKEN-$n-x"
 	if [ "${dirs#* "$entry" }" != "$dirs" ]; then
 		mkdir -p "$p"
@@ -38,20 +45,24 @@ ln "$HOME/.ssh/key" "$HOME/.ssh/known_hosts2" # so does the key under a kept nam
 echo "gitconfig-ok" >"$HOME/.gitconfig"
 echo "notes-ok" >"$HOME/notes.txt"
 echo "ENV-SECRET-in-ws" >"$WS/.env"
-secret_files=$(grep -rl SECRET-TOKEN "$HOME" | sort)
+# One per line: some have spaces (~/Library/Application Support/...).
+secret_files=$(grep -rl SECRET-TOKEN "$HOME" "$XDG_RUNTIME_DIR" | sort)
+
 
 # attack: every way to read the secrets, all output on stdout, copies
 # into the workspace.
 cat >"$T/attack.sh" <<'EOF'
+IFS='
+'
 for f in $SECRETS; do
 	cat "$f"
-	python3 -c 'import sys; print(open(sys.argv[1]).read())' "$f"
+	"$PY" -c 'import sys; print(open(sys.argv[1]).read())' "$f"
 	ln -s "$f" "lnk.$$" && cat "lnk.$$"; rm -f "lnk.$$"
 	ln "$f" "hard.$$" 2>/dev/null && cat "hard.$$"
 	cat "/proc/self/root$f"
 	cp "$f" "copy.$$" 2>/dev/null
 done
-grep -r SECRET-TOKEN "$HOME"
+grep -r SECRET-TOKEN "$HOME" "$XDG_RUNTIME_DIR"
 mv "$HOME/.ssh" "$HOME/.ssh-moved" && cat "$HOME"/.ssh-moved/*
 (cd "$HOME/.ssh" && cat key ../.aws/key)
 cat .env
@@ -62,7 +73,7 @@ attack() { # attack OUTFILE RUN-ARGS...
 	local out=$1
 	shift
 	rm -f "$WS"/copy.* "$WS"/hard.* "$T/s.json"
-	(cd "$WS" && SECRETS="$secret_files" "$@" -- sh "$T/attack.sh") >"$out" 2>&1
+	(cd "$WS" && SECRETS="$secret_files" PY="$PY" "$@" -- sh "$T/attack.sh") >"$out" 2>&1
 }
 
 # Control: unconfined, the attack finds every token.
@@ -80,9 +91,9 @@ if [ "$(json_field "$T/s.json" status '"read_deny" in e["layers"]')" = true ]; t
 	ok $((1 - $?)) "confined: no token in any workspace file"
 	grep -q ENV-SECRET-in-ws "$T/in.out"
 	ok $((1 - $?)) "--deny-read .env: its content is not read"
-	for f in $secret_files; do
+	while read -r f; do
 		grep -q "SECRET-TOKEN" "$f" || { ok 1 "the secret $f is unchanged"; }
-	done
+	done <<<"$secret_files"
 	ok 0 "every secret file is still there, unchanged"
 	[ -d "$HOME/.ssh" ] && [ ! -e "$HOME/.ssh-moved" ]
 	ok $? "\$HOME/.ssh was not renamed away"
@@ -216,7 +227,7 @@ if [ "$(json_field "$T/s.json" status '"mount_namespace" not in e["layers"] and 
 	is "$leaked" 0 "landlock: no token in any output"
 	grep -rq SECRET-TOKEN "$WS"
 	ok $((1 - $?)) "landlock: no token in any workspace file"
-	left=$(grep -rl SECRET-TOKEN "$HOME" | sort)
+	left=$(grep -rl SECRET-TOKEN "$HOME" "$XDG_RUNTIME_DIR" | sort)
 	is "$left" "$secret_files" "landlock: every secret file is still there, unchanged"
 	[ -d "$HOME/.ssh" ] && [ ! -e "$HOME/.ssh-moved" ]
 	ok $? "landlock: \$HOME/.ssh was not renamed away"

@@ -130,10 +130,32 @@ if [ "$MOUNT" = 1 ]; then
 	esac
 	is "$(printf '%s\n' "$out" | grep -v 'No space' | tr '\n' ' ')" "small big failed tmp failed 1024 " \
 		"... a small one fits; /tmp is the same 1 MiB tmpfs"
-	is "$(limit 'e["limits"]["max_tmp"]')" '{"limit": 1048576, "by": "tmpfs", "scope": "run"}' \
-		"the status event: max_tmp by tmpfs"
+	is "$(limit 'e["limits"]["max_tmp"]["limit"], e["limits"]["max_tmp"]["by"], e["limits"]["max_tmp"]["scope"]')" \
+		'[1048576, "tmpfs", "run"]' "the status event: max_tmp by tmpfs"
+	is "$(limit 'e["limits"]["max_tmp"]["covers"] == [e["tmpdir"], "/tmp", "/var/tmp", "/dev/shm"]')" true \
+		"... covering the temp dir, the private /tmp and /var/tmp, and /dev/shm"
 	out=$(prun -- sh -c 'head -c 2000000 /dev/zero > "$TMPDIR/big" && echo written')
 	is "$out" written "control: without it the 2 MB file is written"
+	# /dev/shm draws on the same budget: past it, ENOSPC; the machine's
+	# /dev/shm never sees the file.
+	shmname=cordon-t-shm-$$-$RANDOM
+	out=$(prun --max-tmp 1M -- sh -c '
+		head -c 2000000 /dev/zero > "/dev/shm/$1" || echo shm failed
+		rm -f "/dev/shm/$1"; head -c 600000 /dev/zero > "$TMPDIR/a" && echo tmp ok
+		head -c 600000 /dev/zero > "/dev/shm/$1" || echo shared failed
+		df -k /dev/shm | awk "NR == 2 { print \$2 }"' sh "$shmname" 2>&1)
+	case $out in
+	*"No space left on device"*) ok 0 "--max-tmp 1M: a 2 MB file in /dev/shm fails with ENOSPC" ;;
+	*) ok 1 "--max-tmp 1M: a 2 MB file in /dev/shm fails with ENOSPC" && diag "$out" ;;
+	esac
+	is "$(printf '%s\n' "$out" | grep -v 'No space' | tr '\n' ' ')" "shm failed tmp ok shared failed 1024 " \
+		"... one budget: 600 kB in TMPDIR leave no room for 600 kB more in /dev/shm"
+	[ ! -e "/dev/shm/$shmname" ]
+	ok $? "... and the machine's /dev/shm has no such file"
+	out=$(prun -- sh -c 'head -c 2000000 /dev/zero > "/dev/shm/$1" && echo written' sh "$shmname")
+	is "$out" written "control: without it the 2 MB file is written to the run's /dev/shm"
+	[ ! -e "/dev/shm/$shmname" ]
+	ok $? "... which is not the machine's"
 	LIB=$TOP/$B/libcordon.so
 	if [ -e "$LIB" ]; then
 		out=$(cd "$WS" && HOME=/nonexistent LD_PRELOAD=$(asan_rt) ASAN_OPTIONS=detect_leaks=0 "$PY" "$TOP/tests/helpers/libspawns.py" "$LIB" "$STATE" \

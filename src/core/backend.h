@@ -29,7 +29,7 @@
  * uses of it. */
 struct coverage {
 	unsigned layers; /* bit set of enum layer_id */
-	unsigned gaps; /* bit set of enum gap_id */
+	uint64_t gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
 	int refuses_absent; /* a protected path that does not exist cannot be made */
 	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
@@ -85,9 +85,10 @@ struct launch {
 	const void *state;
 	/* Starts the child in place of child_start(), or NULL: e.g. from a
 	 * thread that lives as long as the run, into new namespaces. tty:
-	 * one of the fds the command gets as 0-2 is a terminal. */
+	 * one of the fds the command gets as 0-2 is a terminal; stdin_fd:
+	 * the fd it gets as 0. */
 	pid_t (*start)(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
-		       int tty);
+		       int tty, int stdin_fd);
 	/* In the child, after hook(), or NULL (the child becomes the command):
 	 * start the command, cmd(cmd_arg) on cmd_stack, as a child of this
 	 * process, which stays behind as the run's reaper and reports the
@@ -172,6 +173,7 @@ struct run_result {
 	int tmp_read_only_shown;
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
+	int tmp_shm; /* --max-tmp's budget holds the run's /dev/shm too */
 	char error[512]; /* the message of a failure, or "" */
 };
 

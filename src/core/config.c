@@ -237,6 +237,7 @@ FLAG_SETTER(cordon_set_foreground, foreground)
 FLAG_SETTER(cordon_set_review, review)
 FLAG_SETTER(cordon_set_reap_all, reap_all)
 FLAG_SETTER(cordon_set_scratch_home, scratch_home)
+FLAG_SETTER(cordon_set_allow_userns, allow_userns)
 
 int cordon_set_explain(cordon *c, int how)
 {

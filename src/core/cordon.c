@@ -157,7 +157,7 @@ static void decision_finish(struct decision *d)
 	d->layer_list[k] = NULL;
 	k = 0;
 	for (int i = 0; i < GAP_COUNT; i++)
-		if (d->cov.gaps & (1u << i))
+		if (d->cov.gaps & (1ull << i))
 			d->gap_list[k++] = cordon_gap_ids[i].id;
 	d->gap_list[k] = NULL;
 }
@@ -173,7 +173,7 @@ static void decide_into(const cordon *c, struct decision *d, int judge_home)
 	if (c->mode == CORDON_MODE_OFF) {
 		d->backend = &cordon_backend_none;
 		d->reason = REASON_OFF;
-		d->cov.gaps = 1u << GAP_UNCONFINED;
+		d->cov.gaps = 1ull << GAP_UNCONFINED;
 		decision_finish(d);
 		return;
 	}
@@ -190,8 +190,14 @@ static void decide_into(const cordon *c, struct decision *d, int judge_home)
 		d->offered = d->cov.layers;
 		/* Used, and listed, only by a run with a scratch home. */
 		d->cov.layers &= ~(1u << LAYER_SCRATCH_HOME);
+		/* --allow-userns: not used, and the run says so. */
+		if (c->allow_userns && (d->cov.layers & (1u << LAYER_USERNS))) {
+			d->cov.layers &= ~(1u << LAYER_USERNS);
+			d->cov.unsure &= ~(1u << LAYER_USERNS);
+			d->cov.gaps |= 1ull << GAP_USERNS;
+		}
 	} else {
-		d->cov.gaps = 1u << GAP_UNCONFINED;
+		d->cov.gaps = 1ull << GAP_UNCONFINED;
 		d->detail = pr.detail;
 		if (c->mode == CORDON_MODE_REQUIRED) {
 			d->reason = REASON_UNAVAILABLE;
@@ -258,54 +264,6 @@ static int check_fds(cordon *c)
 	return 0;
 }
 
-/* The status file, once the writable set is known. Its directory is
- * resolved without following a symlink inside a writable tree; its last
- * component is opened with O_NOFOLLOW wherever it lies, so a symlink there
- * is refused even outside every writable tree of this run (an earlier run
- * with another workspace may have planted it). The events are never
- * appended to a file the name does not itself name. */
-static int open_status_file(cordon *c)
-{
-	char dir[CORDON_PATH_MAX], real[CORDON_PATH_MAX], full[CORDON_PATH_MAX];
-	const char *name = c->status_file;
-	if (name == NULL)
-		return 0;
-	const char *slash = strrchr(name, '/');
-	const char *base = slash != NULL ? slash + 1 : name;
-	size_t dl = slash == NULL ? 0 : slash == name ? 1 : (size_t)(slash - name);
-	if (slash == NULL)
-		memcpy(dir, ".", 2);
-	else {
-		memcpy(dir, name, dl); /* dl < strlen(name) < CORDON_PATH_MAX */
-		dir[dl] = '\0';
-	}
-	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, EISDIR, "cannot open status file %s",
-					 name);
-	int r = policy_resolve_untampered(&c->pol, dir, real, sizeof(real));
-	if (r == POLICY_REDIRECTED)
-		return cordon_fail(c, CORDON_EREFUSED,
-				   "refusing status file %s: it leads through a symlink inside a "
-				   "writable tree (%s), which a confined run may have planted",
-				   name, real);
-	if (r != 0 || path_join(full, sizeof(full), real, base) != 0)
-		return cordon_fail_errno(c, CORDON_EINVAL, r != 0 ? errno : ENAMETOOLONG,
-					 "cannot open status file %s", name);
-	c->status_file_fd =
-		open(full, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
-	if (c->status_file_fd >= 0)
-		return 0;
-	int e = errno;
-	struct stat st;
-	if (e == ELOOP && lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
-		return cordon_fail(
-			c, CORDON_EREFUSED,
-			"refusing status file %s: it is a symlink, which is not followed "
-			"(name the file itself, or use --status-fd)",
-			name);
-	return cordon_fail_errno(c, CORDON_EINVAL, e, "cannot open status file %s", name);
-}
-
 /* The network: the backend offers its mechanisms (the layers network_*,
  * coverage.net_layers); they are reported only for --network off (and
  * allow, which is off but for the proxy). 1 when off cannot be enforced at
@@ -321,9 +279,9 @@ static int network_coverage(cordon *c)
 	d->network_listed = 1;
 	d->cov.layers |= d->cov.net_off;
 	if (d->cov.net_whole)
-		d->cov.gaps &= ~(1u << GAP_NETWORK);
+		d->cov.gaps &= ~(1ull << GAP_NETWORK);
 	if (d->cov.net_whole && !d->cov.net_own_loopback)
-		d->cov.gaps |= 1u << GAP_LOOPBACK;
+		d->cov.gaps |= 1ull << GAP_LOOPBACK;
 	/* The proxy is the only way out where the run has its own network
 	 * namespace (Linux) or the profile allows only it (macOS). */
 	int allow_unenforced = 0;
@@ -332,11 +290,11 @@ static int network_coverage(cordon *c)
 	else if (c->network == CORDON_NETWORK_ALLOW)
 		allow_unenforced = 1;
 	if (allow_unenforced)
-		d->cov.gaps |= 1u << GAP_NETWORK_ALLOWLIST;
+		d->cov.gaps |= 1ull << GAP_NETWORK_ALLOWLIST;
 	/* A network socket the command is given (stdio, --keep-fd) was made
 	 * outside the run's namespace and filters: it reaches the network. */
 	if (inherited_network_socket(c)) {
-		d->cov.gaps |= 1u << GAP_INHERITED_SOCKET;
+		d->cov.gaps |= 1ull << GAP_INHERITED_SOCKET;
 		return 2;
 	}
 	if (allow_unenforced)
@@ -360,11 +318,11 @@ static int limit_coverage(cordon *c)
 	if ((c->max_procs > 0 && c->procs_by == LIMIT_BY_NONE) ||
 	    (c->max_memory > 0 && c->memory_by == LIMIT_BY_NONE) ||
 	    (c->max_tmp > 0 && c->tmp_by == LIMIT_BY_NONE)) {
-		d->cov.gaps |= 1u << GAP_LIMIT;
+		d->cov.gaps |= 1ull << GAP_LIMIT;
 		whole = 0;
 	}
 	if (c->max_memory > 0 && c->memory_by == LIMIT_BY_RLIMIT_DATA) {
-		d->cov.gaps |= 1u << GAP_MEMORY_PER_PROCESS;
+		d->cov.gaps |= 1ull << GAP_MEMORY_PER_PROCESS;
 		whole = 0;
 	}
 	return !whole;
@@ -410,7 +368,7 @@ static int protect_coverage(cordon *c)
 				       : HELD_NONE;
 		if (e->enforced)
 			continue;
-		d->cov.gaps |= 1u << GAP_PROTECT;
+		d->cov.gaps |= 1ull << GAP_PROTECT;
 		explicit_unenforced |= e->explicit_;
 	}
 	/* Where a path is writable, the agent-config guard records it now
@@ -439,14 +397,16 @@ static int deny_coverage(cordon *c)
 		if (by != DENY_BY_NONE) {
 			d->cov.layers |= 1u << LAYER_READ_DENY;
 		} else if (d->applied) {
-			d->cov.gaps |= 1u << GAP_SECRETS;
+			d->cov.gaps |= 1ull << GAP_SECRETS;
 			deny_unenforced |= c->pol.deny[i].explicit_;
 		}
 	}
+	if (d->applied && c->pol.secrets_scan_partial)
+		d->cov.gaps |= 1ull << GAP_SECRETS;
 	if (d->applied && c->pol.blockdevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
-		d->cov.gaps |= 1u << GAP_BLOCK_DEVICES;
+		d->cov.gaps |= 1ull << GAP_BLOCK_DEVICES;
 	if (d->applied && c->pol.capturedevs.n > 0 && d->cov.denies_reads != DENY_BY_MOUNT)
-		d->cov.gaps |= 1u << GAP_CAPTURE_DEVICES;
+		d->cov.gaps |= 1ull << GAP_CAPTURE_DEVICES;
 	return deny_unenforced;
 }
 
@@ -463,7 +423,7 @@ static int scratch_coverage(cordon *c)
 	else
 		scratch_unmade = 1;
 	if (scratch_unmade)
-		d->cov.gaps |= 1u << GAP_SCRATCH_HOME;
+		d->cov.gaps |= 1ull << GAP_SCRATCH_HOME;
 	return scratch_unmade;
 }
 
@@ -481,7 +441,7 @@ static enum reason_id required_refusal(const cordon *c, const struct unenforced 
 		return REASON_NONE;
 	/* Root keeping its capabilities is not confined in effect: it may
 	 * load a kernel module, which no layer refuses. */
-	if (d->cov.gaps & (1u << GAP_CAPABILITIES))
+	if (d->cov.gaps & (1ull << GAP_CAPABILITIES))
 		return REASON_CAPABILITIES_NOT_REDUCIBLE;
 	if (u->network == 2)
 		return REASON_NETWORK_SOCKET_INHERITED;
@@ -497,7 +457,7 @@ static enum reason_id required_refusal(const cordon *c, const struct unenforced 
 		return REASON_DENY_READ_NOT_ENFORCEABLE;
 	if (u->scratch)
 		return REASON_SCRATCH_HOME_NOT_ENFORCEABLE;
-	if (c->pol.nsockets > 0 && (d->cov.gaps & (1u << GAP_UNIX_SOCKETS)) != 0)
+	if (c->pol.nsockets > 0 && (d->cov.gaps & (1ull << GAP_UNIX_SOCKETS)) != 0)
 		return REASON_SOCKET_NOT_ENFORCEABLE;
 	return REASON_NONE;
 }
@@ -512,26 +472,26 @@ static enum reason_id policy_coverage(cordon *c)
 	struct unenforced u = { 0 };
 
 	if (c->nkeep > 0)
-		d->cov.gaps |= 1u << GAP_KEPT_FDS;
+		d->cov.gaps |= 1ull << GAP_KEPT_FDS;
 	/* The private /tmp and /var/tmp (layer-tmp.c): listed when it made
 	 * one; a home or working directory shown read-only there is a gap
 	 * (its FIFOs). */
 	if (c->pol.nptmp == 0)
 		d->cov.layers &= ~(1u << LAYER_PRIVATE_TMP);
 	if (d->applied && c->pol.tmp_read_only_shown)
-		d->cov.gaps |= 1u << GAP_TMP_TREE_FIFOS;
+		d->cov.gaps |= 1ull << GAP_TMP_TREE_FIFOS;
 	if (stdio_metadata_gap(c))
-		d->cov.gaps |= 1u << GAP_STDIO;
+		d->cov.gaps |= 1ull << GAP_STDIO;
 	u.explicit_protect = protect_coverage(c);
 	u.explicit_deny = deny_coverage(c);
 	/* Without a PID namespace, what leaves the command's process group
 	 * still comes to a child subreaper, which kills it at the end. */
 	if (c->subreaper)
-		d->cov.gaps &= ~(1u << GAP_SURVIVORS);
+		d->cov.gaps &= ~(1ull << GAP_SURVIVORS);
 	/* Repositories the git guard did not search for: not guarded. */
 	const struct strv *unsearched = gitguard_unsearched(c);
 	if (unsearched != NULL && unsearched->n > 0)
-		d->cov.gaps |= 1u << GAP_GIT_SEARCH;
+		d->cov.gaps |= 1ull << GAP_GIT_SEARCH;
 	u.network = network_coverage(c);
 	u.limit = limit_coverage(c);
 	u.scratch = scratch_coverage(c);
@@ -571,7 +531,7 @@ static void emit_refusal(cordon *c, enum reason_id cause)
 	c->dec.reason = REASON_UNAVAILABLE;
 	c->dec.cause = cause;
 	c->dec.cov.layers = 0;
-	c->dec.cov.gaps = 1u << GAP_UNCONFINED;
+	c->dec.cov.gaps = 1ull << GAP_UNCONFINED;
 	decision_finish(&c->dec);
 	end_unrun(c);
 }
@@ -615,6 +575,7 @@ static void run_result_take(cordon *c, struct run_result *res)
 	c->procs_by = res->procs_by;
 	c->memory_by = res->memory_by;
 	c->tmp_by = res->tmp_by;
+	c->tmp_shm = res->tmp_shm;
 }
 
 /* The backend's prepare, for the run as it is now. 0, or its error with
@@ -705,6 +666,7 @@ static int plan(cordon *c)
 	if ((r = netproxy_plan(c)) != 0)
 		return r;
 	c->procs_by = c->memory_by = c->tmp_by = LIMIT_BY_NONE; /* the backend's prepare says */
+	c->tmp_shm = 0;
 	if (c->dec.applied && (r = run_prepare(c)) != 0)
 		return r;
 	early_free(c); /* not taken: not made for this decision */
@@ -800,7 +762,7 @@ static int begin(cordon *c)
 	c->early_adopted = 0;
 	c->caches_resolved = 0;
 	c->secrets_resolved = 0;
-	if (c->mode == CORDON_MODE_OFF && (r = open_status_file(c)) != 0)
+	if (c->mode == CORDON_MODE_OFF && (r = statusdest_open_file(c)) != 0)
 		return r;
 	/* What the run leaves behind comes to this process, to be killed
 	 * at the end ("off" leaves it alone, as a plain exec would). */
@@ -815,8 +777,8 @@ static int begin(cordon *c)
 		if ((r = workdir_choose(c)) != 0 || (r = homes_load(c)) != 0 ||
 		    (r = passfile_prepare(c)) != 0 || (r = resolve_policy(c)) != 0 ||
 		    (r = policyfile_check(c)) != 0 || (r = workdir_confirm(c)) != 0 ||
-		    (r = open_status_file(c)) != 0 || (r = runtmp_create(c)) != 0 ||
-		    (r = gitguard_open(c)) != 0 ||
+		    (r = runtmp_create(c)) != 0 || (r = statusdest_check_fd(c)) != 0 ||
+		    (r = statusdest_open_file(c)) != 0 || (r = gitguard_open(c)) != 0 ||
 		    (c->default_protect && (r = gitguard_begin(c)) != 0) ||
 		    (r = agentcfg_begin(c)) != 0) {
 			struct backend_probe reap; /* collect a trial started early */

@@ -6,7 +6,8 @@
  *   - --env NAME=VALUE sets NAME; --env NAME passes the caller's NAME.
  *   - The default list (cordon_default_deny_env()) keeps the caller's
  *     secrets out by name, unless --env names them; the names kept out
- *     are reported (never the values).
+ *     are reported (never the values). git's configuration variables
+ *     are kept out by what their values set (git_config_secret).
  *   - --clean-env passes only PATH, HOME, USER, LOGNAME, SHELL, LANG,
  *     LC_*, TERM, TZ and the names given with --env.
  *   - With a run temp dir, TMPDIR is that dir; an inherited TMPDIR never
@@ -63,6 +64,13 @@ int env_spec_valid(const char *spec)
  * is not on it (cache keys, key ids, GPG_KEY...), nor are values such as
  * a DATABASE_URL that may or may not hold a password. Then the names of
  * well-known tools that no pattern catches.
+ *
+ * Words are matched at an underscore in general (a camelCase "dbPassword"
+ * is not matched: "NOPASSWORD" and the like would be). Two families of
+ * names carry a tool's own camelCase keys, and there the word alone
+ * counts: npm's configuration (npm_config__authToken, and its per
+ * registry form npm_config_//HOST/:_authToken) and Gradle's project
+ * properties (ORG_GRADLE_PROJECT_signingKey, ...Password, ...Token).
  */
 static const char *const deny_env[] = {
 	/* the word alone, or the last words of a longer name */
@@ -86,6 +94,28 @@ static const char *const deny_env[] = {
 	"*_PRIVATE_KEY",
 	"CREDENTIALS",
 	"*_CREDENTIALS",
+	"PASSPHRASE",
+	"*_PASSPHRASE",
+	"*_PAT", /* a personal access token (AZURE_DEVOPS_EXT_PAT, GH_PAT) */
+	"MASTER_KEY",
+	"*_MASTER_KEY", /* RAILS_MASTER_KEY */
+	"SECRET_KEY_BASE",
+	"*_SECRET_KEY_BASE",
+	"CONNECTION_STRING",
+	"*_CONNECTION_STRING", /* Azure's: the account key in it */
+	"JWT",
+	"*_JWT",
+	/* npm's configuration: _authToken, _auth (user:password in base64),
+	 * _password, for the default registry or per registry */
+	"NPM_CONFIG_*AUTHTOKEN",
+	"NPM_CONFIG_*_AUTH",
+	"NPM_CONFIG_*_PASSWORD",
+	/* Gradle's project properties, camelCase */
+	"ORG_GRADLE_PROJECT_*KEY",
+	"ORG_GRADLE_PROJECT_*PASSWORD",
+	"ORG_GRADLE_PROJECT_*TOKEN",
+	"ORG_GRADLE_PROJECT_*SECRET",
+	"ORG_GRADLE_PROJECT_*PASSPHRASE",
 	/* tools' own names (AWS, R's GitHub packages, libpq, mysql, redis-cli,
 	 * Composer, Bitwarden and 1Password CLIs, Terraform) */
 	"AWS_ACCESS_KEY_ID",
@@ -97,6 +127,8 @@ static const char *const deny_env[] = {
 	"BW_SESSION",
 	"OP_SESSION_*",
 	"TF_TOKEN_*",
+	"DOCKER_AUTH_CONFIG", /* GitLab's: registry logins as JSON */
+	"SENTRY_DSN", /* its key in the URL */
 	NULL,
 };
 
@@ -143,6 +175,76 @@ int env_name_secret(const char *name, size_t n)
 		if (glob_match(deny_env[i], name, n))
 			return 1;
 	return 0;
+}
+
+/* s (case-insensitively) holds word. */
+static int has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (; *s != '\0'; s++) {
+		size_t i = 0;
+		while (i < n && s[i] != '\0' &&
+		       upper((unsigned char)s[i]) == upper((unsigned char)word[i]))
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * git's configuration given in the environment (git -c's
+ * GIT_CONFIG_PARAMETERS, and GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and
+ * GIT_CONFIG_VALUE_n) carries a secret when a key or value sets an HTTP
+ * header (http.extraHeader: "Authorization: Bearer ..."), a credential
+ * helper or a password, or holds a URL with a user and password
+ * (url.https://x:TOKEN@host/.insteadOf). Such a value is judged, not only
+ * its name: the same variables carry harmless settings
+ * (safe.directory) that a command may need.
+ */
+static int git_config_secret(const char *value)
+{
+	static const char *const words[] = { "extraheader", "credential", "authorization", "token",
+					     "password",    "passwd",	  "secret" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (has_word(value, words[i]))
+			return 1;
+	for (const char *u = strstr(value, "://"); u != NULL; u = strstr(u + 3, "://")) {
+		const char *end = u + 3 + strcspn(u + 3, "/ \t'\"");
+		const char *at = memchr(u + 3, '@', (size_t)(end - u - 3));
+		if (at != NULL && memchr(u + 3, ':', (size_t)(at - u - 3)) != NULL)
+			return 1;
+	}
+	return 0;
+}
+
+enum git_env { GIT_ENV_NONE, GIT_ENV_PARAMETERS, GIT_ENV_PAIRS };
+
+/* Which of git's configuration variables entry is, if any. */
+static enum git_env git_env_kind(const char *entry)
+{
+	size_t n = name_len(entry);
+	if (n == 21 && strncmp(entry, "GIT_CONFIG_PARAMETERS", n) == 0)
+		return GIT_ENV_PARAMETERS;
+	if ((n == 16 && strncmp(entry, "GIT_CONFIG_COUNT", n) == 0) ||
+	    (n > 15 && strncmp(entry, "GIT_CONFIG_KEY_", 15) == 0) ||
+	    (n > 17 && strncmp(entry, "GIT_CONFIG_VALUE_", 17) == 0))
+		return GIT_ENV_PAIRS;
+	return GIT_ENV_NONE;
+}
+
+/* Bits (1 << GIT_ENV_*) of the kinds whose variables carry a secret:
+ * the pairs go all together, COUNT and every KEY_n and VALUE_n. */
+static unsigned git_env_secrets(const char *const *env)
+{
+	unsigned bits = 0;
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+		enum git_env k = git_env_kind(env[i]);
+		const char *eq = strchr(env[i], '=');
+		if (k != GIT_ENV_NONE && eq != NULL && git_config_secret(eq + 1))
+			bits |= 1u << k;
+	}
+	return bits;
 }
 
 static int clean_allowed(const char *entry)
@@ -208,6 +310,7 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 {
 	struct strv out = { 0 };
 	int tmpdir_explicit = 0;
+	unsigned git_secret = o->drop_secrets ? git_env_secrets(parent_env) : 0;
 
 	for (size_t i = 0; parent_env != NULL && parent_env[i] != NULL; i++) {
 		const char *e = parent_env[i];
@@ -225,7 +328,8 @@ char **env_build(const char *const *parent_env, const struct env_opts *o, struct
 			/* named explicitly: passes even when clean, even TMPDIR,
 			 * even a secret */
 			tmpdir_explicit |= is_tmpdir;
-		} else if (o->drop_secrets && env_name_secret(e, name_len(e))) {
+		} else if (o->drop_secrets && (env_name_secret(e, name_len(e)) ||
+					       (git_secret & (1u << git_env_kind(e))))) {
 			if (removed != NULL && note_removed(removed, e) != 0)
 				goto fail;
 			continue;

@@ -133,7 +133,7 @@ static void refusal_write(struct jbuf *b, const cordon *c)
 			  "for a link across the writable set's edge");
 	jb_raw(b, ": those mean cordon refused it");
 	refusal_caches(b, c);
-	if (d->cov.gaps & (1u << GAP_TMP_SHARED)) {
+	if (d->cov.gaps & (1ull << GAP_TMP_SHARED)) {
 		jb_raw(b, "; /tmp and /var/tmp are the machine's and read-only here "
 			  "(tmp_shared_read_only: ");
 		/* Why: only where there is no mount layer to make one. */
@@ -300,8 +300,11 @@ static void refusal_limit(struct jbuf *b, const cordon *c)
 	}
 	if (c->max_tmp > 0 && c->tmp_by != LIMIT_BY_NONE) {
 		jb_raw(b, sep);
-		jb_raw(b, "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR or /tmp "
-			  "met it");
+		jb_raw(b, c->tmp_shm
+				  ? "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR, "
+				    "/tmp or /dev/shm (one budget) met it"
+				  : "--max-tmp: ENOSPC \"No space left on device\" in $TMPDIR or "
+				    "/tmp met it");
 	}
 }
 
@@ -319,9 +322,9 @@ static int refusal_applies(const cordon *c, enum refusal_id k)
 		return 0;
 	case REFUSAL_NETWORK:
 		return c->network != CORDON_NETWORK_ON && d->network_listed &&
-		       !(d->cov.gaps & (1u << GAP_NETWORK));
+		       !(d->cov.gaps & (1ull << GAP_NETWORK));
 	case REFUSAL_UNIX_SOCKET:
-		return !(d->cov.gaps & (1u << GAP_UNIX_SOCKETS));
+		return !(d->cov.gaps & (1ull << GAP_UNIX_SOCKETS));
 	case REFUSAL_ENV:
 		return c->env_removed.n > 0;
 	case REFUSAL_LIMIT:

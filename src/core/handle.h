@@ -107,12 +107,9 @@ struct spawn_io {
 };
 /* The caller's own fds 0-2 (cordon_spawn). */
 void spawn_io_inherit(struct spawn_io *io);
-enum stdio_action { STDIO_KEEP, STDIO_NULL, STDIO_REOPEN };
+enum stdio_action { STDIO_KEEP, STDIO_NULL };
 struct stdio_plan {
 	enum stdio_action action[3];
-	char path[CORDON_PATH_MAX]; /* fd 0's file, for STDIO_REOPEN */
-	dev_t dev;
-	ino_t ino;
 };
 /* Parent, per command, for the fds io gives it. */
 void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp);
@@ -125,10 +122,21 @@ int stdio_take(const struct spawn_io *io);
 /* Child, after confinement: async-signal-safe; 0 or errno. */
 int stdio_plan_apply(const struct stdio_plan *sp);
 /* 1 when an outside regular file on fds 0-2 keeps its metadata
- * changeable (the gap stdio_metadata_not_restricted). */
+ * changeable (the gap stdio_metadata_not_restricted): on fd 1 or 2, or
+ * on fd 0 one the mount layer cannot open again by its name. */
 int stdio_metadata_gap(const cordon *c);
 /* A network socket (not AF_UNIX) on fd 0-2 or a kept fd. */
 int inherited_network_socket(const cordon *c);
+
+/* ---- statusdest.c: where the events go ---- */
+/* Confined: the status fd is refused (CORDON_EREFUSED, with a message)
+ * when it is a file a command could reach by a name (inside a tree some
+ * run may write, or with other names on such a tree's file system) or a
+ * --keep-fd. Call once the writable set and the run's dir are known. */
+int statusdest_check_fd(cordon *c);
+/* Open the status file (c->status_file_fd); confined, refused the same
+ * way, before it is made. 0 or an error with its message. */
+int statusdest_open_file(cordon *c);
 
 /* ---- emit.c: the events' writer ---- */
 #define STATUS_LOST_FD 1u
@@ -182,6 +190,7 @@ struct cordon {
 	int explain; /* enum cordon_explain */
 	int scratch_home; /* cordon_set_scratch_home */
 	int review; /* cordon_set_review */
+	int allow_userns; /* cordon_set_allow_userns */
 	char *state_dir_opt;
 	int status_fd;
 	char *status_file;
@@ -209,6 +218,7 @@ struct cordon {
 	/* How each resource bound is applied in this run (the backend's
 	 * run_result; LIMIT_BY_NONE: not applied). */
 	enum limit_by procs_by, memory_by, tmp_by;
+	int tmp_shm; /* --max-tmp bounds the run's /dev/shm too (run_result) */
 	void *early; /* what the backend's start made, until prepare takes it */
 	int early_adopted; /* prepare used it (a test sees that it did) */
 	char *rundir; /* STATE/runs/XXXXXX: the command's TMPDIR, locked while

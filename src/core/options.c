@@ -419,6 +419,7 @@ static int o_flag(cordon *c, const struct optdef *d, const char *v, const struct
 		{ "allow-broad", cordon_set_allow_broad, 1 },
 		{ "scratch-home", cordon_set_scratch_home, 1 },
 		{ "review", cordon_set_review, 1 },
+		{ "allow-userns", cordon_set_allow_userns, 1 },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (strcmp(flags[i].name, d->name) == 0)
@@ -486,6 +487,7 @@ static const struct optdef table[] = {
 	{ "explain", F | OPTF_OPTVAL, S_NONE, o_explain },
 	{ "scratch-home", F, S_NONE, o_flag },
 	{ "review", F, S_NONE, o_flag },
+	{ "allow-userns", F, S_NONE, o_flag },
 };
 
 #undef V

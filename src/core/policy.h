@@ -104,6 +104,10 @@ struct policy {
 	 * (not asked, no home directory, or the home is writable already). */
 	char *scratch_home;
 	int deny_capture; /* the default deny-read list: capture devices too */
+	/* The home's .config held more than SECRETS_CONFIG_SCAN_MAX entries:
+	 * those past them were not looked in for the table's patterns (the
+	 * gap secrets_readable). */
+	int secrets_scan_partial;
 	/* The run's own /tmp and /var/tmp (the mount layer's, Linux): the
 	 * command sees src, the run's dir, at view. From the backend's
 	 * run_result; tmp_read_only_shown when a home or working directory
@@ -144,13 +148,15 @@ enum deny_by {
 	DENY_BY_SEATBELT /* denied by the Seatbelt profile */
 };
 
-/* secrets.c: the default deny-read list */
+/* secrets-list.c: the default deny-read list (its forms: there) */
 struct secret_default {
-	const char *rel; /* "~/" and the path under a home */
+	const char *rel; /* "~/" and the path under a home, or a pattern */
 	int carve_ssh; /* keep known_hosts*, config, *.pub readable */
 };
 extern const struct secret_default cordon_secret_defaults[];
 extern const size_t cordon_nsecret_defaults;
+/* The entries of a home's .config looked in for the table's patterns. */
+#define SECRETS_CONFIG_SCAN_MAX 4096ul
 /* A name directly under /dev of a device that reads what the user types,
  * sees or hears (a virtual console or its screen, a framebuffer, a
  * camera, raw HID, OSS sound): 1 or 0. */

@@ -5,8 +5,8 @@
  * (layer-mountns.c), and the status event lists them (read_denied).
  *
  * Only what exists at the start is covered: a mount needs something to
- * cover. The table names files that hold credentials or tokens, and
- * directories made for them. Of the files that mix settings with tokens,
+ * cover. The table (secrets-list.c) names files that hold credentials or
+ * tokens, and directories made for them. Of the files that mix settings with tokens,
  * ~/.npmrc is denied and ~/.cargo/config.toml left readable: see
  * docs/compatibility.md for what breaks when each is covered.
  */
@@ -14,7 +14,6 @@
 #include "path.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -24,65 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const struct secret_default cordon_secret_defaults[] = {
-	/* ssh: keys; known_hosts*, config and *.pub stay readable, so git
-	 * over ssh works with an agent socket (--allow-socket). */
-	{ "~/.ssh", 1 },
-	/* cloud, cluster and container credentials */
-	{ "~/.aws", 0 },
-	{ "~/.azure", 0 },
-	{ "~/.config/gcloud", 0 },
-	{ "~/.kube", 0 },
-	{ "~/.docker/config.json", 0 },
-	{ "~/.oci", 0 },
-	/* signing keys, passwords, keyrings, certificates */
-	{ "~/.gnupg", 0 },
-	{ "~/.password-store", 0 },
-	{ "~/.local/share/keyrings", 0 },
-	{ "~/.pki", 0 },
-	/* git, GitHub, registries, HashiCorp */
-	{ "~/.netrc", 0 },
-	{ "~/.git-credentials", 0 },
-	{ "~/.config/git/credentials", 0 },
-	{ "~/.config/gh", 0 },
-	{ "~/.config/hub", 0 },
-	{ "~/.vault-token", 0 },
-	{ "~/.terraform.d/credentials.tfrc.json", 0 },
-	{ "~/.pypirc", 0 },
-	/* npm writes its registry token here; public installs work
-	 * without the file (docs/compatibility.md) */
-	{ "~/.npmrc", 0 },
-	{ "~/.cargo/credentials", 0 },
-	{ "~/.cargo/credentials.toml", 0 },
-	{ "~/.gem/credentials", 0 },
-	/* browser profiles (cookies, saved passwords, sessions) */
-	{ "~/.config/chromium", 0 },
-	{ "~/.config/google-chrome", 0 },
-	{ "~/.config/BraveSoftware", 0 },
-	{ "~/.mozilla/firefox", 0 },
-	{ "~/.var/app/org.mozilla.firefox", 0 },
-	/* shell and REPL histories (typed passwords, tokens in commands) */
-	{ "~/.bash_history", 0 },
-	{ "~/.zsh_history", 0 },
-	{ "~/.zhistory", 0 },
-	{ "~/.local/share/fish/fish_history", 0 },
-	{ "~/.python_history", 0 },
-	{ "~/.node_repl_history", 0 },
-	{ "~/.psql_history", 0 },
-	{ "~/.mysql_history", 0 },
-	{ "~/.sqlite_history", 0 },
-	{ "~/.irb_history", 0 },
-	{ "~/.lesshst", 0 },
-	/* coding agents' own credentials */
-	{ "~/.claude/.credentials.json", 0 },
-	{ "~/.codex/auth.json", 0 },
-	{ "~/.gemini/oauth_creds.json", 0 },
-	{ "~/.config/github-copilot", 0 },
-	{ "~/.aider.conf.yml", 0 },
-};
-const size_t cordon_nsecret_defaults =
-	sizeof(cordon_secret_defaults) / sizeof(cordon_secret_defaults[0]);
 
 /* Names inside ~/.ssh that stay readable. */
 static int ssh_keeps(const char *name)
@@ -256,10 +196,10 @@ static int deny_given(cordon *c)
 	return r;
 }
 
-/* One entry of the default table under home, added when it is there and
- * not allowed. 0 or CORDON_ENOMEM. */
-static int deny_default(cordon *c, const struct allow_set *allows, const char *home,
-			const struct secret_default *sd)
+/* One entry of the default table, rel under base (a home, the runtime
+ * dir), added when it is there and not allowed. 0 or CORDON_ENOMEM. */
+static int deny_default(cordon *c, const struct allow_set *allows, const char *base,
+			const char *rel, int carve)
 {
 	struct policy *p = &c->pol;
 	const char *const *allow = allows->v;
@@ -267,7 +207,7 @@ static int deny_default(cordon *c, const struct allow_set *allows, const char *h
 	char path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
 	struct stat st;
 
-	if (path_join(path, sizeof(path), home, sd->rel + 2) != 0)
+	if (path_join(path, sizeof(path), base, rel) != 0)
 		return 0;
 	/* Most are not there: one lstat says so, where realpath reads the
 	 * home's link first (a run checks ~45). */
@@ -290,7 +230,96 @@ static int deny_default(cordon *c, const struct allow_set *allows, const char *h
 	 * open, reported. */
 	const char *hv[2] = { c->homes[0], c->homes[1] };
 	int open = holds_writable(p, real) || path_is_broad(real, hv, (size_t)c->nhomes);
-	return add_deny(p, real, S_ISDIR(st.st_mode), 0, sd->carve_ssh, open);
+	return add_deny(p, real, S_ISDIR(st.st_mode), 0, carve, open);
+}
+
+#define CONFIG_PATTERN "~/.config/*/"
+#define RUNTIME_PREFIX "$XDG_RUNTIME_DIR/"
+
+/* The entries "~/.config/<any>/NAME" of the table: for each directory
+ * directly under the home's .config (one readdir, never recursive; at
+ * most SECRETS_CONFIG_SCAN_MAX entries, past which the rest are not
+ * looked at and the run reports secrets_readable), one lstat per NAME.
+ * Only directories, links and entries of unknown type are looked in.
+ * 0 or CORDON_ENOMEM. */
+static int deny_config_patterns(cordon *c, const struct allow_set *allows, const char *home)
+{
+	char dir[CORDON_PATH_MAX], rel[CORDON_PATH_MAX];
+	size_t pl = strlen(CONFIG_PATTERN);
+	struct stat st;
+	if (path_join(dir, sizeof(dir), home, ".config") != 0)
+		return 0;
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0;
+	int dfd = dirfd(d);
+	struct dirent *e;
+	unsigned long seen = 0;
+	int r = 0;
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++seen > SECRETS_CONFIG_SCAN_MAX) {
+			c->pol.secrets_scan_partial = 1;
+			break;
+		}
+		if (e->d_type != DT_DIR && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
+			continue;
+		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
+			const char *p = cordon_secret_defaults[i].rel;
+			if (strncmp(p, CONFIG_PATTERN, pl) != 0)
+				continue;
+			/* Looked up from .config's fd: most are not there. */
+			int n = snprintf(rel, sizeof(rel), ".config/%s/%s", e->d_name, p + pl);
+			if (n > 0 && (size_t)n < sizeof(rel) &&
+			    !(fstatat(dfd, rel + 8, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+			      errno == ENOENT))
+				r = deny_default(c, allows, home, rel, 0);
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+/* The user's runtime dir ($XDG_RUNTIME_DIR when absolute, else Linux's
+ * /run/user/UID) into out: 0, or -1 when there is none. */
+static int runtime_dir(char *out, size_t len)
+{
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	int n = -1;
+	if (x != NULL && x[0] == '/')
+		n = snprintf(out, len, "%s", x);
+#if defined(__linux__)
+	else
+		n = snprintf(out, len, "/run/user/%u", (unsigned)geteuid());
+#endif
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* The default table: each home's entries, its .config's patterns, then
+ * the runtime dir's. 0 or CORDON_ENOMEM. */
+static int deny_defaults(cordon *c, const struct allow_set *allows)
+{
+	char rt[CORDON_PATH_MAX];
+	int have_rt = runtime_dir(rt, sizeof(rt)) == 0, r = 0;
+	size_t pl = strlen(CONFIG_PATTERN), rl = strlen(RUNTIME_PREFIX);
+	for (int h = 0; r == 0 && h < c->nhomes; h++) {
+		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
+			const struct secret_default *sd = &cordon_secret_defaults[i];
+			if (strncmp(sd->rel, "~/", 2) == 0 &&
+			    strncmp(sd->rel, CONFIG_PATTERN, pl) != 0)
+				r = deny_default(c, allows, c->homes[h], sd->rel + 2,
+						 sd->carve_ssh);
+		}
+		if (r == 0)
+			r = deny_config_patterns(c, allows, c->homes[h]);
+	}
+	for (size_t i = 0; r == 0 && have_rt && i < cordon_nsecret_defaults; i++) {
+		const struct secret_default *sd = &cordon_secret_defaults[i];
+		if (strncmp(sd->rel, RUNTIME_PREFIX, rl) == 0)
+			r = deny_default(c, allows, rt, sd->rel + rl, sd->carve_ssh);
+	}
+	return r;
 }
 
 /* An allowed path inside a denied tree cannot be uncovered alone (nor
@@ -329,9 +358,9 @@ static int allow_inside_denied(cordon *c)
 static int resolve(cordon *c, const struct allow_set *allows)
 {
 	int r = deny_given(c);
-	for (int h = 0; r == 0 && c->default_deny_read && h < c->nhomes; h++)
-		for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++)
-			r = deny_default(c, allows, c->homes[h], &cordon_secret_defaults[i]);
+	c->pol.secrets_scan_partial = 0;
+	if (r == 0 && c->default_deny_read)
+		r = deny_defaults(c, allows);
 	return r != 0 ? r : allow_inside_denied(c);
 }
 
@@ -566,20 +595,4 @@ int secrets_resolve(cordon *c)
 		r = devices(c, &a);
 	allow_free(&a);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
-}
-
-static const char
-	*default_list[sizeof(cordon_secret_defaults) / sizeof(cordon_secret_defaults[0]) + 1];
-static pthread_once_t list_once = PTHREAD_ONCE_INIT;
-
-static void make_list(void)
-{
-	for (size_t i = 0; i < cordon_nsecret_defaults; i++)
-		default_list[i] = cordon_secret_defaults[i].rel;
-}
-
-const char *const *cordon_default_deny_read(void)
-{
-	(void)pthread_once(&list_once, make_list);
-	return default_list;
 }

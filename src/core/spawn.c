@@ -486,7 +486,7 @@ static void start_child(const struct launch *l, struct spawn *s)
 	if (s->stack != NULL && (l->init == NULL || pl->cmd_stack != NULL))
 		s->pid = l->start != NULL
 				 ? l->start(l->state, child_main, pl, s->stack, CHILD_STACK_SIZE,
-					    pl->stdio_tty)
+					    pl->stdio_tty, pl->io.src[0])
 				 : child_start(child_main, pl, s->stack, CHILD_STACK_SIZE, 1);
 	s->fork_err = errno;
 	/* Also here, for a child that was not waited for: no race with it (a

@@ -99,9 +99,29 @@ static void write_private_tmp(struct jbuf *b, const struct policy *p)
 	jb_raw(b, "]");
 }
 
+/* What --max-tmp's budget holds: the run's temp dir, the private /tmp
+ * and /var/tmp it is seen at, and /dev/shm when it draws on it too. */
+static void write_tmp_covers(struct jbuf *b, const cordon *c)
+{
+	jb_key(b, "covers");
+	jb_raw(b, "[");
+	jb_str(b, c->rundir);
+	for (size_t i = 0; i < c->pol.nptmp; i++) {
+		jb_raw(b, ", ");
+		jb_str(b, c->pol.ptmp[i].view);
+	}
+	if (c->tmp_shm) {
+		jb_raw(b, ", ");
+		jb_str(b, "/dev/shm");
+	}
+	jb_raw(b, "]");
+}
+
 /* One resource bound: null when not asked for; else its value, how it is
- * applied (null: not) and over what (the run, or each process). */
-static void write_limit(struct jbuf *b, const char *key, uint64_t value, enum limit_by by)
+ * applied (null: not) and over what (the run, or each process); for
+ * --max-tmp applied, what it covers. */
+static void write_limit(struct jbuf *b, const cordon *c, const char *key, uint64_t value,
+			enum limit_by by)
 {
 	jb_key(b, key);
 	if (value == 0) {
@@ -117,6 +137,8 @@ static void write_limit(struct jbuf *b, const char *key, uint64_t value, enum li
 	jb_str(b, cordon_limit_by_ids[by].id);
 	jb_key(b, "scope");
 	jb_str(b, by == LIMIT_BY_NONE ? NULL : by == LIMIT_BY_RLIMIT_DATA ? "process" : "run");
+	if (by == LIMIT_BY_TMPFS)
+		write_tmp_covers(b, c);
 	jb_raw(b, "}");
 }
 
@@ -124,9 +146,9 @@ static void write_limits(struct jbuf *b, const cordon *c)
 {
 	int applied = c->dec.applied;
 	jb_raw(b, "{");
-	write_limit(b, "max_procs", c->max_procs, applied ? c->procs_by : LIMIT_BY_NONE);
-	write_limit(b, "max_memory", c->max_memory, applied ? c->memory_by : LIMIT_BY_NONE);
-	write_limit(b, "max_tmp", c->max_tmp, applied ? c->tmp_by : LIMIT_BY_NONE);
+	write_limit(b, c, "max_procs", c->max_procs, applied ? c->procs_by : LIMIT_BY_NONE);
+	write_limit(b, c, "max_memory", c->max_memory, applied ? c->memory_by : LIMIT_BY_NONE);
+	write_limit(b, c, "max_tmp", c->max_tmp, applied ? c->tmp_by : LIMIT_BY_NONE);
 	jb_raw(b, "}");
 }
 

@@ -6,17 +6,22 @@
  *   - a directory outside is replaced by /dev/null: through it (fchmod,
  *     /proc/self/fd/N/...) the command could change outside metadata or
  *     create files, and no command reads or writes a directory on stdio;
- *   - a regular file outside on fd 0 is opened again, read-only, by its
- *     path in the command's own view: with the mount layer that view is
- *     read-only, so its mode, owner, times and xattrs cannot change
- *     (fchmod, fchown, futimens, fsetxattr fail with EROFS); the inode is
- *     checked to be the same;
+ *   - a regular file outside on fd 0 is the mount layer's: it opens the
+ *     file again, read-only, by its path in the command's view while that
+ *     view is still the machine's made read-only, before any private
+ *     mount (the private /tmp, /var/tmp, /dev/shm, the scratch home, the
+ *     covers) hides the path (layer-mountns.c, reopen_stdin_file), so
+ *     its mode, owner, times and xattrs cannot change (EROFS). A file it
+ *     cannot reach so (no name left, another file at its name) keeps its
+ *     metadata changeable, and the start event says so
+ *     (stdio_metadata_not_restricted): metadata_gap asks the same
+ *     question of the same view;
  *   - a regular file outside on fd 1 or 2 stays: the caller sent output
  *     there. Its metadata can still be changed through it, which the
  *     start event reports (stdio_metadata_not_restricted) when it
  *     applies.
  * Pipes, sockets, terminals and files inside the writable set stay as
- * they are.
+ * they are (devices and FIFOs are reopened by the mount layer too).
  *
  * A spawn may give the command fds of its own for 0-2 (cordon_spawn_stdio,
  * struct spawn_io): they are judged the same way, each as the fd it
@@ -36,36 +41,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The canonical path of what fd is open on, in out; 0, or -1. */
-static int fd_path(int fd, char *out, size_t len)
-{
-#if defined(__linux__)
-	char link[32];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, out, len - 1);
-	if (n <= 0 || (size_t)n >= len - 1 || out[0] != '/')
-		return -1;
-	out[n] = '\0';
-	return 0;
-#else
-	if (len < CORDON_PATH_MAX || fcntl(fd, F_GETPATH, out) != 0)
-		return -1;
-	return 0;
-#endif
-}
-
-/* Whether path lies in a tree the run's private temp dir shows. */
-static int shown(const struct private_tmp *t, const char *path)
-{
-	for (size_t i = 0; i < t->shown.n; i++)
-		if (path_within(t->shown.v[i], path))
-			return 1;
-	return 0;
-}
-
-/* What fd needs as the command's fd slot; with REOPEN, sp gets the path
- * and the inode. */
-static enum stdio_action decide(const cordon *c, int slot, int fd, struct stdio_plan *sp)
+/* What fd needs as the command's fd (any slot: a regular file on 0 is
+ * the mount layer's to reopen). */
+static enum stdio_action decide(const cordon *c, int fd)
 {
 	struct stat st;
 	char path[CORDON_PATH_MAX];
@@ -76,30 +54,11 @@ static enum stdio_action decide(const cordon *c, int slot, int fd, struct stdio_
 	if (fl >= 0 && (fl & O_PATH))
 		return STDIO_NULL;
 #endif
-	if (fstat(fd, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return STDIO_KEEP;
 	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
 		return STDIO_KEEP;
-	if (S_ISDIR(st.st_mode))
-		return STDIO_NULL;
-	/* A read-only view to reopen it through: the mount layer's. */
-	if (slot != 0 || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
-		return STDIO_KEEP;
-	/* The same file must be reachable by its path (not deleted, not
-	 * renamed since) in a view the command shares: not the host's
-	 * /dev/shm, which the command's replaces, nor the host's /tmp where
-	 * the run has its own, but for the trees shown there (a home in
-	 * /tmp). Otherwise it stays, and the gap is reported. */
-	struct stat now;
-	if (fd_path(fd, sp->path, sizeof(sp->path)) != 0 || path_within("/dev/shm", sp->path) ||
-	    stat(sp->path, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
-		return STDIO_KEEP;
-	for (size_t i = 0; i < c->pol.nptmp; i++)
-		if (path_within(c->pol.ptmp[i].view, sp->path) && !shown(&c->pol.ptmp[i], sp->path))
-			return STDIO_KEEP;
-	sp->dev = st.st_dev;
-	sp->ino = st.st_ino;
-	return STDIO_REOPEN;
+	return STDIO_NULL;
 }
 
 void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_plan *sp)
@@ -108,7 +67,7 @@ void stdio_plan_make(const cordon *c, const struct spawn_io *io, struct stdio_pl
 	if (!c->dec.applied)
 		return;
 	for (int fd = 0; fd <= 2; fd++)
-		sp->action[fd] = decide(c, fd, io->src[fd], sp);
+		sp->action[fd] = decide(c, io->src[fd]);
 }
 
 void spawn_io_inherit(struct spawn_io *io)
@@ -144,19 +103,38 @@ int inherited_network_socket(const cordon *c)
 	return 0;
 }
 
+/* Whether the mount layer reopens fd's file (regular, outside): it can
+ * be opened again read-only by its name as the same file, in the
+ * machine's view, which is the command's when the mount layer reopens
+ * it. */
+static int reopened_by_mount_layer(int fd, const struct stat *st)
+{
+	char path[CORDON_PATH_MAX];
+	struct stat now;
+	if (fd_path(fd, path, sizeof(path)) != 0)
+		return 0;
+	int nfd = open(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nfd < 0)
+		return 0;
+	int same = fstat(nfd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+	close(nfd);
+	return same;
+}
+
 /* Whether fd, as the command's fd slot, keeps an outside file's metadata
- * changeable through it (what stdio_metadata_not_restricted names). */
+ * changeable through it (what stdio_metadata_not_restricted names): on
+ * 1 or 2, or on 0 one the mount layer cannot open again by its name. */
 static int metadata_gap(const cordon *c, int slot, int fd)
 {
-	struct stdio_plan sp;
 	struct stat st;
 	char path[CORDON_PATH_MAX];
 	if (!c->dec.applied || !(c->dec.cov.layers & (1u << LAYER_MOUNTNS)))
 		return 0; /* without it, metadata outside is a gap anyway */
-	memset(&sp, 0, sizeof(sp));
-	return decide(c, slot, fd, &sp) == STDIO_KEEP && fstat(fd, &st) == 0 &&
-	       S_ISREG(st.st_mode) &&
-	       (fd_path(fd, path, sizeof(path)) != 0 || !policy_inside_writable(&c->pol, path));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || decide(c, fd) != STDIO_KEEP)
+		return 0;
+	if (fd_path(fd, path, sizeof(path)) == 0 && policy_inside_writable(&c->pol, path))
+		return 0;
+	return slot != 0 || !reopened_by_mount_layer(fd, &st);
 }
 
 int stdio_metadata_gap(const cordon *c)
@@ -173,14 +151,14 @@ int stdio_refusal(cordon *c, const struct spawn_io *io)
 	for (int fd = 0; fd <= 2; fd++) {
 		if (!(io->own & (1u << fd)))
 			continue;
-		if (d->network_listed && !(d->cov.gaps & (1u << GAP_INHERITED_SOCKET)) &&
+		if (d->network_listed && !(d->cov.gaps & (1ull << GAP_INHERITED_SOCKET)) &&
 		    network_socket(io->src[fd]))
 			return cordon_fail(c, CORDON_EREFUSED,
 					   "refusing fd %d for the command's fd %d: a network "
 					   "socket, which the command could connect or send "
 					   "anywhere (--network %s); the command was not run",
 					   io->src[fd], fd, cordon_network_ids[c->network].id);
-		if (!(d->cov.gaps & (1u << GAP_STDIO)) && metadata_gap(c, fd, io->src[fd]))
+		if (!(d->cov.gaps & (1ull << GAP_STDIO)) && metadata_gap(c, fd, io->src[fd]))
 			return cordon_fail(c, CORDON_EREFUSED,
 					   "refusing fd %d for the command's fd %d: a file outside "
 					   "the writable set, whose mode, owner and times the "
@@ -217,24 +195,9 @@ int stdio_take(const struct spawn_io *io)
 int stdio_plan_apply(const struct stdio_plan *sp)
 {
 	for (int fd = 0; fd <= 2; fd++) {
-		int nfd;
-		struct stat st;
-		switch (sp->action[fd]) {
-		case STDIO_NULL:
-			nfd = open("/dev/null", (fd == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
-			break;
-		case STDIO_REOPEN:
-			nfd = open(sp->path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-			if (nfd >= 0 && (fstat(nfd, &st) != 0 || st.st_dev != sp->dev ||
-					 st.st_ino != sp->ino)) {
-				close(nfd);
-				return ESTALE; /* another file by now: not handed over */
-			}
-			break;
-		case STDIO_KEEP:
-		default:
+		if (sp->action[fd] != STDIO_NULL)
 			continue;
-		}
+		int nfd = open("/dev/null", (fd == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
 		if (nfd < 0)
 			return errno;
 		int r = dup2(nfd, fd);

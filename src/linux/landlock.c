@@ -72,13 +72,13 @@ void landlock_coverage(int abi, int mount_layer, struct coverage *cov)
 	/* Below ABI 3 truncate(2) is unchecked by Landlock; the mount
 	 * layer's read-only mounts still refuse it outside. */
 	if (abi < 3 && !mount_layer)
-		cov->gaps |= 1u << GAP_TRUNCATE;
+		cov->gaps |= 1ull << GAP_TRUNCATE;
 	if (abi < 5)
-		cov->gaps |= 1u << GAP_DEVICE_IOCTL;
+		cov->gaps |= 1ull << GAP_DEVICE_IOCTL;
 	if (abi >= 6)
 		cov->layers |= 1u << LAYER_SIGNAL_SCOPE | 1u << LAYER_ABSTRACT_SCOPE;
 	else
-		cov->gaps |= 1u << GAP_SIGNALS | 1u << GAP_ABSTRACT_SOCKETS;
+		cov->gaps |= 1ull << GAP_SIGNALS | 1ull << GAP_ABSTRACT_SOCKETS;
 	if (abi >= 9)
 		cov->layers |= 1u << LAYER_UNIX_LANDLOCK;
 	/* TCP bind and connect (ABI 4), used by --network off without a

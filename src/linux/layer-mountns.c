@@ -24,6 +24,7 @@
  * Mount propagation is private, so nothing reaches the caller's mounts.
  */
 #include "linux-layers.h"
+#include "fsutil.h"
 #include "path.h"
 
 #if defined(__linux__)
@@ -78,9 +79,11 @@ static int write_file(const char *path, const char *text)
 }
 
 /* A new mount namespace (and user namespace unless root, unless the
- * clone that started this process made it already), private. */
+ * clone that started this process made it already), private; with
+ * limit_userns, a user namespace allowing none below it. */
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map)
+static int enter(int userns, int userns_made, const char *uid_map, const char *gid_map,
+		 int limit_userns)
 {
 	int e;
 	if (unshare(CLONE_NEWNS | (userns && !userns_made ? CLONE_NEWUSER : 0)) != 0)
@@ -91,6 +94,10 @@ static int enter(int userns, int userns_made, const char *uid_map, const char *g
 		    (e = write_file("/proc/self/uid_map", uid_map)) != 0 ||
 		    (e = write_file("/proc/self/gid_map", gid_map)) != 0)
 			return e;
+		/* While this process holds CAP_SYS_RESOURCE in the namespace,
+		 * and before /proc/sys is read-only. */
+		if (limit_userns)
+			userns_limit();
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return errno;
@@ -109,7 +116,9 @@ void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n)
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_trial(const struct linux_trial *t)
 {
-	return enter(t->userns, 0, t->uid_map, t->gid_map);
+	/* Limited: the user namespace layer's trial (after this one) reads
+	 * whether the limit took; no later trial makes a user namespace. */
+	return enter(t->userns, 0, t->uid_map, t->gid_map, 1);
 }
 
 #define CORDON_PIPEFS_MAGIC 0x50495045
@@ -167,6 +176,56 @@ static int reopen_stdio_readonly(void)
 			return e;
 	}
 	return 0;
+}
+
+/* p is base or lies below it (both canonical). */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int within(const char *base, const char *p)
+{
+	size_t n = strlen(base);
+	if (n == 1 && base[0] == '/')
+		return 1;
+	return strncmp(base, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/*
+ * A regular file on fd 0 outside the writable set: opened again,
+ * read-only, by its path in this namespace while every mount of it is
+ * still the machine's made read-only, before any private mount (the
+ * scratch home, /dev/shm, the covers, the private /tmp and /var/tmp)
+ * can hide that path. Through the new fd its mode, owner, times and
+ * xattrs cannot change (EROFS); the offset is kept. Only the same inode
+ * is taken; a file that cannot be reached so stays as it was, and the
+ * parent reports it (stdio_metadata_not_restricted: stdfds.c asks the
+ * same question of the same view). 0 or errno.
+ */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int reopen_stdin_file(const struct mount_plan *m)
+{
+	struct stat st, now;
+	char path[CORDON_PATH_MAX];
+	int fl = fcntl(0, F_GETFL);
+	if (fl < 0 || (fl & O_PATH) || fstat(0, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	ssize_t n = readlink("/proc/self/fd/0", path, sizeof(path) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(path) - 1 || path[0] != '/')
+		return 0;
+	path[n] = '\0';
+	for (size_t i = 0; i < m->nrw; i++)
+		if (within(m->rw[i], path))
+			return 0; /* writable anyway: it stays as it is */
+	int nfd = open(path, O_RDONLY | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nfd < 0)
+		return 0;
+	int e = 0;
+	off_t off = lseek(0, 0, SEEK_CUR);
+	if (fstat(nfd, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+		e = -1;
+	else if ((off > 0 && lseek(nfd, off, SEEK_SET) != off) ||
+		 fcntl(nfd, F_SETFL, fl & O_NONBLOCK) != 0 || dup2(nfd, 0) < 0)
+		e = errno;
+	close(nfd);
+	return e < 0 ? 0 : e;
 }
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
@@ -296,16 +355,54 @@ static int cover_denied(const struct mount_plan *m)
 	return 0;
 }
 
+/*
+ * --max-tmp: the run's dir is a tmpfs of the run's namespace (its files
+ * in memory, gone with the namespace); the child grants its root in its
+ * Landlock ruleset. /dev/shm, unless the machine's is kept, is a fresh
+ * tmpfs of the command's own: with --max-tmp the same tmpfs, so that
+ * both draw on one budget (writes past it fail with ENOSPC wherever they
+ * land): its directories tmp and shm are bound on the run's dir (over
+ * the tmpfs's root, which nothing reaches then) and on /dev/shm.
+ */
+/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
+static int private_tmpfs(const struct mount_plan *m)
+{
+	int shm = !m->shm_kept && access("/dev/shm", F_OK) == 0;
+	if (m->tmpfs_on != NULL &&
+	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
+		return errno;
+	if (m->tmpfs_on != NULL && m->tmpfs_shm != NULL) {
+		/* mkdir's mode passes the umask: chmod says it. */
+		if (mkdir(m->tmpfs_tmp, 0700) != 0 || mkdir(m->tmpfs_shm, 0700) != 0 ||
+		    chmod(m->tmpfs_shm, 01777) != 0 ||
+		    (shm && mount(m->tmpfs_shm, "/dev/shm", NULL, MS_BIND, NULL) != 0) ||
+		    mount(m->tmpfs_tmp, m->tmpfs_on, NULL, MS_BIND, NULL) != 0)
+			return errno;
+		return 0;
+	}
+	if (shm && mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		return errno;
+	return 0;
+}
+
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
 int mountns_apply(const struct linux_plan *plan)
 {
 	const struct mount_plan *m = plan->mount;
 	int e;
-	if ((e = enter(m->userns, m->userns_at_clone, m->uid_map, m->gid_map)) != 0)
+	if ((e = enter(m->userns, m->userns_at_clone, m->uid_map, m->gid_map, m->limit_userns)) !=
+	    0)
 		return e;
 	for (size_t i = 0; i < m->nrw; i++)
 		if ((e = bind_self(m->rw[i])) != 0 || (e = set_readonly(m->rw[i], 0, 0)) != 0)
 			return e;
+	/* fds 0-2 reached again by name while the view is still the
+	 * machine's, read-only: before anything is mounted over a path (the
+	 * held overlay of --review too). A device on fd 1 or 2 that is
+	 * covered (a console the caller only writes to) is reached by its
+	 * name first. */
+	if ((e = reopen_stdio_readonly()) != 0 || (e = reopen_stdin_file(m)) != 0)
+		return e;
 	if (m->review != NULL && (e = ovl_held_mount(m->review)) != 0)
 		return e;
 	if (m->home != NULL && (e = scratchhome_mount(m)) != 0)
@@ -316,18 +413,7 @@ int mountns_apply(const struct linux_plan *plan)
 	for (size_t i = 0; i < m->nro; i++)
 		if ((e = bind_self(m->ro[i])) != 0 || (e = set_readonly(m->ro[i], 1, 1)) != 0)
 			return e;
-	/* --max-tmp: the run's dir is a tmpfs of the run's namespace (its
-	 * files in memory, gone with the namespace); the child grants its
-	 * root in its Landlock ruleset. */
-	if (m->tmpfs_on != NULL &&
-	    mount("cordon-tmp", m->tmpfs_on, "tmpfs", MS_NOSUID | MS_NODEV, m->tmpfs_opts) != 0)
-		return errno;
-	if (!m->shm_kept && access("/dev/shm", F_OK) == 0 &&
-	    mount("cordon-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-		return errno;
-	/* Before the covers: a device on fd 1 or 2 that is covered (a console
-	 * the caller only writes to) is reached again by its name first. */
-	if ((e = reopen_stdio_readonly()) != 0)
+	if ((e = private_tmpfs(m)) != 0)
 		return e;
 	if ((e = cover_denied(m)) != 0)
 		return e;
@@ -356,11 +442,32 @@ int mountns_join(const struct linux_plan *plan)
 	 * namespace may be gone (ESTALE), and stdio is found through it. */
 	if ((e = pidns_apply(plan)) != 0)
 		return e;
-	if ((e = reopen_stdio_readonly()) != 0)
+	/* In the run's view: a file on fd 0 that it hides makes the spawn
+	 * one of its own namespaces (mountns_hides_stdin), not a joiner. */
+	if ((e = reopen_stdio_readonly()) != 0 || (e = reopen_stdin_file(m)) != 0)
 		return e;
 	if (m->cwd != NULL && chdir(m->cwd) != 0 && chdir("/") != 0)
 		return errno;
 	return 0;
+}
+
+int mountns_hides_stdin(const struct mount_plan *m, int fd)
+{
+	struct stat st;
+	char path[CORDON_PATH_MAX];
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fd_path(fd, path, sizeof(path)) != 0)
+		return 0;
+	for (size_t i = 0; i < m->nrw; i++)
+		if (path_within(m->rw[i], path))
+			return 0;
+	for (size_t i = 0; i < m->nviews; i++)
+		if (path_within(m->views[i].view, path))
+			return 1;
+	for (size_t i = 0; i < m->ncovers; i++)
+		if (path_within(m->covers[i].target, path))
+			return 1;
+	return (!m->shm_kept && path_within("/dev/shm", path)) ||
+	       (m->home != NULL && scratchhome_holds(m->home, path));
 }
 
 static int push(char ***v, size_t *n, const char *s)
@@ -479,6 +586,8 @@ void mountns_free(struct mount_plan *m)
 	free(m->empty_file);
 	free(m->cwd);
 	free(m->tmpfs_on);
+	free(m->tmpfs_tmp);
+	free(m->tmpfs_shm);
 	tmp_free(m);
 	free(m);
 }

@@ -61,6 +61,11 @@ struct scratch_home {
 	size_t n;
 };
 
+int scratchhome_holds(const struct scratch_home *h, const char *path)
+{
+	return path_within(h->home, path);
+}
+
 /* The options of the overlay on home, its upper and work directories
  * named relative to the tmpfs (the child's cwd when it mounts). A mount's
  * options fit in a page. 0 or -1. */

@@ -38,6 +38,12 @@
  *              its own loopback); the rest (AF_VSOCK reaches the
  *              hypervisor, Bluetooth and others are not namespaced) is
  *              refused.
+ *   USERNS     no user namespace of the command's own (a common route
+ *              of kernel exploits: capabilities over namespaces the
+ *              kernel then lets it make), where cordon made no user
+ *              namespace for the run whose limit would hold it (root, or
+ *              no mount layer: layer-userns.c). Never on the run's
+ *              thread when cordon itself clones with CLONE_NEWUSER.
  *
  * Arguments are compared on their low 32 bits: the kernel takes most of
  * them as int or unsigned int, so an ioctl request with high bits set
@@ -57,6 +63,7 @@
 
 #include <errno.h>
 #include <linux/audit.h>
+#include <sched.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -86,7 +93,7 @@
 		X(prlimit64), X(setpriority), X(ioprio_set), X(sched_setaffinity),                \
 		X(sched_setscheduler), X(sched_setparam), X(sched_setattr), X(migrate_pages),     \
 		X(move_pages), X(io_uring_setup), X(connect), X(sendto), X(sendmsg), X(sendmmsg), \
-		X(socketcall), X(bind), X(socket), X(socketpair)
+		X(socketcall), X(bind), X(socket), X(socketpair), X(unshare), X(clone), X(clone3)
 #define SC_ENUM(n) SC_##n
 #define SC_NAME(n) #n
 enum sc_call { SC_CALLS(SC_ENUM), SC_COUNT };
@@ -190,6 +197,16 @@ static const struct sc_rule rules[] = {
 	{ SCG_NET_ALL | SCG_NET_NS, SC_socketpair, SECCOMP_RET_ALLOW, { { T_EQ, 0, AF_UNIX } } },
 	{ SCG_NET_ALL | SCG_NET_NS, SC_socketpair, DENY(EACCES), ALWAYS },
 	{ SCG_NET_ALL | SCG_NET_NS, SC_socketcall, DENY(ENOSYS), ALWAYS },
+
+	/* unshare(flags), clone(flags, ...): the flags are the first
+	 * argument on every ABI here (arm's and i386's CLONE_BACKWARDS order
+	 * only the later ones); clone takes their low 32 bits
+	 * (lower_32_bits(clone_flags)), and unshare refuses any other bit.
+	 * clone3 takes them in memory, which a filter cannot read: ENOSYS,
+	 * as before 5.3, and libc falls back to clone. */
+	{ SCG_USERNS, SC_unshare, DENY(EPERM), { { T_ANY, 0, CLONE_NEWUSER } } },
+	{ SCG_USERNS, SC_clone, DENY(EPERM), { { T_ANY, 0, CLONE_NEWUSER } } },
+	{ SCG_USERNS, SC_clone3, DENY(ENOSYS), ALWAYS },
 };
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
@@ -274,6 +291,9 @@ static const uint32_t numbers[SC_COUNT][SCA_COUNT] = {
 	[SC_bind] = { NR(49), X32(49), NONE, NR(361), NR(200), NR(282) },
 	[SC_socket] = { NR(41), X32(41), NONE, NR(359), NR(198), NR(281) },
 	[SC_socketpair] = { NR(53), X32(53), NONE, NR(360), NR(199), NR(288) },
+	[SC_unshare] = { NR(272), X32(272), NONE, NR(310), NR(97), NR(337) },
+	[SC_clone] = { NR(56), X32(56), NONE, NR(120), NR(220), NR(120) },
+	[SC_clone3] = { NR(435), X32(435), NONE, NR(435), NR(435), NR(435) },
 };
 
 /* The ABIs this build's filter holds, ended by SCA_COUNT. */
@@ -546,7 +566,7 @@ int seccomp_trial(const struct linux_trial *t)
 	return t->seccomp != NULL ? install(t->seccomp) : ENOSYS;
 }
 
-unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace)
+unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace, int userns)
 {
 	/* io_uring always: its OPENAT would make setuid files, and its
 	 * CONNECT and SENDMSG would pass the supervisor, unseen by seccomp. */
@@ -555,14 +575,17 @@ unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespac
 		g |= SCG_PROCESSES;
 	if (network_off)
 		g |= net_namespace ? SCG_NET_NS : SCG_NET_ALL;
+	if (userns)
+		g |= SCG_USERNS;
 	return g;
 }
 
 int seccomp_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
 	const struct policy *p = run->pol;
-	plan->seccomp_groups = seccomp_groups_for(plan->pid_namespace, p != NULL && p->network_off,
-						  plan->net_namespace);
+	plan->seccomp_groups = seccomp_groups_for(
+		plan->pid_namespace, p != NULL && p->network_off, plan->net_namespace,
+		run->dec != NULL && userns_by_filter(run->dec->cov.layers));
 	int n = seccomp_build(plan->seccomp_groups, plan->seccomp_insns, SECCOMP_MAX_INSNS);
 	if (n == 0)
 		return backend_fail(res, CORDON_ECONFINE,

@@ -284,6 +284,17 @@ int limits_prepare(const struct run_spec *run, struct run_result *res, struct li
 		if ((m->tmpfs_on = strdup(run->rundir)) == NULL)
 			return backend_fail(res, CORDON_ENOMEM, "out of memory");
 		res->tmp_by = LIMIT_BY_TMPFS;
+		/* /dev/shm draws on the same budget (not a tmpfs of half the
+		 * RAM): one tmpfs, two directories bound where each is seen. */
+		char p[CORDON_PATH_MAX];
+		if (!m->shm_kept) {
+			if (path_join(p, sizeof(p), run->rundir, "tmp") != 0 ||
+			    (m->tmpfs_tmp = strdup(p)) == NULL ||
+			    path_join(p, sizeof(p), run->rundir, "shm") != 0 ||
+			    (m->tmpfs_shm = strdup(p)) == NULL)
+				return backend_fail(res, CORDON_ENOMEM, "out of memory");
+			res->tmp_shm = 1;
+		}
 	}
 	return 0;
 }

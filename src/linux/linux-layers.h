@@ -37,6 +37,7 @@
 struct mount_plan {
 	int userns; /* not root: a user namespace too */
 	int userns_at_clone; /* ... made by the clone that started the child */
+	int limit_userns; /* ... which allows none below it (layer-userns.c) */
 	char uid_map[48], gid_map[48];
 	char **rw; /* writable trees and files, bound read-write */
 	size_t nrw;
@@ -67,6 +68,11 @@ struct mount_plan {
 	 * run's dir), mounted after the binds; NULL: none. */
 	char *tmpfs_on;
 	char tmpfs_opts[96];
+	/* ... and, unless shm_kept, one budget for the temp dir and /dev/shm:
+	 * the directories tmp and shm made at the tmpfs's root, bound on the
+	 * run's dir (over the root) and on /dev/shm; NULL: /dev/shm is a
+	 * tmpfs of its own. */
+	char *tmpfs_tmp, *tmpfs_shm;
 	/* A writable tree of the run lies in the machine's /dev/shm (a
 	 * state dir there, a workspace): no private /dev/shm over it, which
 	 * would hide the tree; the machine's stays, read-only outside the
@@ -195,6 +201,13 @@ struct linux_plan {
 	/* The filter; .len 0: none. .filter points into seccomp_insns. */
 	struct sock_fprog seccomp;
 	struct sock_filter seccomp_insns[SECCOMP_MAX_INSNS];
+	/* The command's user namespaces refused (layer-userns.c): in the
+	 * run's user namespace by its limit, else by the run's filter
+	 * (SCG_USERNS); userns_filter is SCG_USERNS alone, the child's own
+	 * when the limit could not be set. */
+	int userns_refused;
+	struct sock_fprog userns_filter;
+	struct sock_filter userns_insns[160];
 };
 
 /* ---- what the probe's trial child gets, made in the parent ---- */
@@ -221,6 +234,11 @@ int mountns_apply(const struct linux_plan *plan);
  * namespace with its own /proc (pidns_apply), stdio reopened in it, the
  * cwd entered. */
 int mountns_join(const struct linux_plan *plan);
+/* Parent: fd (what the command gets as 0) is a regular file outside the
+ * writable set that the run's view hides (the private /tmp, /var/tmp or
+ * /dev/shm, the scratch home, a cover): a spawn cannot join the run's
+ * namespaces and reach it again. */
+int mountns_hides_stdin(const struct mount_plan *m, int fd);
 void mountns_free(struct mount_plan *m);
 /* layer-tmp.c: the run's own /tmp and /var/tmp (after the mount layer,
  * in its namespace). */
@@ -258,6 +276,8 @@ struct scratch_home;
  * they do not fit. Pure. */
 int scratchhome_options(const char *home, int userns, char *out, size_t size);
 int scratchhome_trial(const struct linux_trial *t);
+/* path lies in the home the overlay covers. */
+int scratchhome_holds(const struct scratch_home *h, const char *path);
 /* Whether this process's runs can make the overlay on home: not in a
  * user namespace when a mount lies below it (the namespace inherits it
  * locked, and the kernel refuses such a lower layer). Reads
@@ -453,8 +473,21 @@ int runner_adopt(struct linux_runner *r, struct linux_plan *plan);
 struct linux_runner *runner_new(struct linux_plan *plan, struct supervisor *sup, unsigned groups);
 void runner_free(struct linux_runner *r);
 pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
-		   int tty);
+		   int tty, int stdin_fd);
 void runner_after_exec(const void *state, pid_t pid, int reached);
+/* layer-userns.c: no user namespace of the command's own. */
+int userns_trial(const struct linux_trial *t);
+int userns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
+int userns_apply(const struct linux_plan *plan);
+/* Whether the run refuses the command's user namespaces by the filter:
+ * the layer is on and cordon makes no user namespace for the run (root,
+ * or no mount layer), whose own limit would hold them. */
+int userns_by_filter(unsigned layers_on);
+/* CHILD: in a user namespace cordon just made (mountns): allow none below
+ * it (user.max_user_namespaces 0); an error is not fatal here (the
+ * layer's apply checks, and falls back on the filter). */
+void userns_limit(void);
+
 /* Child: whether it joined the run's namespaces (else it makes them). */
 int runner_joining(const struct linux_plan *plan);
 /* The command's process (layer-pidns.c), before anything of the command:
@@ -479,9 +512,12 @@ enum seccomp_group {
 	/* --network off with one: of every family but AF_UNIX, AF_INET,
 	 * AF_INET6, AF_NETLINK and AF_PACKET (isolated by the namespace):
 	 * EACCES; socketcall: ENOSYS */
-	SCG_NET_NS = 1u << 7
+	SCG_NET_NS = 1u << 7,
+	/* no user namespace of the command's own: unshare and clone with
+	 * CLONE_NEWUSER: EPERM; clone3: ENOSYS */
+	SCG_USERNS = 1u << 8
 };
-#define SECCOMP_GROUPS_ALL (((unsigned)SCG_NET_NS << 1) - 1u)
+#define SECCOMP_GROUPS_ALL (((unsigned)SCG_USERNS << 1) - 1u)
 
 /* Build the filter for these groups into out (room for max instructions).
  * Returns the number of instructions; 0 when this architecture has no
@@ -500,8 +536,10 @@ int seccomp_install_listener(const struct sock_fprog *prog);
 int seccomp_trial(const struct linux_trial *t);
 int seccomp_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int seccomp_apply(const struct linux_plan *plan);
-/* The seccomp layer's groups for a run (seccomp_prepare's). */
-unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace);
+/* The seccomp layer's groups for a run (seccomp_prepare's); userns: the
+ * run refuses the command's user namespaces by the filter (SCG_USERNS:
+ * cordon makes no user namespace of its own to limit, layer-userns.c). */
+unsigned seccomp_groups_for(int pid_namespace, int network_off, int net_namespace, int userns);
 /* On the run's thread, before it starts any command: no_new_privs, the
  * keyring step of seccomp_apply (with SCG_KEYRINGS), then one filter of
  * these groups. With listener non-NULL it is installed with a listener,

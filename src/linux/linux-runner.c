@@ -223,8 +223,14 @@ static void collect(struct linux_runner *r, pid_t pid, int reached)
 /* Whether the child of this spawn may join: namespaces held, and no
  * terminal among the fds the command gets as 0-2 (tty; the run's view
  * cannot reach it again). */
-static int may_join(const struct linux_runner *r, int tty)
+static int may_join(const struct linux_runner *r, const struct linux_plan *plan, int tty,
+		    int stdin_fd)
 {
+	/* A file on fd 0 that the run's view hides: reopened read-only by
+	 * the mount layer before its private mounts, which a joiner finds
+	 * made already. */
+	if (plan->mount != NULL && mountns_hides_stdin(plan->mount, stdin_fd))
+		return 0;
 	return r->nheld > 0 && !tty;
 }
 
@@ -422,7 +428,7 @@ void runner_free(struct linux_runner *r)
  * a new PID namespace (in a new user namespace unless root), or joining
  * the run's namespaces. */
 pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack, size_t size,
-		   int tty)
+		   int tty, int stdin_fd)
 {
 	const struct linux_plan *plan = state;
 	struct linux_runner *r = plan->runner;
@@ -440,7 +446,7 @@ pid_t runner_start(const void *state, int (*fn)(void *), void *arg, void *stack,
 	r->size = size;
 	r->flags = flags;
 	int can_join = r->join_stack != NULL && r->res[0] >= 0;
-	r->joining = can_join && may_join(r, tty);
+	r->joining = can_join && may_join(r, plan, tty, stdin_fd);
 	r->want_ns = can_join && r->nheld == 0;
 	r->made = ns_made(plan);
 	if (r->gate != NULL)

@@ -553,9 +553,9 @@ void seatbelt_coverage(struct coverage *out)
 	 * machine's, read-only: the profile cannot give a path another
 	 * directory. */
 	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT;
-	out->gaps = 1u << GAP_DEVICE_IOCTL | 1u << GAP_TERMINAL | 1u << GAP_READS |
-		    1u << GAP_NETWORK | 1u << GAP_PROCESSES | 1u << GAP_SURVIVORS | 1u << GAP_IPC |
-		    1u << GAP_TMP_SHARED;
+	out->gaps = 1ull << GAP_DEVICE_IOCTL | 1ull << GAP_TERMINAL | 1ull << GAP_READS |
+		    1ull << GAP_NETWORK | 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS | 1ull << GAP_IPC |
+		    1ull << GAP_TMP_SHARED;
 	out->protects = 1;
 	out->refuses_absent = 1; /* the profile matches paths, existing or not */
 	out->denies_reads = DENY_BY_SEATBELT;

@@ -369,3 +369,21 @@ int remove_tree_at(int parent_fd, const char *name, int top_fd, int queue_fd, st
 		close(own);
 	return r == 0 && !b->failed && !b->out ? 0 : -1;
 }
+
+/* The canonical path of what fd is open on, in out; 0, or -1. */
+int fd_path(int fd, char *out, size_t len)
+{
+#if defined(__linux__)
+	char link[32];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, out, len - 1);
+	if (n <= 0 || (size_t)n >= len - 1 || out[0] != '/')
+		return -1;
+	out[n] = '\0';
+	return 0;
+#else
+	if (len < CORDON_PATH_MAX || fcntl(fd, F_GETPATH, out) != 0)
+		return -1;
+	return 0;
+#endif
+}

@@ -5,6 +5,7 @@
 #define CORDON_FSUTIL_H
 
 #include <dirent.h>
+#include <stddef.h>
 
 /* mkdir -p; directories it makes are owner-only (0700). 0 or -1/errno. */
 int mkdir_p(const char *path);
@@ -29,5 +30,10 @@ struct rm_budget {
  * dirs met are moved to be emptied (a dir outside the tree, or -1: the
  * tree's top). 0 when it is gone, else -1 (see b->out and b->failed). */
 int remove_tree_at(int parent_fd, const char *name, int top_fd, int queue_fd, struct rm_budget *b);
+/* The path of what fd is open on (its canonical name; on Linux,
+ * /proc/self/fd/N, which ends in " (deleted)" once it has no name) into
+ * out: 0, or -1 (no /proc, not a name in a file system: a pipe, a
+ * socket). */
+int fd_path(int fd, char *out, size_t len);
 
 #endif

@@ -168,6 +168,10 @@ const struct id_text cordon_layer_ids[LAYER_COUNT] = {
 	[LAYER_UNIX_LANDLOCK] = { "unix_socket_landlock",
 				  "Landlock ABI 9: pathname Unix sockets outside the writable "
 				  "set refused" },
+	[LAYER_USERNS] = { "user_namespaces_refused",
+			   "the command cannot make a user namespace (unshare, clone, clone3 "
+			   "with CLONE_NEWUSER): the run's user namespace allows none below "
+			   "it, or a seccomp rule refuses it" },
 	[LAYER_IPCNS] = { "ipc_namespace",
 			  "the run's own SysV IPC objects and POSIX message queues" },
 	[LAYER_NETNS] = { "network_namespace",
@@ -237,11 +241,12 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_KEYRINGS] = { "keyrings_not_isolated",
 			   "the caller's session keyring and the user's keyring are reachable" },
 	[GAP_STDIO] = { "stdio_metadata_not_restricted",
-			"a file outside on fd 1 or 2 (or an unreachable one on fd 0): its mode, "
-			"owner and times can be changed through the fd" },
+			"a file outside on fd 1 or 2 (or on fd 0 one that cannot be opened again "
+			"by its name): its mode, owner and times can be changed through the fd" },
 	[GAP_SECRETS] = { "secrets_readable",
 			  "some paths of the deny-read list (the user's secrets) are readable: "
-			  "see read_denied" },
+			  "see read_denied (or ~/.config holds more than 4,096 entries, and "
+			  "those past them were not looked in for auth.json)" },
 	[GAP_INHERITED_SOCKET] = { "inherited_network_socket",
 				   "--network off, but the command holds a network socket it was "
 				   "given (fd 0-2 or --keep-fd): it reaches the network" },
@@ -294,6 +299,9 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				    "--network allow was given, but no network namespace can be "
 				    "made here: the command runs with the network off (nothing "
 				    "allowed), never open" },
+	[GAP_USERNS] = { "user_namespaces_allowed",
+			 "the command can make user namespaces of its own (a common route "
+			 "of kernel exploits): --allow-userns, or no mechanism here" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

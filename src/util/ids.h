@@ -74,6 +74,7 @@ enum layer_id {
 	LAYER_KEYRINGS,
 	LAYER_UNIX_SUPERVISOR,
 	LAYER_UNIX_LANDLOCK,
+	LAYER_USERNS,
 	/* Listed before read_deny, which only a run's policy adds: the
 	 * probe's list stays the start of a run's. */
 	LAYER_PRIVATE_TMP,
@@ -122,9 +123,10 @@ enum gap_id {
 	GAP_SCRATCH_HOME,
 	GAP_NETWORK_ALLOWLIST,
 	GAP_TMP_TREE_FIFOS,
+	GAP_USERNS,
 	GAP_COUNT
 };
-_Static_assert(GAP_COUNT <= 32, "gaps are bits of an unsigned");
+_Static_assert(GAP_COUNT <= 64, "gaps are bits of a uint64_t");
 
 /* How a resource bound (--max-procs, --max-memory, --max-tmp) is applied
  * (the status event's "limits"); LIMIT_BY_NONE: it is not (null). */

@@ -10,6 +10,10 @@
  *               CLONE_NEW* flag fail with EPERM, clone3(2) with ENOSYS (so
  *               libc falls back to clone), as in a container that forbids
  *               user namespaces
+ *   nomountns   mount namespaces cannot be made: unshare(2) and clone(2)
+ *               with CLONE_NEWNS fail with EPERM, clone3(2) with ENOSYS;
+ *               a user namespace alone still can be made (cordon has no
+ *               mount layer, the command could make its own)
  *   noseccomp   installing a seccomp filter fails with EINVAL (prctl
  *               PR_SET_SECCOMP and seccomp(2)), as on a kernel without
  *               CONFIG_SECCOMP_FILTER
@@ -67,7 +71,8 @@ int main(int argc, char *argv[])
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
 		fprintf(stderr,
-			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|noseccomp|noexecveat|killmount|nokeys|"
+			"usage: seccomp-deny enosys|eopnotsupp|eperm|nons|nomountns|noseccomp|noexecveat|"
+			"killmount|nokeys|"
 			"nocapset|nomountapi -- "
 			"COMMAND...\n");
 		return 2;
@@ -84,6 +89,18 @@ int main(int argc, char *argv[])
 		/* unshare(flags) and clone(flags, ...): flags in the low word of arg 0 */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, ns_flags, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_filter nomountns[] = {
+		PROLOGUE,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 5, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
@@ -134,6 +151,9 @@ int main(int argc, char *argv[])
 	if (strcmp(argv[1], "nons") == 0) {
 		p.len = (unsigned short)(sizeof(nons) / sizeof(nons[0]));
 		p.filter = nons;
+	} else if (strcmp(argv[1], "nomountns") == 0) {
+		p.len = (unsigned short)(sizeof(nomountns) / sizeof(nomountns[0]));
+		p.filter = nomountns;
 	} else if (strcmp(argv[1], "noseccomp") == 0) {
 		p.len = (unsigned short)(sizeof(noseccomp) / sizeof(noseccomp[0]));
 		p.filter = noseccomp;

@@ -125,6 +125,7 @@ static void error_convention(void)
 		{ "set_max_tmp(2^62)", cordon_set_max_tmp(c, (uint64_t)1 << 62) },
 		{ "set_max_tmp(0: none)", cordon_set_max_tmp(c, 0) },
 		{ "set_scratch_home", cordon_set_scratch_home(c, 0) },
+		{ "set_allow_userns", cordon_set_allow_userns(c, 0) },
 		{ "set_cwd", cordon_set_cwd(c, outside) },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -316,6 +317,45 @@ static void begin_failure_leaves_nothing(void)
 	cordon_set_state_dir(c, runs);
 	is_int(cordon_begin(c), CORDON_EREFUSED, "workspace / is refused: CORDON_EREFUSED");
 	cordon_free(c);
+}
+
+/* The status events where a command of the run could replace them are
+ * refused at cordon_begin(): a file named in the workspace (nothing
+ * made), a status fd on one (the file untouched); outside, they work. */
+static void status_inside_refused(void)
+{
+	char path[400], out[400];
+	snprintf(path, sizeof(path), "%s/status.jsonl", ws);
+	snprintf(out, sizeof(out), "%s/status-out.jsonl", root);
+	cordon *c = fresh();
+	cordon_set_status_file(c, path);
+	is_int(cordon_begin(c), CORDON_EREFUSED, "a status file in the workspace: CORDON_EREFUSED");
+	ok(strstr(cordon_last_error(c), "lies inside") != NULL, "... says why: %s",
+	   cordon_last_error(c));
+	ok(access(path, F_OK) != 0, "... and made no file there");
+	cordon_free(c);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	c = fresh();
+	cordon_set_status_fd(c, fd);
+	is_int(cordon_begin(c), CORDON_EREFUSED,
+	       "a status fd on a file in the workspace: CORDON_EREFUSED");
+	struct stat st;
+	ok(fstat(fd, &st) == 0 && st.st_size == 0, "... and nothing was written to it");
+	cordon_free(c);
+	close(fd);
+	unlink(path);
+	c = fresh();
+	cordon_set_mode(c, CORDON_MODE_OFF);
+	cordon_set_status_file(c, path);
+	is_int(cordon_begin(c), 0, "... accepted in CORDON_MODE_OFF (a plain exec)");
+	cordon_free(c);
+	unlink(path);
+	c = fresh();
+	cordon_set_status_file(c, out);
+	is_int(cordon_begin(c), 0, "a status file outside every writable tree: accepted");
+	cordon_free(c);
+	ok(access(out, F_OK) == 0, "... and written");
+	unlink(out);
 }
 
 /* fn(fd) in a forked child (a process that has run nothing the caller
@@ -1305,6 +1345,7 @@ int main(int argc, char *argv[])
 	error_convention();
 	life_cycle();
 	begin_failure_leaves_nothing();
+	status_inside_refused();
 	namespaces_per_run();
 	tmp_per_run_after_first_end();
 	filter_per_run();

@@ -248,6 +248,14 @@ static void test_value_options(void)
 	is_int(a.c->scratch_home, 1, "--scratch-home sets it");
 	cli_args_free(&a);
 	fails(ARGV("run", "--scratch-home=yes", "--", "x"), "takes no value", "--scratch-home=");
+	is_int(parse(&a, ARGV("run", "--", "x")), 0, "no --allow-userns");
+	is_int(a.c->allow_userns, 0, "user namespaces are refused by default");
+	cli_args_free(&a);
+	is_int(parse(&a, ARGV("run", "--allow-userns", "--allow-userns", "--", "x")), 0,
+	       "--allow-userns (twice)");
+	is_int(a.c->allow_userns, 1, "--allow-userns sets it");
+	cli_args_free(&a);
+	fails(ARGV("run", "--allow-userns=1", "--", "x"), "takes no value", "--allow-userns=");
 
 	is_int(parse(&a, flags), 0, "flags");
 	ok(a.c->clean_env == 1 && a.c->allow_broad == 1 && !a.c->default_protect,

@@ -270,6 +270,34 @@ static void test_secret_names(void)
 		"_TOKEN",
 		"A__TOKEN",
 		"X_TOKEN_TOKEN",
+		/* issue 35: npm's and Gradle's camelCase keys, and more words */
+		"npm_config__authToken",
+		"NPM_CONFIG__AUTHTOKEN",
+		"npm_config_//registry.npmjs.org/:_authToken",
+		"npm_config__auth",
+		"npm_config_//npm.pkg.github.com/:_auth",
+		"NPM_CONFIG__PASSWORD",
+		"ORG_GRADLE_PROJECT_signingKey",
+		"ORG_GRADLE_PROJECT_signingInMemoryKey",
+		"ORG_GRADLE_PROJECT_signingPassword",
+		"ORG_GRADLE_PROJECT_mavenCentralPassword",
+		"ORG_GRADLE_PROJECT_githubToken",
+		"ORG_GRADLE_PROJECT_clientSecret",
+		"ORG_GRADLE_PROJECT_SIGNINGKEY",
+		"GPG_PASSPHRASE",
+		"PASSPHRASE",
+		"AZURE_DEVOPS_EXT_PAT",
+		"GH_PAT",
+		"RAILS_MASTER_KEY",
+		"MASTER_KEY",
+		"SECRET_KEY_BASE",
+		"APP_SECRET_KEY_BASE",
+		"DOCKER_AUTH_CONFIG",
+		"AZURE_STORAGE_CONNECTION_STRING",
+		"CONNECTION_STRING",
+		"SUPABASE_JWT",
+		"JWT",
+		"SENTRY_DSN",
 	};
 	static const char *const kept[] = {
 		"PATH",
@@ -315,6 +343,23 @@ static void test_secret_names(void)
 		"GITHUB_PATH",
 		"BW_SESSIONS",
 		"",
+		/* near the new ones, and not secrets */
+		"ORG_GRADLE_PROJECT_signingKeyId",
+		"ORG_GRADLE_PROJECT_version",
+		"npm_config_registry",
+		"npm_config_cache",
+		"NPM_CONFIG_USERCONFIG",
+		"npm_config_auth_type",
+		"PATH_PAT_X",
+		"GITHUB_PATH",
+		"CONNECTION_STRING_FILE",
+		"JWT_ISSUER",
+		"SENTRY_ENVIRONMENT",
+		"MASTER_KEY_FILE",
+		"dbPassword",
+		"NOPASSWORD",
+		"GIT_CONFIG_PARAMETERS",
+		"GIT_CONFIG_COUNT",
 	};
 	for (size_t i = 0; i < N(removed); i++)
 		is_int(secret(removed[i]), 1, "secret name: %s", removed[i]);
@@ -404,6 +449,58 @@ static void test_secrets_removed(void)
 	       "PATH=/bin|HOME=/h|TOKENIZERS_PARALLELISM=false|SSH_AUTH_SOCK=/run/a.sock",
 	       "no place for the removed names: removed all the same");
 	env_free(e);
+}
+
+/* git's configuration in the environment: kept out when a key or value
+ * sets a header, a credential or a password, or holds a URL with a
+ * password; the pairs go together. */
+static void test_git_config(void)
+{
+	const char *const params[] = {
+		"PATH=/bin",
+		"GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
+		NULL,
+	};
+	check_secrets(params, 0, NULL, 0, "PATH=/bin", "GIT_CONFIG_PARAMETERS",
+		      "GIT_CONFIG_PARAMETERS setting http.extraheader: removed");
+	const char *const url[] = {
+		"GIT_CONFIG_PARAMETERS='url.https://x-access-token:ghs_abc@github.com/.insteadof'="
+		"'https://github.com/'",
+		NULL,
+	};
+	check_secrets(url, 0, NULL, 0, "", "GIT_CONFIG_PARAMETERS",
+		      "GIT_CONFIG_PARAMETERS with a URL holding a password: removed");
+	const char *const harmless[] = { "GIT_CONFIG_PARAMETERS='safe.directory'='*'",
+					 "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager",
+					 "GIT_CONFIG_VALUE_0=less", NULL };
+	check_secrets(harmless, 0, NULL, 0,
+		      "GIT_CONFIG_PARAMETERS='safe.directory'='*'|GIT_CONFIG_COUNT=1|"
+		      "GIT_CONFIG_KEY_0=core.pager|GIT_CONFIG_VALUE_0=less",
+		      "", "safe.directory, core.pager: they pass");
+	const char *const pairs[] = { "A=1",
+				      "GIT_CONFIG_COUNT=2",
+				      "GIT_CONFIG_KEY_0=safe.directory",
+				      "GIT_CONFIG_VALUE_0=*",
+				      "GIT_CONFIG_KEY_1=http.https://example.com/.extraHeader",
+				      "GIT_CONFIG_VALUE_1=Authorization: Bearer abc",
+				      NULL };
+	check_secrets(pairs, 0, NULL, 0, "A=1",
+		      "GIT_CONFIG_COUNT|GIT_CONFIG_KEY_0|GIT_CONFIG_VALUE_0|GIT_CONFIG_KEY_1|"
+		      "GIT_CONFIG_VALUE_1",
+		      "one pair sets an extraHeader: COUNT and every pair removed");
+	const char *const helper[] = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper",
+				       "GIT_CONFIG_VALUE_0=store", NULL };
+	check_secrets(helper, 0, NULL, 0, "",
+		      "GIT_CONFIG_COUNT|GIT_CONFIG_KEY_0|GIT_CONFIG_VALUE_0",
+		      "a credential helper: removed");
+	const char *const pass[] = { "GIT_CONFIG_PARAMETERS" };
+	check_secrets(
+		params, 0, pass, 1,
+		"PATH=/bin|GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
+		"", "--env GIT_CONFIG_PARAMETERS passes it");
+	check(params, 0, NULL, 0, NULL,
+	      "PATH=/bin|GIT_CONFIG_PARAMETERS='http.extraheader'='AUTHORIZATION: basic eHg='",
+	      "the default list off: it passes");
 }
 
 /* The variables cordon sets (caches moved under its state dir). */
@@ -506,5 +603,6 @@ int main(void)
 	test_run_id();
 	test_secret_names();
 	test_secrets_removed();
+	test_git_config();
 	return done_testing();
 }

@@ -74,10 +74,10 @@ static void tables(void)
 	}
 	struct coverage cov = { 0 };
 	landlock_coverage(2, 0, &cov);
-	ok(cov.gaps & (1u << GAP_TRUNCATE), "ABI 2 without the mount layer: truncate gap");
+	ok(cov.gaps & (1ull << GAP_TRUNCATE), "ABI 2 without the mount layer: truncate gap");
 	memset(&cov, 0, sizeof(cov));
 	landlock_coverage(2, 1, &cov);
-	ok(!(cov.gaps & (1u << GAP_TRUNCATE)), "ABI 2 with the mount layer: no truncate gap");
+	ok(!(cov.gaps & (1ull << GAP_TRUNCATE)), "ABI 2 with the mount layer: no truncate gap");
 }
 
 static long create(const struct ll_ruleset_attr *a)

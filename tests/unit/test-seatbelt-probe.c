@@ -242,7 +242,7 @@ static void run_through_launcher(void)
 	ok(names > 0, "so is the agent configuration's (%d names)", names);
 	is_str(c->pol.w[0].path, link, "prepare leaves the policy as it was");
 	is_str(c->pol.sockets[0], sock_link, "... its sockets too");
-	ok(!(c->dec.cov.gaps & (1u << GAP_UNIX_SOCKETS)),
+	ok(!(c->dec.cov.gaps & (1ull << GAP_UNIX_SOCKETS)),
 	   "Unix sockets are not a gap: --allow-socket can be enforced");
 
 	const char *argv[] = { "sh", "-c", "printf %s \"$TMPDIR\" >out; exit 7", NULL };

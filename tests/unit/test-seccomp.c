@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -169,6 +170,7 @@ struct rule_case {
 #define PROC SCG_PROCESSES
 #define URING SCG_IO_URING
 #define UNIX SCG_UNIX_NOTIFY
+#define USERNS SCG_USERNS
 #define CWD ((uint32_t)AT_FDCWD)
 #define EPERM_ ERR(EPERM)
 
@@ -254,6 +256,22 @@ static const struct rule_case cases[] = {
 	C(UNIX, "sendmmsg", NOTIF, "sendmmsg", 3, PTR, 1, 0),
 	C(UNIX | SCG_NET_ALL | SCG_NET_NS, "socketcall", ERR(ENOSYS), "socketcall", 3, PTR),
 	C(UNIX, "bind", NOTIF, "bind", 3, PTR, 16),
+
+	C(USERNS, "unshare", EPERM_, "unshare CLONE_NEWUSER", CLONE_NEWUSER),
+	C(USERNS, "unshare", EPERM_, "unshare CLONE_NEWUSER|CLONE_NEWNS",
+	  CLONE_NEWUSER | CLONE_NEWNS),
+	C(USERNS, "unshare", ALLOW, "unshare CLONE_NEWNS", CLONE_NEWNS),
+	C(USERNS, "unshare", ALLOW, "unshare CLONE_NEWPID|CLONE_NEWIPC",
+	  CLONE_NEWPID | CLONE_NEWIPC),
+	C(USERNS, "clone", EPERM_, "clone CLONE_NEWUSER|SIGCHLD", CLONE_NEWUSER | SIGCHLD, 0),
+	C(USERNS, "clone", EPERM_, "clone CLONE_NEWUSER, high bits set (low-32 compare)",
+	  0xdead000000000000ull | CLONE_NEWUSER | SIGCHLD, 0),
+	C(USERNS, "clone", ALLOW, "clone CLONE_NEWUSER in the high half only",
+	  (uint64_t)CLONE_NEWUSER << 32 | SIGCHLD, 0),
+	C(USERNS, "clone", ALLOW, "clone a thread",
+	  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD, PTR),
+	C(USERNS, "clone", ALLOW, "clone SIGCHLD (fork)", SIGCHLD, 0),
+	C(USERNS, "clone3", ERR(ENOSYS), "clone3", PTR, 88),
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -424,6 +442,39 @@ static void shape(void)
 	is_int(seccomp_prepare(&run, &res, plan), 0, "seccomp_prepare, PID namespace");
 	is_int(plan->seccomp_groups, SCG_TERMINAL | SCG_SETID | SCG_KEYRINGS | SCG_IO_URING,
 	       "with a PID namespace: no processes group");
+	/* The user namespace layer: by the filter where cordon makes no user
+	 * namespace for the run (no mount layer, or root), else by the run's
+	 * namespace's limit, never on the filter (cordon's own clone with
+	 * CLONE_NEWUSER would meet it on the run's thread). */
+	struct decision dec = { 0 };
+	run.dec = &dec;
+	dec.cov.layers = 1u << LAYER_USERNS;
+	memset(plan, 0, sizeof(*plan));
+	is_int(seccomp_prepare(&run, &res, plan), 0, "seccomp_prepare, user namespaces refused");
+	ok(plan->seccomp_groups & SCG_USERNS, "... no mount layer: by the filter");
+	dec.cov.layers = 1u << LAYER_USERNS | 1u << LAYER_MOUNTNS;
+	memset(plan, 0, sizeof(*plan));
+	is_int(seccomp_prepare(&run, &res, plan), 0, "seccomp_prepare, with the mount layer");
+	is_int((plan->seccomp_groups & SCG_USERNS) != 0, geteuid() == 0,
+	       "... with the mount layer: by the filter only as root (%s)",
+	       geteuid() == 0 ? "no user namespace of cordon's" : "the run's namespace's limit");
+	dec.cov.layers = 1u << LAYER_MOUNTNS;
+	memset(plan, 0, sizeof(*plan));
+	is_int(seccomp_prepare(&run, &res, plan), 0, "seccomp_prepare, user namespaces allowed");
+	ok(!(plan->seccomp_groups & SCG_USERNS), "... --allow-userns: not by the filter");
+	/* The layer's own: the limit asked of the mount layer, and the
+	 * fallback filter (the user namespace rules alone) built whole. */
+	struct mount_plan *m = calloc(1, sizeof(*m));
+	memset(plan, 0, sizeof(*plan));
+	plan->mount = m;
+	size_t nu;
+	const struct sock_filter *uw = program(SCG_USERNS, &nu);
+	ok(m != NULL && userns_prepare(&run, &res, plan) == 0 && plan->userns_refused &&
+		   m->limit_userns && plan->userns_filter.len == nu && nu > 0 &&
+		   memcmp(plan->userns_insns, uw, nu * sizeof(uw[0])) == 0,
+	   "userns_prepare: the namespace's limit asked, the fallback filter (%zu insns) built",
+	   nu);
+	free(m);
 	free(plan);
 }
 
