@@ -9,6 +9,7 @@
  * FILE does the same for a caller that names its file (cordon hook's line
  * for Claude Code).
  */
+#include "agentwatch.h"
 #include "entry.h"
 #include "hook.h"
 #include "path.h"
@@ -135,6 +136,28 @@ static void check_cwd_file(const char *path, const char *ws)
 	close(fd);
 }
 
+/* The run ends with the agent that started cordon-sh (agentwatch.h).
+ * An agent already gone refuses the run; a chain of parents that cannot
+ * be read is said once, and the run goes on without the watch. */
+static void watch_agent(void)
+{
+	char name[64];
+	pid_t agent = agent_find(getpid(), name, sizeof(name));
+	if (agent < 0) {
+		cli_msg("cordon: warning: ",
+			"cordon-sh: cannot read which process started it: the run will not end "
+			"when its agent does");
+		return;
+	}
+	if (agent > 0 && agent_watch(agent) != 0) {
+		if (errno == ESRCH)
+			die("cordon-sh: the agent that started it (pid %ld, %s) is gone",
+			    (long)agent, name);
+		die("cordon-sh: cannot watch its agent (pid %ld, %s): %s", (long)agent, name,
+		    strerror(errno));
+	}
+}
+
 int main(int argc, char *argv[])
 {
 	struct sh_args a;
@@ -171,6 +194,7 @@ int main(int argc, char *argv[])
 		die("%s", err);
 	cordon_set_foreground(c, 1);
 	cordon_set_reap_all(c, 1);
+	watch_agent();
 	int passing = a.one_string &&
 		      sh_claude_cwd_file(a.string, getenv("TMPDIR"), pass, sizeof(pass)) == 0;
 	if (a.cd_file != NULL) {

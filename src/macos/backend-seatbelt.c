@@ -554,8 +554,8 @@ void seatbelt_coverage(struct coverage *out)
 	 * directory. */
 	out->layers = 1u << LAYER_SEATBELT | 1u << LAYER_SETID | 1u << LAYER_NET_SEATBELT;
 	out->gaps = 1ull << GAP_DEVICE_IOCTL | 1ull << GAP_TERMINAL | 1ull << GAP_READS |
-		    1ull << GAP_NETWORK | 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS | 1ull << GAP_IPC |
-		    1ull << GAP_TMP_SHARED;
+		    1ull << GAP_NETWORK | 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS |
+		    1ull << GAP_IPC | 1ull << GAP_TMP_SHARED;
 	out->protects = 1;
 	out->refuses_absent = 1; /* the profile matches paths, existing or not */
 	out->denies_reads = DENY_BY_SEATBELT;

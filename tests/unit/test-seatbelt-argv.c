@@ -445,7 +445,8 @@ static void coverage(void)
 	ok(!(cov.gaps & (1ull << GAP_SIGNALS)) && !(cov.gaps & (1ull << GAP_UNIX_SOCKETS)) &&
 		   !(cov.gaps & (1ull << GAP_SETID)),
 	   "signals, Unix sockets and setuid/setgid files are not gaps");
-	ok(!(cov.gaps & (1ull << GAP_METADATA)) && !(cov.gaps & (1ull << GAP_PROTECT)) && cov.protects,
+	ok(!(cov.gaps & (1ull << GAP_METADATA)) && !(cov.gaps & (1ull << GAP_PROTECT)) &&
+		   cov.protects,
 	   "metadata outside and protected paths are enforced");
 	ok(cov.denies_reads, "denied reads are enforced (the profile's DENY_READ_ clauses)");
 	uint64_t want = 1ull << GAP_DEVICE_IOCTL | 1ull << GAP_TERMINAL | 1ull << GAP_READS |
