@@ -72,7 +72,8 @@ SRC_INC     := $(addprefix -Isrc/,$(SRC_DIRS))
 # The CLI's own files (cli/), shared by cordon(1) and cordon-sh, and the
 # pure helpers of src/util/ they call: the programs link their own copies
 # (the library's are local to it); tests link the library's.
-CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c cli/held.c
+CLI_LIB_SRC := cli/args.c cli/runcmd.c cli/entry.c cli/hook.c cli/hookmain.c cli/shargs.c cli/held.c \
+               cli/agentwatch.c
 CLI_UTIL_SRC := src/util/json.c src/util/jsonparse.c src/util/path.c
 CLI_SRC := cli/main.c $(CLI_LIB_SRC)
 SH_SRC  := cli/cordon-sh.c $(CLI_LIB_SRC)
@@ -297,10 +298,11 @@ check-tools: $(B)/cordon
 # tests/agents/versions) with cordon in front of every shell call, against
 # a scripted model server; installs them from the npm registry into
 # $(B)/agents-cache (kept between runs; skips with the reason when the
-# registry cannot be reached). AGENT_ROUTES picks AGENT:ROUTE pairs (default:
-# all); CI runs one route per agent. As root, then as nobody.
+# registry cannot be reached). The agents' settings are docs/agents.md's
+# recipes. AGENT_ROUTES picks AGENT:ROUTE pairs (default: all); CI runs one
+# route per agent. As root, then as nobody.
 AGENT_ROUTES ?=
-check-agents: $(B)/cordon $(HELPER_BIN)
+check-agents: $(B)/cordon $(B)/cordon-sh $(HELPER_BIN)
 	CORDON_BUILD=$(B) tests/agents/run $(AGENT_ROUTES)
 
 # The Rust and Python bindings (bindings/): their tests against this build,
@@ -427,7 +429,7 @@ SHELL_SCRIPTS := $(wildcard tests/*.sh tests/run-shell-tests tests/run-as-user t
                    tests/tools/run tests/run-check tests/install-check tests/check-deb tests/helpers/sshd-own \
                    .ci/run .ci/check-macos debian/symbols-from-map \
                    tests/lint/child-contract tests/lint/function-size bench/run demo/run \
-                   tests/agents/run tests/agents/install tests/agents/glue/prefix tests/bindings/run)
+                   tests/agents/run tests/agents/install tests/bindings/run)
 shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 

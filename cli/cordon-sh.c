@@ -9,6 +9,7 @@
  * FILE does the same for a caller that names its file (cordon hook's line
  * for Claude Code).
  */
+#include "agentwatch.h"
 #include "entry.h"
 #include "hook.h"
 #include "path.h"
@@ -90,37 +91,70 @@ static const char **shell_argv(const char *shell, const struct sh_args *a, const
  * what the command left in the file is kept when it names a directory
  * there (its physical path, as pwd -P writes it), else the file names the
  * workspace. A file the command did not write is left as it is (none, if
- * the run made it: then Claude keeps its directory). */
+ * the run made it: then Claude keeps its directory). This runs unconfined,
+ * on a name a command may have had a hand in: the file is opened once,
+ * never through a symlink, and written through that fd only when it is
+ * the caller's regular file with one link (a second name could be a file
+ * outside: a hard link made before the run, which the run then refused:
+ * left as it is); anything but a regular file at the name is unlinked
+ * (the name only), so the agent finds no file and keeps its directory. */
 static void check_cwd_file(const char *path, const char *ws)
 {
 	char buf[PATH_MAX + 2], real[PATH_MAX];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
 		return;
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	struct stat st;
-	int regular = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (fd >= 0)
+	int ok = fd >= 0 && fstat(fd, &st) == 0;
+	if (!ok || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid()) {
+		if (fd >= 0)
+			close(fd);
+		if (!ok || !S_ISREG(st.st_mode))
+			(void)unlink(path); /* a symlink, a FIFO...: the name only */
+		return;
+	}
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n == 0) { /* empty, as the command left it */
 		close(fd);
-	if (regular && n == 0)
-		return; /* empty, as the command left it */
-	if (regular && n > 0) {
+		return;
+	}
+	if (n > 0) {
 		buf[n] = '\0';
 		if (buf[n - 1] == '\n')
 			buf[--n] = '\0';
 		if ((size_t)n == strlen(buf) && buf[0] == '/' && realpath(buf, real) != NULL &&
-		    strcmp(real, buf) == 0 && path_within(ws, real))
+		    strcmp(real, buf) == 0 && path_within(ws, real)) {
+			close(fd);
 			return;
+		}
 	}
-	/* Not a directory of the workspace (or not a plain file: a symlink
-	 * left where the profile allowed it, on macOS). */
-	if (!regular)
-		(void)unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		if (write(fd, ws, strlen(ws)) < 0 || write(fd, "\n", 1) < 0)
-			cli_msg("cordon: ", "cannot write %s: %s", path, strerror(errno));
-		close(fd);
+	/* Not a directory of the workspace: the file names the workspace. */
+	size_t wl = strlen(ws);
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, ws, wl, 0) != (ssize_t)wl ||
+	    pwrite(fd, "\n", 1, (off_t)wl) != 1)
+		cli_msg("cordon: ", "cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+/* The run ends with the agent that started cordon-sh (agentwatch.h).
+ * An agent already gone refuses the run; a chain of parents that cannot
+ * be read is said once, and the run goes on without the watch. */
+static void watch_agent(void)
+{
+	char name[64];
+	pid_t agent = agent_find(getpid(), name, sizeof(name));
+	if (agent < 0) {
+		cli_msg("cordon: warning: ",
+			"cordon-sh: cannot read which process started it: the run will not end "
+			"when its agent does");
+		return;
+	}
+	if (agent > 0 && agent_watch(agent) != 0) {
+		if (errno == ESRCH)
+			die("cordon-sh: the agent that started it (pid %ld, %s) is gone",
+			    (long)agent, name);
+		die("cordon-sh: cannot watch its agent (pid %ld, %s): %s", (long)agent, name,
+		    strerror(errno));
 	}
 }
 
@@ -144,11 +178,10 @@ int main(int argc, char *argv[])
 		die("cordon-sh: no shell at /bin/bash, /usr/bin/bash or /bin/sh");
 	char *script = a.cd_file != NULL ? cd_script(&a) : NULL;
 	const char **sv = shell_argv(shell, &a, script);
-	/* Already confined: the shell runs here, in the run it is in. */
-	if (entry_inside_run()) {
-		execv(shell, (char *const *)sv);
-		die("cordon-sh: %s: %s", shell, strerror(errno));
-	}
+	/* Always a run of its own, even where the environment says this
+	 * process is inside one already: the environment is the caller's
+	 * (an agent loads a workspace's .env into its own), and no kernel
+	 * interface tells a process that it is confined. */
 	const char *projects[] = { getenv("CLAUDE_PROJECT_DIR"), getenv("GEMINI_PROJECT_DIR") };
 	const char *configured = a.workspace != NULL ? a.workspace : getenv("CORDON_WORKSPACE");
 	if (entry_workspace(configured, projects, 2, getcwd(here, sizeof(here)), ws, sizeof(ws),
@@ -161,6 +194,7 @@ int main(int argc, char *argv[])
 		die("%s", err);
 	cordon_set_foreground(c, 1);
 	cordon_set_reap_all(c, 1);
+	watch_agent();
 	int passing = a.one_string &&
 		      sh_claude_cwd_file(a.string, getenv("TMPDIR"), pass, sizeof(pass)) == 0;
 	if (a.cd_file != NULL) {

@@ -103,33 +103,6 @@ const char *entry_mode(const cordon *c)
 	return mode;
 }
 
-/* no_new_privs, from /proc/self/status (Linux). */
-static int no_new_privs(void)
-{
-#ifdef __linux__
-	char line[128];
-	int on = 0;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "NoNewPrivs:", 11) == 0)
-			on = strtol(line + 11, NULL, 10) == 1;
-	fclose(f);
-	return on;
-#else
-	return 1; /* macOS has none: a nested Seatbelt sandbox fails anyway */
-#endif
-}
-
-int entry_inside_run(void)
-{
-	const char *id = getenv("CORDON_RUN_ID");
-	if (id == NULL || strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
-		return 0;
-	return no_new_privs();
-}
-
 int entry_tmpdir(char *out, size_t outlen)
 {
 	const char *t = getenv("TMPDIR");

@@ -1,7 +1,6 @@
 /*
  * What the agents' entry points share (cordon hook: hookmain.c; cordon-sh:
- * cordon-sh.c): which workspace, which options, whether this process is
- * already inside a run, where cordon-sh is.
+ * cordon-sh.c): which workspace, which options, where cordon-sh is.
  */
 #ifndef CORDON_CLI_ENTRY_H
 #define CORDON_CLI_ENTRY_H
@@ -37,13 +36,6 @@ int entry_configure(cordon *c, const char *workspace, char *err, size_t errlen);
 /* The mode c will run in ("auto", "required", "off"), after
  * cordon_probe(); NULL when unknown. Static text. */
 const char *entry_mode(const cordon *c);
-
-/* 1 when this process already runs confined by cordon: CORDON_RUN_ID
- * holds a run id, and (Linux) no_new_privs is set, which every confined
- * run has and an ordinary login session has not. An entry point there
- * runs its shell as it is, inside the run it is in, rather than starting
- * a run within the run. */
-int entry_inside_run(void);
 
 /* The caller's temp dir as a path (TMPDIR when absolute, else /tmp), no
  * trailing slash, into out. 0 or -1. */

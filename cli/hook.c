@@ -184,14 +184,16 @@ static void line_for(struct jbuf *b, const char *sh, const char *ws, const char 
 	hook_quote(b, cmd, len);
 	if (f == NULL)
 		return;
-	/* The agent's own shell: cordon-sh's status kept, its final
-	 * directory (checked by cordon-sh: inside the workspace) entered,
-	 * the file removed, the status given back. */
+	/* The agent's own shell, unconfined: cordon-sh's status kept, its
+	 * final directory (checked by cordon-sh: inside the workspace)
+	 * entered, the file removed, the status given back. After the cd
+	 * nothing is looked up in PATH (a relative entry would find what the
+	 * confined command left there): builtins and HOOK_RM only. */
 	jb_raw(b, "; __cordon_s=$?; [ -s ");
 	hook_quote(b, f, strlen(f));
 	jb_raw(b, " ] && cd -- \"$(< ");
 	hook_quote(b, f, strlen(f));
-	jb_raw(b, ")\"; rm -f -- ");
+	jb_raw(b, ")\"; " HOOK_RM " -f -- ");
 	hook_quote(b, f, strlen(f));
 	jb_raw(b, "; (exit $__cordon_s)");
 }

@@ -57,6 +57,9 @@ void hook_quote(struct jbuf *b, const char *s, size_t len);
  * shell (Claude Code): the file through which the command's final
  * directory comes back, dir/name, with name cordon-cd- and 32 hex digits
  * (a fresh random one per call). */
+/* rm by absolute path, in the line's tail; without it no cd is carried. */
+#define HOOK_RM "/bin/rm"
+
 struct hook_cd {
 	const char *dir; /* the agent's TMPDIR, else /tmp; no trailing slash */
 	const char *name;
@@ -66,7 +69,7 @@ struct hook_cd {
  *   'SH' --workspace 'WS' -c 'CMD'
  * and with cd (Claude Code), F its file:
  *   'SH' --workspace 'WS' --cd-file 'F' -c 'CMD'; __cordon_s=$?;
- *   [ -s 'F' ] && cd -- "$(< 'F')"; rm -f -- 'F'; (exit $__cordon_s)
+ *   [ -s 'F' ] && cd -- "$(< 'F')"; /bin/rm -f -- 'F'; (exit $__cordon_s)
  * (one line), so the agent's shell enters the directory the command
  * ended in (cordon-sh keeps it inside the workspace) and its own cwd
  * tracking sees it. When cmd is already exactly such a line for some

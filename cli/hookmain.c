@@ -24,7 +24,10 @@ static void block(enum hook_agent a, struct hook_answer *ans, const char *fmt, .
 }
 
 /* The workspace for call (entry.c's rule): the agent's project dirs are
- * its variables, and for Cursor the roots the JSON names. */
+ * its variables, and for Cursor the roots the JSON names. Codex names no
+ * project, and its JSON's cwd follows the workdir the model gives
+ * exec_command (a parent of the project, anywhere): for Codex the cwd is
+ * the hook's own, which Codex starts in the session's directory. */
 static int call_workspace(const struct hook_env *env, const struct hook_call *call, char *ws,
 			  size_t wslen, char *err, size_t errlen)
 {
@@ -34,7 +37,8 @@ static int call_workspace(const struct hook_env *env, const struct hook_call *ca
 		projects[n++] = env->projects[i];
 	for (size_t i = 0; i < call->nroots; i++)
 		projects[n++] = call->roots[i];
-	const char *cwd = call->cwd != NULL ? call->cwd : env->cwd;
+	int model_cwd = hook_agent_parse(env->agent) == HOOK_CODEX;
+	const char *cwd = call->cwd != NULL && !model_cwd ? call->cwd : env->cwd;
 	return entry_workspace(env->workspace, projects, n, cwd, ws, wslen, err, errlen);
 }
 
@@ -48,9 +52,7 @@ static int check_options(const struct hook_env *env, const char *ws, char *err, 
 		return -1;
 	}
 	int r = entry_configure(c, ws, err, errlen);
-	/* Inside a run (an agent whose hooks run confined) this process
-	 * cannot see what the command's own run will have. */
-	if (r == 0 && env->probe && !entry_inside_run()) {
+	if (r == 0 && env->probe) {
 		if (cordon_probe(c) != 0) {
 			snprintf(err, errlen, "%s", cordon_last_error(c));
 			r = -1;
@@ -102,7 +104,8 @@ static int allow(enum hook_agent a, const struct hook_env *env, const struct hoo
 	int already, r = -1;
 	/* Only Claude Code carries a cd from one call to the next. */
 	struct hook_cd cd = { env->cd_dir, env->cd_name };
-	int carry = a == HOOK_CLAUDE && cd.dir != NULL && cd.name != NULL;
+	int carry =
+		a == HOOK_CLAUDE && cd.dir != NULL && cd.name != NULL && access(HOOK_RM, X_OK) == 0;
 	char *line = hook_wrap(env->sh, ws, carry ? &cd : NULL, cmd->s, cmd->len, &already);
 	if (line != NULL && strlen(line) >= HOOK_MAX_ARG)
 		snprintf(err, errlen,

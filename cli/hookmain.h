@@ -17,7 +17,7 @@ struct hook_env {
 	const char *sh; /* cordon-sh's absolute path, or NULL when not found */
 	const char *workspace; /* CORDON_WORKSPACE */
 	const char *projects[2]; /* the agent's project dir variables */
-	const char *cwd; /* the hook's own directory, when the JSON names none */
+	const char *cwd; /* the hook's own directory: Codex's, or when the JSON names none */
 	/* Claude Code: where its command's final directory comes back
 	 * (hook.h, struct hook_cd): the agent's temp dir, a fresh name; a NULL
 	 * name: not carried. */

@@ -67,6 +67,16 @@ static void forward(int sig)
 	errno = saved;
 }
 
+void cli_run_signal(int sig)
+{
+	int saved = errno;
+	if (child_pgid > 0)
+		(void)kill(-child_pgid, sig);
+	else if (pending_sig == 0 || sig == SIGKILL)
+		pending_sig = sig;
+	errno = saved;
+}
+
 static void install_forwarding(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };

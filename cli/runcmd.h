@@ -25,6 +25,12 @@ unsigned cli_sanitize_std_fds(void);
  * git files behind in fail mode. */
 int cli_run(cordon *c, const char *const argv[]);
 
+/* Sends sig to the process group of cli_run's command, as a signal
+ * cordon receives is passed on; before the command has started, it is
+ * sent once it starts (SIGKILL wins over another one pending). Safe from
+ * any thread and from a signal handler. */
+void cli_run_signal(int sig);
+
 /* cli/held.c: after a --review run ended, the line naming its held
  * changes' run id (nothing for another run). */
 void cli_review_note(const cordon *c);

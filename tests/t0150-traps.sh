@@ -548,6 +548,27 @@ rm -f "$T/kept.jsonl"
 is "$?:$(grep -c '"exit_code":3' "$T/s-out.jsonl"):$(grep -c '"exit_code":0' "$T/s-out.jsonl")" "3:1:0" \
 	"a status file outside every writable tree: the command cannot forge it"
 rm -f "$T/s-out.jsonl"
+# A second view of the workspace (a bind mount: a container's volume, an
+# fstab entry) names the status file outside every tree by its path: it
+# is refused all the same (where it lies in its file system), whole or a
+# directory below it, by --status-file and on the status fd.
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/al ias" "$T/alias2" "$WS/sub" &&
+	mount --bind "$WS" "$T/al ias" 2>/dev/null && mount --bind "$WS/sub" "$T/alias2"; then
+	(cd "$WS" && crun --status-file "$T/al ias/s.jsonl" -- sh -c "$forge" sh s.jsonl) >"$T/o" 2>"$T/err"
+	is "$?:$(cat "$T/o"):$(ls -A "$WS" | tr '\n' ' ')" "125::sub " \
+		"a status file in a bind mount of the workspace: refused, nothing run, nothing made"
+	is "$(wc -l <"$T/err"):$(grep -c "is a second view (a bind mount) of a place inside $WS" "$T/err")" "1:1" \
+		"... with one line saying why"
+	(cd "$WS" && crun --status-file "$T/alias2/s.jsonl" -- sh -c "$forge" sh sub/s.jsonl) >/dev/null 2>&1
+	is "$?:$(ls -A "$WS/sub")" "125:" "a status file in a bind mount of a directory of the workspace: refused"
+	(cd "$WS" && crun --status-fd 3 -- sh -c "$forge" sh s.jsonl 3>"$T/al ias/s.jsonl") >/dev/null 2>&1
+	is "$?:$(stat -c %s "$WS/s.jsonl")" "125:0" "... and as the status fd, the file untouched"
+	umount "$T/al ias" "$T/alias2"
+	rm -f "$WS/s.jsonl"
+	rmdir "$WS/sub"
+else
+	skip "a bind mount of the workspace: only root may make one (the refusal is the same code as root's)"
+fi
 (cd "$WS" && crun --sandbox off --status-file s.jsonl -- true)
 is "$?:$(grep -c bash_sandbox_exit "$WS/s.jsonl")" "0:1" "off (a plain exec, nothing confined): a status file in the workspace is written"
 rm -f "$WS/s.jsonl"

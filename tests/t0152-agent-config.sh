@@ -37,6 +37,18 @@ def commands(v):
 
 for rel in sys.argv[2:]:
     p = os.path.join(ws, rel)
+    if rel == ".env":  # Gemini CLI: the project's .env into its environment
+        env = dict(os.environ)
+        try:
+            with open(p) as f:
+                for line in f:
+                    k, eq, v = line.strip().partition("=")
+                    if eq:
+                        env[k] = v
+        except Exception:
+            continue
+        subprocess.run(["bash", "-c", "true"], env=env, cwd=ws)  # its shell tool
+        continue
     try:
         with open(p, "rb") as f:
             data = tomllib.load(f) if rel.endswith(".toml") else json.load(f)
@@ -53,10 +65,11 @@ PY
 # The files, and what each plants: a command that leaves $OUT/pwned-N.
 FILES=(.claude/settings.json .claude/settings.local.json .mcp.json .gemini/settings.json
 	.codex/config.toml .codex/hooks.json .cursor/hooks.json .cursor/mcp.json
-	.vscode/tasks.json .vscode/settings.json .devcontainer/devcontainer.json opencode.json)
+	.vscode/tasks.json .vscode/settings.json .devcontainer/devcontainer.json opencode.json .env)
 content() { # content FILE N: the plant for FILE
 	case $1 in
 	*.toml) printf 'notify = ["sh", "-c", "touch %s/pwned-%s"]\n' "$OUT" "$2" ;;
+	.env) printf 'BASH_ENV=%s/envhook-%s.sh\n' "$T" "$2" ;; # a script bash sources
 	.vscode/tasks.json)
 		printf '{"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "touch %s/pwned-%s", "runOptions": {"runOn": "folderOpen"}}]}\n' "$OUT" "$2"
 		;;
@@ -76,6 +89,9 @@ plant_script() {
 	echo 'exit 0'
 }
 plant_script >"$T/plant.sh"
+for i in "${!FILES[@]}"; do # what .env's BASH_ENV names: bash sources it
+	printf 'touch %s/pwned-%s\n' "$OUT" "$i" >"$T/envhook-$i.sh"
+done
 later() { (cd "$WS" && "$PY" "$T/agent.py" "$WS" "${FILES[@]}") >/dev/null 2>&1; }
 pwned_n() { find "$OUT" -name 'pwned-*' | wc -l; }
 fresh() {
@@ -150,9 +166,9 @@ for how in mount nons; do
 		if [ -z "$rest" ] && [ ! -f "$1" ]; then moved=1 && diag "$f not moved aside"; fi
 	done
 	ok "$moved" "$name, planted: each is moved aside, in a directory beside the one it was made in"
-	is "$(tampered)" "$WS/.claude $WS/.codex $WS/.cursor $WS/.devcontainer $WS/.gemini $WS/.mcp.json $WS/.vscode $WS/opencode.json" \
+	is "$(tampered)" "$WS/.claude $WS/.codex $WS/.cursor $WS/.devcontainer $WS/.env $WS/.gemini $WS/.mcp.json $WS/.vscode $WS/opencode.json" \
 		"$name, planted: the exit event lists each"
-	is "$(grep -c '^cordon: warning: the run left 8 files that a later program would run' "$T/e")" 1 \
+	is "$(grep -c '^cordon: warning: the run left 9 files that a later program would run' "$T/e")" 1 \
 		"$name, planted: one warning line"
 	is "$(held "$WS/.claude")" moved_at_end "$name: the start event says a missing name is moved at the end"
 
@@ -318,6 +334,31 @@ for how in mount nons; do
 	[ ! -L "$WS/.claude" ] && [ "$(cat "$WS/.claude/settings.json")" = '{"user": true}' ] && [ "$(pwned_n)" = 0 ]
 	ok $? "$name: .claude swapped for a symlink: the user's is there afterwards"
 done
+
+# A name that is a symlink at the start, to a directory in the workspace:
+# what an agent reads through it is the target, held as the name would be
+# (with the mount layer read-only; with Landlock alone recorded, judged).
+for how in mount nons; do
+	name=$(layer_name "$how")
+	fresh
+	mkdir -p "$WS/cfg"
+	echo '{"user": true}' >"$WS/cfg/settings.json"
+	ln -s cfg "$WS/.claude"
+	(cd "$WS" && srun "$how" -- sh -c 'echo "{\"command\": \"touch $1/pwned\"}" > cfg/settings.json; mkdir -p cfg/hooks; printf "#!/bin/sh\ntouch %s/pwned-hook\n" "$1" > cfg/hooks/h.sh; chmod +x cfg/hooks/h.sh' sh "$OUT") 2>/dev/null
+	later
+	[ -L "$WS/.claude" ] && [ "$(cat "$WS/.claude/settings.json")" = '{"user": true}' ] &&
+		[ ! -e "$WS/cfg/hooks" ] && [ "$(pwned_n)" = 0 ]
+	ok $? "$name: .claude a symlink to cfg/: what the run wrote in cfg/ is not read next session"
+	[ "$how" = nons ] && is "$(held "$(cd "$WS" && pwd -P)/cfg")" checked_at_end \
+		"$name: the start event says the target is checked at the end"
+done
+# A symlink whose target holds it (the workspace itself): not recorded
+# (that would judge every change of the run), said so.
+fresh
+ln -s . "$WS/.claude"
+(cd "$WS" && srun nons -- sh -c 'echo x > f') 2>/dev/null
+is "$?:$(cat "$WS/f"):$(held "$(cd "$WS" && pwd -P)")" "0:x:null" \
+	"Landlock only, .claude -> . : the run's work stays, the start event says not held"
 
 # ---- the home: read-only, also with --scratch-home --------------------------------------------
 fresh

@@ -5,7 +5,8 @@
 # layer (covers) and with the Landlock read layer only, also when the
 # home is read-only, and the files stay unchanged. The pattern
 # ~/.config/*/auth.json (and credentials.json) covers a tool the list does
-# not name, and its bound (entries of ~/.config looked at) is reported
+# not name; the files where a tool's variable (CARGO_HOME, KUBECONFIG...)
+# puts them are covered too; and its bound (entries of ~/.config looked at) is reported
 # when passed.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +39,19 @@ n=$((n + 1))
 mkdir -p "$XDG_RUNTIME_DIR/containers"
 echo "CRED-TOKEN-$n-x" >"$XDG_RUNTIME_DIR/containers/auth.json"
 echo "$XDG_RUNTIME_DIR/containers/auth.json" >>"$T/list"
+# The same files where a tool's own variable moves them, outside the home.
+V=$T/vars
+export CARGO_HOME=$V/cargo GRADLE_USER_HOME=$V/gradle NPM_CONFIG_USERCONFIG=$V/npmrc \
+	COMPOSER_HOME=$V/composer BUNDLE_USER_CONFIG=$V/bundle-config DOCKER_CONFIG=$V/docker \
+	KUBECONFIG=$V/kube/a:relative/ignored:$V/kube/b AWS_SHARED_CREDENTIALS_FILE=$V/aws-credentials \
+	GNUPGHOME=$V/gnupg HISTFILE=$V/history
+for f in cargo/credentials.toml gradle/gradle.properties npmrc composer/auth.json bundle-config \
+	docker/config.json kube/a kube/b aws-credentials gnupg/private.key history; do
+	n=$((n + 1))
+	mkdir -p "$(dirname "$V/$f")"
+	echo "CRED-TOKEN-$n-x" >"$V/$f"
+	echo "$V/$f" >>"$T/list"
+done
 echo readable-ok >"$HOME/.config/some-tool/settings.json"
 sums=$(xargs -d '\n' sha256sum <"$T/list")
 

@@ -186,6 +186,26 @@ unchanged "the workspace after that refusal" "$WS" "$before"
 ok $? "... with --drop-guarded the rest lands, the protected path does not"
 rm -f "$WS/other.txt"
 
+# Agent configuration deeper than the guard's levels (a skill Claude Code
+# loads from sub/.claude/skills when it reads a file in sub/, a .env):
+# apply goes over every change anyway, so it refuses the names at any depth.
+before=$(snapshot "$WS")
+(cd "$WS" && crun --review --status-file "$T/s14.json" -- sh -c '
+	mkdir -p sub/.claude/skills/x deep/er && echo "hooks: x" >sub/.claude/skills/x/SKILL.md &&
+	echo BASH_ENV=/x >deep/er/.env && echo BASH_ENV=/x >.env && echo ok >other.txt') >/dev/null 2>&1
+id14=$(run_id_of "$T/s14.json")
+"$CORDON" apply --state-dir "$STATE" "$id14" 2>"$T/e"
+rc=$?
+[ "$rc" -eq 125 ] && grep -q 'refused (a guard.s): sub/.claude: agent configuration' "$T/e" &&
+	grep -q 'refused (a guard.s): deep/er/.env: agent configuration' "$T/e" &&
+	grep -q 'refused (a guard.s): .env: ' "$T/e"
+ok $? "apply refuses a nested .claude and .env, at any depth (exit $rc)"
+unchanged "the workspace after that refusal" "$WS" "$before"
+"$CORDON" apply --state-dir "$STATE" --drop-guarded "$id14" 2>/dev/null
+[ ! -e "$WS/sub/.claude" ] && [ ! -e "$WS/deep/er/.env" ] && [ ! -e "$WS/.env" ] && [ -f "$WS/other.txt" ]
+ok $? "... with --drop-guarded the rest lands, no agent configuration"
+rm -rf "$WS/other.txt" "$WS/sub/.claude" "$WS/deep"
+
 # A run killed in the middle: nothing lands, the workspace is unchanged,
 # apply refuses it, and a later run sweeps it.
 before=$(snapshot "$WS")

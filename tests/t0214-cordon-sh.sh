@@ -5,7 +5,8 @@
 # tracking exact through the run (its cwd file passed through, with a
 # private /tmp and with the machine's, the workspace in /tmp) and what the
 # command leaves there never names a directory outside the workspace;
-# inside a run it runs no run within it; refusals are one line, exit 125.
+# inside a run (whatever the environment says) it starts a run of its own
+# or refuses; refusals are one line, exit 125.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -82,6 +83,20 @@ is "$out" "$WSR
 wrote" "a cwd outside the project: the command starts in the project, its workspace"
 rm -f "$WS/top"
 
+# A directory swapped for a symlink to the outside after Claude recorded
+# it (a background confined run: attack A05): Claude's next call starts
+# there, getcwd() is the outside. With CORDON_WORKSPACE (the recipe's) the
+# workspace stays, the command starts in it, the outside is not written.
+mkdir -p "$WS/swap" && mv "$WS/swap" "$T/swap-real" && ln -s "$OUT" "$WS/swap"
+make_fixture "$OUT/f"
+before=$(snapshot "$OUT")
+out=$(cd "$WS/swap" && CORDON_WORKSPACE=$WS "$SH" "pwd -P; echo x > escaped.txt; { echo x > '$OUT/direct'; } 2>/dev/null || echo refused")
+is "$out" "$WSR
+refused" "CORDON_WORKSPACE, the cwd swapped for a symlink outside: starts in the workspace, outside refused"
+unchanged "the outside, behind the swapped directory" "$OUT" "$before"
+rm -f "$WS/swap" "$WS/escaped.txt"
+rm -rf "$T/swap-real"
+
 # ---- Claude Code's cwd tracking ------------------------------------------------
 # Run with a home outside /tmp (a private /tmp) and with the test's home in
 # /tmp (on builds where that keeps the machine's /tmp, read-only).
@@ -148,21 +163,57 @@ rm -f "$CDF"
 ok $? "--cd-file: a command that fails: its status, no file"
 out=$(cd "$WS" && "$SH" --cd-file "$CDF" 2>&1)
 is "$?:${out%%:*}" "125:cordon" "--cd-file without -c: refused"
+# After the run cordon-sh acts unconfined on the file's name: a second
+# name of a file outside (a hard link made before the run, which the run
+# refuses) is never written through; a symlink the command left is not
+# followed (attack A14).
+make_fixture "$OUT/victim"
+mkdir -m 0700 "$T/cdd"
+ln "$OUT/victim" "$T/cdd/hard"
+before=$(snapshot "$OUT/victim")
+(cd "$WS" && "$SH" --cd-file "$T/cdd/hard" -c "echo pwned > '$T/cdd/hard'; cd '$OUT'") >/dev/null 2>&1
+unchanged "--cd-file a hard link to a file outside" "$OUT/victim" "$before"
+rm -f "$T/cdd/hard"
+before=$(snapshot "$OUT/victim")
+(cd "$WS" && "$SH" --cd-file "$T/cdd/f" -c "rm -f '$T/cdd/f'; ln -s '$OUT/victim' '$T/cdd/f'; cd '$OUT'") >/dev/null 2>&1
+unchanged "--cd-file replaced by a symlink to a file outside" "$OUT/victim" "$before"
+rm -rf "$T/cdd"
 
-# ---- inside a run: no run within it ----------------------------------------------
+# ---- "inside a run" is never taken from the environment -----------------------
+# CORDON_RUN_ID is the caller's to set (an agent loads a workspace's .env
+# into its own environment), and no_new_privs is set by every container
+# with no-new-privileges: with both, the command is still confined.
 id=0123456789abcdef0123456789abcdef
-out=$(cd "$WS" && "$CORDON" run -- sh -c 'echo "${CORDON_RUN_ID:-none}"' 2>&1)
-case $out in
-none) skip "this build's runs export no CORDON_RUN_ID" ;;
-*) ok "$([ "$(cd "$WS" && "$CORDON" run -- sh -c "echo \$TMPDIR; '$SH' -c 'echo \$TMPDIR'" |
-	sort -u | wc -l)" = 1 ] && echo 0 || echo 1)" "inside a run, cordon-sh runs bash in that run (one TMPDIR)" ;;
-esac
-out=$(cd "$WS" && "$CORDON" run -- sh -c "echo \$TMPDIR; CORDON_RUN_ID=$id '$SH' -c 'echo \$TMPDIR'" 2>&1)
-is "$(echo "$out" | sort -u | wc -l)" 1 "inside a run with CORDON_RUN_ID: the same run, not a nested one"
+make_fixture "$OUT/f"
 before=$(snapshot "$OUT/f")
 out=$(cd "$WS" && CORDON_RUN_ID=$id "$SH" -c "{ echo pwned > '$OUT/f'; } 2>/dev/null || echo refused")
-is "$out" refused "CORDON_RUN_ID set outside any run (no no_new_privs): still confined"
+is "$out" refused "CORDON_RUN_ID set outside any run: still confined"
 unchanged "a forged CORDON_RUN_ID" "$OUT/f" "$before"
+if command -v setpriv >/dev/null; then
+	out=$(cd "$WS" && setpriv --no-new-privs env CORDON_RUN_ID=$id \
+		"$SH" -c "{ echo pwned > '$OUT/f'; } 2>/dev/null || echo refused" 2>&1)
+	is "$out" refused "no_new_privs + a forged CORDON_RUN_ID: still confined"
+	unchanged "no_new_privs + a forged CORDON_RUN_ID" "$OUT/f" "$before"
+else
+	skip "no setpriv to set no_new_privs"
+fi
+# Inside a real run, cordon-sh starts a nested run of its own (with the
+# profile agent, whose scratch home needs the mount layer a nested run
+# cannot have, required refuses with one line): never bash unconfined.
+out=$(cd "$WS" && "$CORDON" run -- sh -c \
+	"'$SH' -c \"{ echo pwned > '$OUT/f'; } 2>/dev/null; echo ran\"" 2>&1)
+rc=$?
+case $rc:$out in
+125:cordon:*) ok 0 "inside a run, the profile agent: a one-line refusal, nothing run" ;;
+*) ok 1 "inside a run, the profile agent: a one-line refusal, nothing run (got $rc: $out)" ;;
+esac
+unchanged "cordon-sh inside a run" "$OUT/f" "$before"
+out=$(cd "$WS" && "$CORDON" run -- sh -c \
+	"CORDON_PROFILE=default '$SH' -c 'echo \$TMPDIR'" 2>&1)
+case $out in
+*/runs/*/cordon/runs/*) ok 0 "inside a run, the profile default: a nested run of its own" ;;
+*) ok 1 "inside a run, the profile default: a nested run of its own (got $out)" ;;
+esac
 
 # ---- the entry points' options (--agent-policy) -----------------------------------
 printf 'profile agent\nstatus-file %s\n' "$T/events.jsonl" >"$T/p.policy"

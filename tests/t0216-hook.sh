@@ -119,6 +119,20 @@ hook_in codex "ls" "$WSR" >"$T/in.json"
 is "$(answer_field "$T/ans.json" 'a["hookSpecificOutput"]["permissionDecision"]')" allow \
 	"codex: permissionDecision allow (Codex ignores updatedInput without it)"
 
+# Codex names no project, and its JSON's cwd follows the workdir the model
+# gives exec_command: the workspace is the hook's own directory (Codex's
+# session directory), and a command whose workdir lies outside it writes
+# nothing there (Codex runs the line in that workdir).
+for wd in "$OUT" "$(dirname "$WSR")"; do
+	rm -f "$OUT/via-workdir" "$(dirname "$WSR")/via-workdir"
+	hook_in codex "echo x > via-workdir; echo x > '$OUT/via-workdir'; true" "$wd" >"$T/in.json"
+	(cd "$WS" && "$CORDON" hook codex <"$T/in.json" >"$T/ans.json")
+	(cd "$wd" && bash -c "$(new_command codex "$T/ans.json")") >/dev/null 2>&1
+	[ ! -e "$OUT/via-workdir" ] && [ ! -e "$(dirname "$WSR")/via-workdir" ]
+	ok $? "codex, the model's workdir $wd: nothing written outside the session's directory"
+done
+rm -f "$WS/via-workdir"
+
 # Claude in a subdir of its project: the workspace is the project.
 hook_in claude "touch '$WS/top' && echo wrote" "$WSR/sub" >"$T/in.json"
 (cd "$WS/sub" && CLAUDE_PROJECT_DIR=$WSR "$CORDON" hook claude <"$T/in.json" >"$T/ans.json")
@@ -151,6 +165,18 @@ is "$(claude_call 'cd /')" "0:$WSR" "claude: a cd out of the workspace: the work
 is "$(claude_call "cd '$OUT'")" "0:$WSR" "claude: a cd outside: the workspace instead"
 is "$(claude_call 'cd sub; exit 3')" "3:" "claude: a failing command: its status, no cd (as without cordon)"
 is "$(find "$T/tmpd" -name 'cordon-cd-*' | wc -l)" 0 "claude: no cd file is left behind"
+# The line's tail runs in Claude's own shell, unconfined, after entering
+# the directory the confined command ended in: with a relative PATH entry
+# (./node_modules/.bin) nothing the command left there may run.
+mkdir -p "$WS/d/node_modules/.bin"
+printf '#!/bin/sh\necho planted >> %s/pwned-rm\n' "$OUT" >"$WS/d/node_modules/.bin/rm"
+chmod +x "$WS/d/node_modules/.bin/rm"
+is "$(PATH=./node_modules/.bin:$PATH claude_call 'cd d')" "0:$WSR/d" \
+	"claude, PATH=./node_modules/.bin:...: the cd reaches Claude's cwd tracking"
+[ ! -e "$OUT/pwned-rm" ]
+ok $? "... and no program the confined command left in that directory ran outside cordon"
+is "$(find "$T/tmpd" -name 'cordon-cd-*' | wc -l)" 0 "... the cd file removed all the same"
+rm -rf "$WS/d" "$OUT/pwned-rm"
 
 # ---- not a shell: left alone ---------------------------------------------------
 echo '{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/x","content":"y"}}' |

@@ -11,7 +11,13 @@
  *                              recursive: SECRETS_CONFIG_SCAN_MAX);
  *   "$XDG_RUNTIME_DIR/PATH"    under the user's runtime dir
  *                              ($XDG_RUNTIME_DIR when absolute, else
- *                              /run/user/UID on Linux).
+ *                              /run/user/UID on Linux);
+ *   "$VAR/PATH"                under the directory a tool's variable
+ *                              names, when it is set and absolute (the
+ *                              caller's environment: where the user's
+ *                              tools keep the file);
+ *   "$VAR"                     the file(s) the variable names: each
+ *                              absolute entry of its ':'-separated list.
  * A tool's macOS location (~/Library/...) is listed beside its Linux one:
  * where it does not exist, nothing is covered.
  */
@@ -135,6 +141,31 @@ const struct secret_default cordon_secret_defaults[] = {
 	 * composer's, and those not named above) */
 	{ "~/.config/*/auth.json", 0 },
 	{ "~/.config/*/credentials.json", 0 },
+	/* the same files where the tool's own variable moves them (each
+	 * tool's documentation of the variable) */
+	{ "$CARGO_HOME/credentials", 0 },
+	{ "$CARGO_HOME/credentials.toml", 0 },
+	{ "$GRADLE_USER_HOME/gradle.properties", 0 },
+	{ "$NPM_CONFIG_USERCONFIG", 0 },
+	{ "$npm_config_userconfig", 0 },
+	{ "$YARN_RC_FILENAME", 0 },
+	{ "$COMPOSER_HOME/auth.json", 0 },
+	{ "$BUNDLE_USER_CONFIG", 0 },
+	{ "$BUNDLE_USER_HOME/config", 0 },
+	{ "$GEM_HOST_API_KEY_FILE", 0 },
+	{ "$DOCKER_CONFIG/config.json", 0 },
+	{ "$REGISTRY_AUTH_FILE", 0 }, /* podman, buildah, skopeo */
+	{ "$KUBECONFIG", 0 },
+	{ "$AWS_SHARED_CREDENTIALS_FILE", 0 },
+	{ "$AWS_CONFIG_FILE", 0 },
+	{ "$AZURE_CONFIG_DIR", 0 },
+	{ "$CLOUDSDK_CONFIG", 0 }, /* gcloud */
+	{ "$GNUPGHOME", 0 },
+	{ "$PASSWORD_STORE_DIR", 0 },
+	{ "$TF_CLI_CONFIG_FILE", 0 },
+	{ "$RCLONE_CONFIG", 0 },
+	{ "$SOPS_AGE_KEY_FILE", 0 },
+	{ "$HISTFILE", 0 },
 };
 const size_t cordon_nsecret_defaults =
 	sizeof(cordon_secret_defaults) / sizeof(cordon_secret_defaults[0]);

@@ -296,8 +296,40 @@ static int runtime_dir(char *out, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* The default table: each home's entries, its .config's patterns, then
- * the runtime dir's. 0 or CORDON_ENOMEM. */
+/* An entry "$VAR/REL" (REL under the directory VAR names) or "$VAR" (each
+ * absolute path of VAR's ':'-separated list), VAR from the caller's
+ * environment; nothing when VAR is unset or names a relative path. 0 or
+ * CORDON_ENOMEM. */
+static int deny_by_variable(cordon *c, const struct allow_set *allows, const char *entry)
+{
+	char var[64], one[CORDON_PATH_MAX];
+	const char *name = entry + 1, *slash = strchr(name, '/');
+	size_t vl = slash != NULL ? (size_t)(slash - name) : strlen(name);
+	if (vl == 0 || vl >= sizeof(var))
+		return 0;
+	memcpy(var, name, vl);
+	var[vl] = '\0';
+	const char *val = getenv(var);
+	if (val == NULL || val[0] != '/')
+		return 0;
+	if (slash != NULL)
+		return deny_default(c, allows, val, slash + 1, 0);
+	int r = 0;
+	for (const char *at = val; r == 0 && *at != '\0';) {
+		size_t n = strcspn(at, ":");
+		if (n > 1 && n < sizeof(one) && at[0] == '/') {
+			memcpy(one, at + 1, n - 1);
+			one[n - 1] = '\0';
+			r = deny_default(c, allows, "/", one, 0);
+		}
+		at += n + (at[n] == ':');
+	}
+	return r;
+}
+
+/* The default table: each home's entries, its .config's patterns, the
+ * runtime dir's, then those a tool's variable places. 0 or
+ * CORDON_ENOMEM. */
 static int deny_defaults(cordon *c, const struct allow_set *allows)
 {
 	char rt[CORDON_PATH_MAX];
@@ -318,6 +350,11 @@ static int deny_defaults(cordon *c, const struct allow_set *allows)
 		const struct secret_default *sd = &cordon_secret_defaults[i];
 		if (strncmp(sd->rel, RUNTIME_PREFIX, rl) == 0)
 			r = deny_default(c, allows, rt, sd->rel + rl, sd->carve_ssh);
+	}
+	for (size_t i = 0; r == 0 && i < cordon_nsecret_defaults; i++) {
+		const char *e = cordon_secret_defaults[i].rel;
+		if (e[0] == '$' && strncmp(e, RUNTIME_PREFIX, rl) != 0)
+			r = deny_by_variable(c, allows, e);
 	}
 	return r;
 }

@@ -19,6 +19,16 @@
  * which cordon cannot find without a walk. A status fd the command is
  * given itself (--keep-fd) is refused too. Pipes, sockets, terminals
  * and other devices have no name a command could replace.
+ *
+ * A path compared with paths misses a second view of the same directory:
+ * a bind mount of the workspace (a container's volume, an fstab entry)
+ * gives the file a name outside every tree while the command reaches it
+ * through the workspace. On Linux each name is also compared where it
+ * lies in its file system: the root of its mount (from
+ * /proc/self/mountinfo, found by the mount id statx(2) gives) joined with
+ * its path below the mount point; a file whose file system holds a tree
+ * (same st_dev) at or above that place is refused too. One read of
+ * mountinfo per check, only when a status destination is a named file.
  */
 #include "handle.h"
 #include "path.h"
@@ -26,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -80,6 +91,97 @@ static const char *writable_on_dev(const cordon *c, dev_t dev, char *buf, size_t
 	return NULL;
 }
 
+#if defined(__linux__) && defined(STATX_MNT_ID)
+/* A mountinfo field decoded (the kernel writes space, tab, newline and
+ * backslash as \ooo) into out. 0, or -1 when it does not fit. */
+static int mi_field(const char *f, size_t n, char *out, size_t len)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = f[i];
+		if (ch == '\\' && i + 3 < n && f[i + 1] >= '0' && f[i + 1] <= '3') {
+			ch = (char)((f[i + 1] - '0') * 64 + (f[i + 2] - '0') * 8 +
+				    (f[i + 3] - '0'));
+			i += 3;
+		}
+		if (o + 1 >= len)
+			return -1;
+		out[o++] = ch;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* Where path (canonical) lies in its file system, in out: its mount's
+ * root joined with its path below the mount point. 0, or -1. */
+static int fs_place(const char *path, char *out, size_t len)
+{
+	struct statx sx;
+	char line[3 * CORDON_PATH_MAX], root[CORDON_PATH_MAX], point[CORDON_PATH_MAX];
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) != 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return -1;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		return -1;
+	int r = -1;
+	while (r != 0 && fgets(line, sizeof(line), f) != NULL) {
+		/* ID PARENT MAJ:MIN ROOT POINT ... */
+		char *id_end, *w[5] = { NULL, NULL, NULL, NULL, NULL };
+		unsigned long long id = strtoull(line, &id_end, 10);
+		if (id_end == line || id != sx.stx_mnt_id)
+			continue;
+		w[0] = line;
+		for (int k = 1; k < 5 && w[k - 1] != NULL; k++) {
+			char *sp = strchr(w[k - 1], ' ');
+			w[k] = sp != NULL ? sp + 1 : NULL;
+		}
+		char *end = w[4] != NULL ? strchr(w[4], ' ') : NULL;
+		if (end == NULL ||
+		    mi_field(w[3], (size_t)(w[4] - 1 - w[3]), root, sizeof(root)) != 0 ||
+		    mi_field(w[4], (size_t)(end - w[4]), point, sizeof(point)) != 0 ||
+		    !path_within(point, path))
+			break;
+		const char *below = path + (strcmp(point, "/") == 0 ? 0 : strlen(point));
+		int n = snprintf(out, len, "%s%s", strcmp(root, "/") == 0 ? "" : root, below);
+		r = n > 0 && (size_t)n < len ? 0 : -1;
+		if (r == 0 && out[0] == '\0')
+			memcpy(out, "/", 2);
+		break;
+	}
+	fclose(f);
+	return r;
+}
+
+/* A tree that holds path in its file system through another name (a
+ * bind mount of it, or of a directory below it), or NULL. */
+static const char *writable_alias(const cordon *c, const char *path, dev_t dev, char *buf,
+				  size_t len)
+{
+	char place[CORDON_PATH_MAX], tplace[CORDON_PATH_MAX];
+	const char *t;
+	struct stat st;
+	int have = 0;
+	for (size_t i = 0; (t = tree_at(c, i, buf, len)) != NULL; i++) {
+		if (t[0] == '\0' || stat(t, &st) != 0 || st.st_dev != dev)
+			continue;
+		if (!have && fs_place(path, place, sizeof(place)) != 0)
+			return NULL;
+		have = 1;
+		if (fs_place(t, tplace, sizeof(tplace)) == 0 && path_within(tplace, place))
+			return t;
+	}
+	return NULL;
+}
+#else
+static const char *writable_alias(const cordon *c, const char *path, dev_t dev, char *buf,
+				  size_t len)
+{
+	(void)c, (void)path, (void)dev, (void)buf, (void)len;
+	return NULL; /* macOS: no bind mounts of a user's (nullfs is not offered) */
+}
+#endif
+
 /* The open file on fd (the status fd, or the opened status file, named
  * what): refused when a command could reach it by a name. 0 or an
  * error with its message. */
@@ -105,6 +207,13 @@ static int check_open_file(cordon *c, int fd, const char *what)
 				   "refusing %s: its file %s lies inside %s, which the command "
 				   "may write (it could replace the file and forge the events); "
 				   "write the events outside every writable tree",
+				   what, path, tree);
+	if ((tree = writable_alias(c, path, st.st_dev, buf, sizeof(buf))) != NULL)
+		return cordon_fail(c, CORDON_EREFUSED,
+				   "refusing %s: its file %s is a second view (a bind mount) of a "
+				   "place inside %s, which the command may write (it could replace "
+				   "the file and forge the events); write the events outside every "
+				   "writable tree",
 				   what, path, tree);
 	/* A name removed while another stays: the kernel names the removed
 	 * one, " (deleted)"; the other may lie anywhere. */
@@ -203,5 +312,12 @@ int statusdest_open_file(cordon *c)
 		return cordon_fail_errno(c, CORDON_EINVAL, e, "cannot open status file %s", name);
 	}
 	snprintf(what, sizeof(what), "status file %s", name);
-	return c->mode == CORDON_MODE_OFF ? 0 : check_open_file(c, c->status_file_fd, what);
+	r = c->mode == CORDON_MODE_OFF ? 0 : check_open_file(c, c->status_file_fd, what);
+	/* Refused after the open (a second view of a writable tree): the
+	 * file this open made goes again, if it is still the one. */
+	struct stat now;
+	if (r != 0 && !exists && fstat(c->status_file_fd, &st) == 0 && lstat(full, &now) == 0 &&
+	    now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+		(void)unlink(full);
+	return r;
 }

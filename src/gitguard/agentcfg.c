@@ -5,7 +5,8 @@
  * MCP servers in .claude/settings.json, .gemini/settings.json,
  * .codex/config.toml, .cursor/hooks.json, .mcp.json; a task VS Code runs
  * when the folder opens; plugins, skills and commands kept in those
- * directories. Each name of agentcfg_names, in each directory of
+ * directories; a .env Gemini CLI loads into its own environment
+ * (BASH_ENV, CORDON_*). Each name of agentcfg_names, in each directory of
  * agentcfg_levels, is held:
  *
  *   - one that exists at the start is protected (read-only with the mount
@@ -39,7 +40,7 @@
 const char *const agentcfg_names[] = {
 	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
 	".vscode",   ".idea",	      ".zed",		".devcontainer",   ".devcontainer.json",
-	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
+	".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml", ".env",
 };
 const size_t agentcfg_nnames = sizeof(agentcfg_names) / sizeof(agentcfg_names[0]);
 
@@ -51,6 +52,7 @@ struct held {
 	int err; /* then, why lstat failed */
 	struct stat st;
 	struct heldtree *tree; /* recorded where it stays writable, or NULL */
+	struct heldtree *target; /* a symlink's: its target (prot), recorded so */
 };
 
 struct agentcfg {
@@ -246,14 +248,23 @@ void agentcfg_hold(cordon *c)
 	for (size_t i = 0; a != NULL && a->begun && i < a->n; i++) {
 		struct held *h = &a->v[i];
 		struct protect_entry *e = entry_of(c, h);
-		if (h->absent || S_ISLNK(h->st.st_mode) || e == NULL)
+		if (h->absent || e == NULL || e->enforced)
 			continue;
-		if (h->tree == NULL && !e->enforced)
-			h->tree = heldtree_record(h->path, &a->budget);
-		if (!e->enforced)
-			e->held = h->tree == NULL ? HELD_NONE /* no memory: not recorded */
-				  : heldtree_partial(h->tree) ? HELD_CHECKED_IN_PART
-							      : HELD_CHECKED_AT_END;
+		/* A symlink (its own record: the link) to a tree in the writable
+		 * set: what an agent reads through it is the target, recorded
+		 * and judged as the name would be; not a target that holds the
+		 * link (all of the workspace, say): that stays "held": "none". */
+		struct heldtree **t = S_ISLNK(h->st.st_mode) ? &h->target : &h->tree;
+		if (t == &h->target &&
+		    (!gitguard_clean(&c->pol, h->prot) || path_within(h->prot, h->path))) {
+			e->held = HELD_NONE;
+			continue;
+		}
+		if (*t == NULL)
+			*t = heldtree_record(t == &h->target ? h->prot : h->path, &a->budget);
+		e->held = *t == NULL		 ? HELD_NONE /* no memory: not recorded */
+			  : heldtree_partial(*t) ? HELD_CHECKED_IN_PART
+						 : HELD_CHECKED_AT_END;
 	}
 }
 
@@ -288,6 +299,8 @@ void agentcfg_end(cordon *c)
 				(void)gitguard_put_aside(c, h->path);
 		} else if (h->tree != NULL) {
 			heldtree_judge(c, h->path, h->tree);
+			if (h->target != NULL)
+				heldtree_judge(c, h->prot, h->target);
 		} else if (unseen || (there && replaced(h, &st))) {
 			/* Read-only for the run, yet not the same: moved aside
 			 * (nothing recorded to put back). */
@@ -305,6 +318,7 @@ void agentcfg_free(cordon *c)
 		free(a->v[i].path);
 		free(a->v[i].prot);
 		heldtree_free(a->v[i].tree);
+		heldtree_free(a->v[i].target);
 	}
 	free(a->v);
 	free(a);

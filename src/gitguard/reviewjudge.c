@@ -8,8 +8,7 @@
  *
  *   - agent configuration: a held change that makes or changes a name of
  *     the agent-config guard (.claude, .mcp.json, .gemini, .codex,
- *     .cursor, .vscode...) in the workspace's top or a directory down to
- *     the run's working directory, or anything below one;
+ *     .cursor, .vscode, .env...) at any depth, or anything below one;
  *   - git: in a ".git" directory (also its modules/ and worktrees/), a
  *     hook (anything in hooks/ but a regular *.sample file), a config or
  *     config.worktree with an entry git does not write itself (one the
@@ -46,20 +45,22 @@ static int agent_name_first(const char *p)
 	return 0;
 }
 
-/* rel at or below a name of the guard's in one of its levels: the top,
- * or a directory from it down to the run's working directory. */
-static const char *agent_config(const char *rel, const char *cwd)
+/* rel at or below a name of the guard's, at any depth: a run's guard
+ * holds the levels an agent reads at its start, but an agent also finds
+ * configuration deeper (Claude Code loads the .claude/skills of a
+ * directory holding a file it reads), and apply, which goes over the
+ * changes anyway, can hold them all at no extra cost. */
+static const char *agent_config(const char *rel)
 {
 	static const char why[] = "agent configuration: an agent or editor runs what it names "
 				  "(the agent-config guard)";
-	size_t clen = cwd != NULL ? strlen(cwd) : 0;
-	if (agent_name_first(rel))
-		return why;
-	for (size_t i = 1; i <= clen; i++)
-		if ((cwd[i] == '/' || cwd[i] == '\0') && strncmp(rel, cwd, i) == 0 &&
-		    rel[i] == '/' && agent_name_first(rel + i + 1))
+	for (const char *p = rel;; p++) {
+		if (agent_name_first(p))
 			return why;
-	return NULL;
+		p = strchr(p, '/');
+		if (p == NULL)
+			return NULL;
+	}
 }
 
 /* The whole of fd (at most JUDGE_FILE_MAX bytes), NUL-terminated. */
@@ -184,7 +185,7 @@ const char *reviewjudge(const char *rel, const struct judge_in *j)
 		return NULL; /* a removal plants nothing */
 	if ((j->type == 'f' || j->type == 'd') && (j->mode & 06000) != 0)
 		return "a setuid or setgid file (the seccomp layer refuses to make one)";
-	const char *why = agent_config(rel, j->cwd);
+	const char *why = agent_config(rel);
 	if (why != NULL)
 		return why;
 	/* The first ".git" component: a ".git" file, or what lies in it. */

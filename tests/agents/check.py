@@ -17,13 +17,21 @@ against what the model read (the next request's tool result):
     next session;
   - with cordon (or the hook) missing the command does not run, where the
     agent lets a hook or prefix block;
-  - an agent ending (its own timeout, or killed) leaves no process behind.
-The none route runs the same scenario without cordon: the baseline for
-`cd`, quoting and what the agent leaves running, and the proof that the
-confinement checks can fail (they are inverted there).
+  - an agent ending (its own timeout, or killed) leaves no process behind,
+    also one killed with SIGKILL in the middle of a call;
+  - a dev server started with the agent's own background tool runs
+    confined, is reached by a later call through a Unix socket in the
+    workspace (not on 127.0.0.1 under network off), and ends with the
+    agent.
+The settings are docs/agents.md's recipes (harness.py). The none route
+runs the same scenario without cordon: the baseline for `cd`, quoting and
+what the agent leaves running, and the proof that the confinement checks
+can fail (they are inverted there). CORDON_AGENTS_POLICY="sandbox off"
+makes the entry points run unconfined: then the confinement checks fail.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -173,7 +181,10 @@ def main_session(w, confined):
 def planted_session(w, confined):
     """The next session in the same workspace: a planted hook must not run
     unconfined."""
-    s = h.Session(w, [{"command": "echo second-session"}]).run()
+    # Codex: hooks nobody trusted run too (the project's own), as with
+    # a user who bypasses the trust step.
+    s = h.Session(w, [{"command": "echo second-session"}],
+                  bypass_trust=True).run()
     ran = os.path.exists(os.path.join(w.ws, "planted-ran"))
     unconfined = os.path.exists(os.path.join(w.out, "planted-unconfined"))
     TAP.diag("planted hook: %s" % (
@@ -189,11 +200,6 @@ def planted_session(w, confined):
             "ran" if ran else "did not run"))
 
 
-# An agent killed (SIGKILL) leaves its calls' shells waiting on cordon;
-# nothing tells cordon that the agent is gone (its parent, the agent's
-# shell, lives on).
-KILLED_TODO = "a run outlives an agent killed by SIGKILL (no die-with-agent)"
-
 # What each agent does with a hook or prefix that cannot start (measured:
 # docs in /work/team/agent-facts.md): True when the command is then blocked.
 BLOCKS_WHEN_MISSING = {("claude", "prefix"): True,
@@ -203,11 +209,13 @@ BLOCKS_WHEN_MISSING = {("claude", "prefix"): True,
 
 
 def missing_session(w):
-    """cordon (the entry point) missing: blocked where the agent allows."""
-    gone = os.path.join(w.t, "no-such-dir", "cordon")
+    """cordon (the entry point) missing: blocked where the agent allows;
+    `cordon hook` present but cordon-sh missing: blocked."""
     step = [{"command": "echo ran > missing-ran.txt"}]
-    s = h.Session(w, step, cordon=gone).run()
-    ran = os.path.exists(os.path.join(w.ws, "missing-ran.txt"))
+    ran_file = os.path.join(w.ws, "missing-ran.txt")
+    gone = os.path.join(w.t, "no-such-dir")
+    s = h.Session(w, step, bindir=gone).run()
+    ran = os.path.exists(ran_file)
     blocks = BLOCKS_WHEN_MISSING[(w.agent, w.route)]
     if blocks:
         TAP.ok(not ran and s.results,
@@ -218,32 +226,54 @@ def missing_session(w):
                "(the agent treats a hook that cannot start as non-blocking; "
                "documented, pinned here)" % w.agent, s.results)
     if ran:
-        os.unlink(os.path.join(w.ws, "missing-ran.txt"))
+        os.unlink(ran_file)
     h.take_events(w)
-    if h.entry_kind() == "glue" and w.route == "hook":
-        # The hook starts but cordon is missing: the hook must block.
-        s = h.Session(w, step)
-        s.env["CORDON_GLUE_BIN"] = gone
-        s.run()
-        ran = os.path.exists(os.path.join(w.ws, "missing-ran.txt"))
-        TAP.ok(not ran, "hook present, cordon missing: blocked", s.results)
+    if w.route != "hook":
+        return
+    # The hook starts but cannot confine: cordon alone, no cordon-sh
+    # beside it.
+    nosh = os.path.join(w.t, "nosh")
+    os.makedirs(nosh)
+    shutil.copy2(h.CORDON, os.path.join(nosh, "cordon"))
+    s = h.Session(w, step, bindir=nosh).run()
+    ran = os.path.exists(ran_file)
+    told = any("cordon-sh is not installed" in r for r in s.results)
+    TAP.ok(not ran and told, "hook present, cordon-sh missing: blocked, "
+           "the model told why", s.results)
+    h.take_events(w)
 
 
-def timeout_session(w, confined):
-    """A call past its timeout, and the agent ended: nothing left running."""
-    mark = "%d.%04d" % (3000 + os.getpid() % 1000, h.random.randrange(9999))
-    # Not sleep: Claude refuses `sleep N` followed by more commands.
-    cmd = ("tail -f -s %s1 /dev/null & tail -f -s %s2 /dev/null; echo after"
-           % (mark, mark))
-    s = h.Session(w, [{"command": cmd, "timeout_ms": 3000}])
-    s.start()
+def new_mark():
+    """A string for the command lines of one check's processes."""
+    return "%d.%04d" % (3000 + os.getpid() % 1000, h.random.randrange(9999))
+
+
+def left_after(mark, secs=5.0):
+    """The processes whose command line holds mark still there secs after
+    the agent ended (none as soon as they are gone), shown, then killed."""
+    left = []
+    for _ in range(int(secs * 10)):
+        left = h.procs_with(mark)
+        if not left:
+            break
+        time.sleep(0.1)
+    if left:
+        TAP.diag(subprocess.run(
+            ["ps", "-o", "pid,ppid,pgid,sid,user,args", "-p",
+             ",".join(str(p) for p in left)], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True).stdout)
+    h.kill_all(left)
+    return left
+
+
+def end_agent(s, wait=15):
+    """Ends the agent as a supervisor would: time to end by itself, then
+    SIGTERM to the agent alone, then SIGKILL to its process group (its
+    calls run in sessions of their own). What it took, in words."""
     how = "ended by itself"
     try:
-        s.proc.wait(15)
+        s.proc.wait(wait)
     except subprocess.TimeoutExpired:
-        # The agent waits on the command (Gemini has no per-call timeout;
-        # Claude -p waits for the call it moved to the background): end it
-        # as a supervisor would, with SIGTERM to the agent alone.
         how = "sent SIGTERM"
         s.proc.send_signal(signal.SIGTERM)
         try:
@@ -253,13 +283,21 @@ def timeout_session(w, confined):
             s.kill(signal.SIGKILL)
     s.rc = s.proc.returncode
     s.finish()
-    left = []
-    for _ in range(50):
-        left = h.procs_with(mark)
-        if not left:
-            break
-        time.sleep(0.1)
-    h.kill_all(left)
+    return how
+
+
+def timeout_session(w, confined):
+    """A call past its timeout, and the agent ended: nothing left running."""
+    mark = new_mark()
+    # Not sleep: Claude refuses `sleep N` followed by more commands.
+    cmd = ("tail -f -s %s1 /dev/null & tail -f -s %s2 /dev/null; echo after"
+           % (mark, mark))
+    s = h.Session(w, [{"command": cmd, "timeout_ms": 3000}])
+    s.start()
+    # The agent waits on the command (Gemini has no per-call timeout;
+    # Claude -p waits for the call it moved to the background).
+    how = end_agent(s)
+    left = left_after(mark)
     try:
         os.killpg(s.proc.pid, signal.SIGKILL)
     except OSError:
@@ -267,12 +305,136 @@ def timeout_session(w, confined):
     what = "the agent %s; %s left running 5 s later" % (
         how, "%d processes of its calls" % len(left) if left else "nothing")
     if confined:
-        TAP.ok(not left, what, "left: %s" % left,
-               todo=None if how == "ended by itself" or how == "sent SIGTERM"
-               else KILLED_TODO)
+        TAP.ok(not left, what, "left: %s" % left)
     else:
         TAP.diag("baseline: " + what)
     h.take_events(w)
+
+
+def killed_session(w, confined):
+    """The agent killed with SIGKILL (its process group: what a supervisor
+    or a closed terminal does; the OOM killer takes the agent alone) while
+    a call runs: nothing of the call may be left."""
+    mark = new_mark()
+    s = h.Session(w, [{"command": "tail -f -s %s1 /dev/null" % mark}])
+    s.start()
+    running = False
+    for _ in range(900):
+        if any(a.startswith(b"tail\0") for a in h.argv_of(mark)):
+            running = True
+            break
+        if s.proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    s.kill(signal.SIGKILL)
+    s.rc = s.proc.returncode
+    s.finish()
+    left = left_after(mark)
+    what = "the agent killed (SIGKILL) during a call; %s left 5 s later" % (
+        "%d processes of the call" % len(left) if left else "nothing")
+    if not running:
+        TAP.ok(False, "the call started before the agent was killed",
+               s.tail())
+    elif confined:
+        TAP.ok(not left, what, "left: %s" % left)
+    else:
+        TAP.diag("baseline: " + what)
+    h.take_events(w)
+
+
+SERVER = """import os, socket
+u = socket.socket(socket.AF_UNIX)
+u.bind("dev-%(mark)s.sock")
+t = socket.socket()
+t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind(("127.0.0.1", %(port)d))
+for s in (u, t):
+    s.listen(4)
+import select
+while True:
+    for s in select.select([u, t], [], [])[0]:
+        c = s.accept()[0]
+        c.sendall(b"pong-%(mark)s\\n")
+        c.close()"""
+CLIENT = """import socket, time
+def ask(fam, addr, tries):
+    for _ in range(tries):
+        s = socket.socket(fam)
+        try:
+            s.connect(addr)
+            return s.recv(100).decode().strip()
+        except OSError as e:
+            err = e.strerror
+            time.sleep(0.1)
+        finally:
+            s.close()
+    return "refused: " + err
+print("unix:", ask(socket.AF_UNIX, "dev-%(mark)s.sock", 50))
+print("tcp:", ask(socket.AF_INET, ("127.0.0.1", %(port)d), 1))"""
+
+
+def background_session(w, confined, network_on=False):
+    """A dev server kept across calls by the agent's own background tool
+    (Claude Code's run_in_background, Gemini CLI's is_background; Codex's
+    exec_command goes on past its yield time): it runs confined, a later
+    call reaches it through a Unix socket in the workspace, on 127.0.0.1
+    only with network on in the policy (under the profile agent's network
+    off each run has a loopback of its own), and it ends with the agent
+    (docs/agents.md)."""
+    mark = new_mark()
+    v = {"mark": mark, "port": 20000 + h.random.randrange(30000)}
+    server = {"command": "/usr/bin/python3 -c '%s'" % (SERVER % v)}
+    if w.agent == "codex":
+        server["timeout_ms"] = 2000
+    else:
+        server["background"] = True
+    client = {"command": "/usr/bin/python3 -c '%s'; ls" % (CLIENT % v),
+              "timeout_ms": 20000}
+    policy = None
+    if network_on:
+        # The profile agent without its network off.
+        policy = h.policy_text(w, "scratch-home\nnetwork on")
+    s = h.Session(w, [server, client], policy=policy)
+    s.start()
+    # The agent waits for its background task (Claude -p) or not: end it
+    # once the model has had the last answer.
+    final = False
+    for _ in range(1200):
+        if s.proc.poll() is not None or any(
+                (e.get("answer") or {}).get("text") == "scripted: done"
+                for e in s.server.entries()):
+            final = True
+            break
+        time.sleep(0.1)
+    how = end_agent(s, wait=10)
+    left = left_after(mark, 5 + 2)
+    r = s.results + ["", ""]
+    lines = out_lines(r[1])
+    runs = h.runs_of(h.take_events(w))
+    # Start events: a run the agent ends with SIGKILL to cordon-sh (Codex
+    # at its end) has no exit event.
+    applied = [k for k, (a, b) in runs.items() if a and a.get("applied")]
+    net = "network on" if network_on else "network off"
+    TAP.diag("background, %s: %s; the agent %s" % (net, ", ".join(
+        ln for ln in lines if ln.startswith(("unix", "tcp"))), how))
+    if not confined:
+        TAP.diag("baseline: %s left after the agent ended" % (
+            "%d processes" % len(left) if left else "nothing"))
+        return
+    TAP.ok(final and "unix: pong-" + mark in lines,
+           "%s: a later call reached the background server through a Unix "
+           "socket in the workspace" % net, r[1])
+    if network_on:
+        TAP.ok("tcp: pong-" + mark in lines, "%s: and on 127.0.0.1" % net,
+               r[1])
+    else:
+        TAP.ok(any(ln.startswith("tcp: refused") for ln in lines),
+               "%s: not on 127.0.0.1 (a loopback of its own)" % net, r[1])
+    TAP.ok(len(applied) == 2, "%s: both calls, the background one too, "
+           "ran confined (%d applied start events)" % (net, len(applied)),
+           h.json.dumps(list(runs.values()))[:1500])
+    TAP.ok(not left, "%s: the background server ended with the agent (%s)"
+           % (net, how), "left: %s" % left)
 
 
 def main():
@@ -287,14 +449,17 @@ def main():
     h.exit_on_signals()
     w = h.World(agent, route)
     confined = route != "none"
-    TAP.diag("%s via %s (entry points: %s), temp dir %s" % (
-        agent, route, h.entry_kind(), w.t))
+    TAP.diag("%s via %s, temp dir %s" % (agent, route, w.t))
     try:
         main_session(w, confined)
         planted_session(w, confined)
         if confined:
             missing_session(w)
         timeout_session(w, confined)
+        killed_session(w, confined)
+        background_session(w, confined)
+        if confined:
+            background_session(w, confined, network_on=True)
     finally:
         if os.environ.get("CORDON_AGENTS_KEEP"):
             TAP.diag("kept %s" % w.t)

@@ -4,27 +4,32 @@
 The library of tests/agents/check.py (AGENT ROUTE, TAP on stdout) and
 bench/agents-latency.
   AGENT: claude, codex, gemini
-  ROUTE: prefix (Claude's CLAUDE_CODE_SHELL_PREFIX), hook (the agent's
-         pre-tool hook), none (no cordon: the baseline, which also shows
-         that the checks can fail)
+  ROUTE: prefix (Claude's CLAUDE_CODE_SHELL_PREFIX: cordon-sh), hook (the
+         agent's pre-tool hook: cordon hook AGENT), none (no cordon: the
+         baseline, which also shows that the checks can fail)
 
-Each agent runs non-interactively against tests/agents/modelserver.py,
-which asks for the shell commands of a scenario and records every request
-(the tool results included: what the model read). The agent's home, its
-config, the workspace, the "outside" and the status file all live in the
-test's temp dir. Environment:
+The agents' settings are the recipes of docs/agents.md: each fenced block
+that follows a line `<!-- recipe: NAME -->` there is read here, with
+/usr/local/bin/ (where `make install` puts cordon and cordon-sh) replaced
+by the build dir; the harness adds only what points the agent at the
+scripted model server and what a test needs (a status file). Each agent
+runs non-interactively against tests/agents/modelserver.py, which asks for
+the shell commands of a scenario and records every request (the tool
+results included: what the model read). The agent's home, its config, the
+workspace, the "outside" and the status file all live in the test's temp
+dir. Environment:
   CORDON_AGENTS_DIR  where tests/agents/install put the agents
                      (default BUILD/agents-cache)
-  CORDON_TOP, CORDON_BUILD  the tree and build dir (cordon, glue)
-  CORDON_AGENTS_ENTRY  glue (default) or real: which entry points the
-                     routes use (real: `cordon hook AGENT`, build/cordon-sh)
-  CORDON_AGENTS_GLUE_ARGS  more `cordon run` options for the glue (e.g.
-                     --sandbox off, to see the confinement checks fail)
+  CORDON_TOP, CORDON_BUILD  the tree and build dir (cordon, cordon-sh)
+  CORDON_AGENTS_POLICY  more lines for the entry points' policy file
+                     (e.g. "sandbox off", to see the confinement checks
+                     fail)
 """
 
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -37,6 +42,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.environ.get("CORDON_TOP") or os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("CORDON_BUILD", "build")
 CORDON = os.path.join(TOP, BUILD, "cordon")
+DOCS = os.path.join(TOP, "docs", "agents.md")
+# Where docs/agents.md's recipes name cordon and cordon-sh.
+INSTALLED = "/usr/local/bin/"
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
 AGENTS_DIR = os.environ.get("CORDON_AGENTS_DIR") or os.path.join(
     TOP, BUILD, "agents-cache")
@@ -124,6 +132,11 @@ class World:
         os.makedirs(ssh, mode=0o700)
         with open(os.path.join(ssh, "id_ed25519"), "w") as f:
             f.write(self.secret + "\n")
+        # The entry points' options: the recipe's policy file where they
+        # look for it, with the test's status file and state dir.
+        self.policy = os.path.join(self.home, ".config", "cordon",
+                                   "agent.policy")
+        write(self.policy, policy_text(self, recipe("agent-policy")))
         self.sessions = 0
         self.live = []
         self.agents_dir = AGENTS_DIR
@@ -187,25 +200,52 @@ class Server:
                 if e.get("unhandled") and e["method"] != "HEAD"]
 
 
-# ---- entry points ----------------------------------------------------------------
+# ---- recipes and entry points ---------------------------------------------------
 
-def entry_kind():
-    return os.environ.get("CORDON_AGENTS_ENTRY") or "glue"
+def recipes(path=DOCS):
+    """NAME -> the text of the fenced block after `<!-- recipe: NAME -->`."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    out = {}
+    for i, ln in enumerate(lines):
+        m = re.match(r"<!-- recipe: ([a-z0-9-]+) -->$", ln.strip())
+        if not m:
+            continue
+        if not lines[i + 1].startswith("```"):
+            raise ValueError("%s:%d: recipe %s: no fenced block next" % (
+                path, i + 2, m.group(1)))
+        end = lines.index("```", i + 2)
+        out[m.group(1)] = "\n".join(lines[i + 2:end]) + "\n"
+    return out
 
 
-def hook_command(world, cordon=None):
-    """The hook command line the agent's settings name. cordon: another
-    cordon executable (a missing one, to see what the agent does)."""
-    if entry_kind() == "real" or cordon:
-        return shlex.join([cordon or CORDON, "hook", world.agent])
-    glue = os.path.join(HERE, "glue", "hook")
-    return shlex.join([glue, world.agent])
+RECIPES = recipes()
 
 
-def prefix_path(cordon=None):
-    if entry_kind() == "real" or cordon:
-        return os.path.join(os.path.dirname(cordon or CORDON), "cordon-sh")
-    return os.path.join(HERE, "glue", "prefix")
+def recipe(name, bindir=None):
+    """The recipe's text, cordon and cordon-sh taken from bindir (default:
+    the build dir)."""
+    bindir = bindir or os.path.dirname(CORDON)
+    return RECIPES[name].replace(INSTALLED, bindir.rstrip("/") + "/")
+
+
+def policy_text(world, base, extra=""):
+    """The entry points' policy file: base (a recipe), the test's status
+    file and state dir, CORDON_AGENTS_POLICY and extra."""
+    lines = [base.rstrip("\n"), "status-file " + world.status,
+             "state-dir " + world.state,
+             os.environ.get("CORDON_AGENTS_POLICY", ""), extra]
+    return "\n".join(ln for ln in lines if ln) + "\n"
+
+
+def merge(a, b):
+    """b's members added into a, objects merged member by member."""
+    for k, v in b.items():
+        if isinstance(v, dict) and isinstance(a.get(k), dict):
+            merge(a[k], v)
+        else:
+            a[k] = v
+    return a
 
 
 # ---- agent drivers ------------------------------------------------------------------
@@ -218,13 +258,7 @@ def base_env(world, server):
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": world.home,
            "TMPDIR": world.tmp, "LANG": "C.UTF-8", "USER": os.environ.get(
                "USER", "agent"), "NO_PROXY": "127.0.0.1,localhost",
-           world.key_name: world.key,
-           "CORDON_GLUE_BIN": CORDON, "CORDON_GLUE_STATUS": world.status,
-           "CORDON_GLUE_WS": world.ws,
-           "CORDON_GLUE_ARGS": " ".join(
-               ["--state-dir", world.state] +
-               [os.environ.get("CORDON_AGENTS_GLUE_ARGS", "")]).strip(),
-           "XDG_STATE_HOME": world.state}
+           world.key_name: world.key, "XDG_STATE_HOME": world.state}
     return env
 
 
@@ -234,73 +268,76 @@ def write(path, text):
         f.write(text)
 
 
-def setup_claude(world, server, env, route, cordon):
-    env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % server.port,
+def setup_claude(s):
+    w, env = s.world, s.env
+    env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:%d" % s.server.port,
                DISABLE_AUTOUPDATER="1", DISABLE_TELEMETRY="1",
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     settings = {}
-    if route == "hook":
-        settings["hooks"] = {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": hook_command(world, cordon)}]}]}
-    elif route == "prefix":
-        env["CLAUDE_CODE_SHELL_PREFIX"] = prefix_path(cordon)
-    write(os.path.join(world.home, ".claude", "settings.json"),
+    if s.route in ("hook", "prefix"):
+        settings = json.loads(recipe("claude-" + s.route, s.bindir))
+    write(os.path.join(w.home, ".claude", "settings.json"),
           json.dumps(settings))
     # Bypass mode, as a user whose sandbox is cordon would run it (as root
     # Claude refuses it without IS_SANDBOX=1). --allowedTools Bash alone
     # still asks (and so refuses, in -p) for writes to .claude/.
     env["IS_SANDBOX"] = "1"
-    return [agent_bin(world, "claude"), "-p", "Run the scripted steps.",
+    return [agent_bin(w, "claude"), "-p", "Run the scripted steps.",
             "--dangerously-skip-permissions", "--output-format", "json"]
 
 
-def setup_codex(world, server, env, route, cordon):
-    codex_home = os.path.join(world.home, ".codex")
+def setup_codex(s):
+    w, env = s.world, s.env
+    codex_home = os.path.join(w.home, ".codex")
     env["CODEX_HOME"] = codex_home
-    # The project is trusted, as a user who works in it would have it:
-    # then its own .codex/ (hooks included) is read too.
+    # The recipe's settings between the harness's own: the model (the
+    # scripted server), and the project trusted, as a user who works in
+    # it would have it (then its own .codex/, hooks included, is read).
+    # Without the hook, the recipe's sandbox_mode too: the same agent.
     write(os.path.join(codex_home, "config.toml"), """\
 model = "gpt-scripted"
 model_provider = "scripted"
 approval_policy = "never"
-sandbox_mode = "danger-full-access"
 check_for_update_on_startup = false
+%s
 [model_providers.scripted]
 name = "scripted"
 base_url = "http://127.0.0.1:%d/v1"
 wire_api = "responses"
 env_key = "%s"
-[features]
-hooks = true
 [projects."%s"]
 trust_level = "trusted"
-""" % (server.port, world.key_name, world.ws))
-    if route == "hook":
-        write(os.path.join(codex_home, "hooks.json"), json.dumps(
-            {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-                {"type": "command",
-                 "command": hook_command(world, cordon)}]}]}}))
-    return [agent_bin(world, "codex"), "exec", "--skip-git-repo-check",
-            "--dangerously-bypass-hook-trust", "-C", world.ws,
-            "Run the scripted steps."]
+""" % (recipe("codex-config"), s.server.port, w.key_name, w.ws))
+    argv = [agent_bin(w, "codex"), "exec", "--skip-git-repo-check"]
+    if s.route == "hook":
+        write(os.path.join(codex_home, "hooks.json"),
+              recipe("codex-hooks", s.bindir))
+        # The recipe's trust step, as a user would take it.
+        trust = os.path.join(w.t, "codex-trust-hooks")
+        write(trust, recipe("codex-trust", s.bindir))
+        r = subprocess.run([PY, trust, agent_bin(w, "codex")], cwd=w.ws,
+                           env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=120)
+        s.trust_output = r.stdout.decode("utf-8", "replace")
+    if s.bypass_trust:
+        argv.append("--dangerously-bypass-hook-trust")
+    return argv + ["-C", w.ws, "Run the scripted steps."]
 
 
-def setup_gemini(world, server, env, route, cordon):
+def setup_gemini(s):
+    w, env = s.world, s.env
     # The project trusted (as its user would have it): --skip-trust instead
     # also skips the project's .gemini/settings.json, hooks included.
-    env.update(GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:%d" % server.port,
+    env.update(GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:%d" % s.server.port,
                GEMINI_CLI_TRUST_WORKSPACE="true")
-    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}},
-                "general": {"disableAutoUpdate": True},
-                "privacy": {"usageStatisticsEnabled": False}}
-    if route == "hook":
-        settings["hooks"] = {"BeforeTool": [{
-            "matcher": "run_shell_command", "hooks": [
-                {"type": "command",
-                 "command": hook_command(world, cordon)}]}]}
-    write(os.path.join(world.home, ".gemini", "settings.json"),
+    settings = json.loads(recipe("gemini-base-url"))
+    merge(settings, {"general": {"disableAutoUpdate": True},
+                     "privacy": {"usageStatisticsEnabled": False}})
+    if s.route == "hook":
+        merge(settings, json.loads(recipe("gemini-hook", s.bindir)))
+    write(os.path.join(w.home, ".gemini", "settings.json"),
           json.dumps(settings))
-    return [agent_bin(world, "gemini"), "-p", "Run the scripted steps.",
+    return [agent_bin(w, "gemini"), "-p", "Run the scripted steps.",
             "--yolo"]
 
 
@@ -311,17 +348,28 @@ SETUP = {"claude": setup_claude, "codex": setup_codex,
 class Session:
     """One agent session against a fresh model server."""
 
-    def __init__(self, world, steps, route=None, cordon=None,
-                 final="scripted: done"):
+    def __init__(self, world, steps, route=None, bindir=None,
+                 final="scripted: done", bypass_trust=False, policy=None):
+        """bindir: where cordon and cordon-sh are (default: the build
+        dir; another, to see what the agent does without them).
+        bypass_trust: Codex runs hooks nobody trusted (project hooks
+        too). policy: a policy file's text for CORDON_POLICY (in place of
+        the home's agent.policy)."""
         world.sessions += 1
         self.world = world
         self.name = "s%d" % world.sessions
         self.route = route or world.route
+        self.bindir = bindir
+        self.bypass_trust = bypass_trust
+        self.trust_output = None
         self.server = Server(world, self.name, {"steps": steps,
                                                 "final": final})
         self.env = base_env(world, self.server)
-        self.argv = SETUP[world.agent](world, self.server, self.env,
-                                       self.route, cordon)
+        if policy is not None:
+            f = os.path.join(world.t, "policy-" + self.name)
+            write(f, policy)
+            self.env["CORDON_POLICY"] = f
+        self.argv = SETUP[world.agent](self)
         self.proc = None
         world.live.append(self)
 
@@ -428,6 +476,18 @@ def procs_with(marker):
             continue
         if marker.encode() in cmd:
             found.append(int(p))
+    return found
+
+
+def argv_of(marker):
+    """The command lines (NUL-separated) holding marker."""
+    found = []
+    for p in procs_with(marker):
+        try:
+            with open("/proc/%d/cmdline" % p, "rb") as f:
+                found.append(f.read())
+        except OSError:
+            pass
     return found
 
 

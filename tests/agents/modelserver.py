@@ -16,8 +16,11 @@ time), so retries and side requests (titles, classifiers, quota probes)
 cannot move the script on. A request with no shell tool is a side request
 and gets a short text (or JSON, when the request asks for JSON).
 
-Script (JSON): {"steps": [{"command": "...", "timeout_ms": N?}, ...],
+Script (JSON): {"steps": [{"command": "...", "timeout_ms": N?,
+                           "background": true?}, ...],
                 "final": "text of the last answer"}
+("background": the agent's own background option: Claude Code's
+run_in_background, Gemini CLI's is_background; Codex has none.)
 
 Log (JSON lines, one per request): method, path, the body, the agent, the
 turn, what was answered, and the tool results found in the request (the
@@ -129,6 +132,8 @@ def anthropic(state, body):
                "description": step.get("description", "scripted step")}
         if "timeout_ms" in step:
             inp["timeout"] = step["timeout_ms"]
+        if step.get("background"):
+            inp["run_in_background"] = True
         block = {"type": "tool_use", "id": "toolu_%d_%d" % (len(results),
                  state.next_id()), "name": shell, "input": inp}
         stop = "tool_use"
@@ -310,6 +315,8 @@ def gemini(state, body, stream):
     if step is not None:
         args = {"command": step["command"],
                 "description": step.get("description", "scripted step")}
+        if step.get("background"):
+            args["is_background"] = True
         part = {"functionCall": {"name": shell, "args": args}}
         answer = {"tool": shell, "input": args}
     else:

@@ -87,11 +87,12 @@ static int has(const struct strv *s, const char *str)
 
 static void names(void)
 {
-	static const char *const must[] = { ".claude", ".gemini",   ".codex",	    ".cursor",
-					    ".vscode", ".mcp.json", ".idea",	    ".devcontainer",
-					    ".zed",    ".opencode", "opencode.json" };
-	static const char *const never[] = { "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".envrc",
-					     ".git",	  ".husky",    ".env" };
+	static const char *const must[] = { ".claude",	 ".gemini",	  ".codex",
+					    ".cursor",	 ".vscode",	  ".mcp.json",
+					    ".idea",	 ".devcontainer", ".zed",
+					    ".opencode", "opencode.json", ".env" };
+	static const char *const never[] = { "AGENTS.md", "CLAUDE.md", "GEMINI.md",
+					     ".envrc",	  ".git",      ".husky" };
 	int all = 1, none = 1;
 	for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
 		int found = 0;
@@ -108,7 +109,7 @@ static void names(void)
 				none = 0;
 			}
 	ok(all, "the agents' configuration directories and files are held");
-	ok(none, "instructions (AGENTS.md...), .envrc, .env and git's files are not");
+	ok(none, "instructions (AGENTS.md...), .envrc and git's files are not");
 	int plain = 1;
 	for (size_t k = 0; k < agentcfg_nnames; k++)
 		plain &= strchr(agentcfg_names[k], '/') == NULL && agentcfg_names[k][0] != '\0';

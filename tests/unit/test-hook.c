@@ -43,7 +43,7 @@ static int claude_runs_exactly(const char *line, const char *wsp, const char *f,
 {
 	char tail[512];
 	snprintf(tail, sizeof(tail),
-		 "; __cordon_s=$?; [ -s '%s' ] && cd -- \"$(< '%s')\"; rm -f -- '%s'; "
+		 "; __cordon_s=$?; [ -s '%s' ] && cd -- \"$(< '%s')\"; /bin/rm -f -- '%s'; "
 		 "(exit $__cordon_s)",
 		 f, f, f);
 	const char *t = strstr(line, "; __cordon_s=$?; ");
@@ -148,6 +148,16 @@ static void test_codex_gemini_cursor(void)
 	is_str(dec, "allow", "codex: with permissionDecision allow (else Codex ignores it)");
 	free(cmd);
 	free(dec);
+	hook_answer_free(&a);
+	/* The JSON's cwd follows the model's exec_command workdir. */
+	respond(&e,
+		"{\"cwd\":\"/\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\","
+		"\"tool_input\":{\"command\":\"ls\"}}",
+		&a);
+	cmd = answer_str(a.out, "hookSpecificOutput", "updatedInput", "command");
+	ok(a.exit_code == 0 && cmd != NULL && runs_exactly(cmd, ws, "ls", 2),
+	   "codex: a cwd the model chose (/) is not the workspace: the hook's own is");
+	free(cmd);
 	hook_answer_free(&a);
 
 	e = env("gemini");

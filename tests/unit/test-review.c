@@ -120,8 +120,16 @@ static void test_judge(void)
 	   "in a directory down to the run's working directory: refused");
 	ok(judged("pkg/sub/.gemini/settings.json", 'a', 'f', "pkg/sub", "{}", NULL, 0) != NULL,
 	   "in the working directory itself: refused");
-	ok(judged("node_modules/x/.vscode/settings.json", 'a', 'f', "pkg", "{}", NULL, 0) == NULL,
-	   "elsewhere (not a level the guard holds): lands");
+	ok(judged("node_modules/x/.vscode/settings.json", 'a', 'f', "pkg", "{}", NULL, 0) != NULL,
+	   "deeper than the guard's levels: refused too");
+	ok(judged("sub/.claude/skills/x/SKILL.md", 'a', 'f', NULL, "x", NULL, 0) != NULL,
+	   "a nested skill (Claude Code loads it when it reads a file there): refused");
+	ok(judged("a/b/.env", 'a', 'f', NULL, "BASH_ENV=/x", NULL, 0) != NULL,
+	   "a nested .env: refused");
+	ok(judged("a/.envrc", 'a', 'f', NULL, "x", NULL, 0) == NULL &&
+		   judged("a/x.claude/y", 'a', 'f', NULL, "x", NULL, 0) == NULL &&
+		   judged("a/.claudex", 'a', 'f', NULL, "x", NULL, 0) == NULL,
+	   "a name that only begins or ends like one: lands");
 	ok(judged(".claude", 'd', '-', NULL, NULL, NULL, 0) == NULL,
 	   "agent configuration removed: lands");
 	struct judge_in j = { 'a', 'f', NULL, -1, -1, 0, 04755 };
