@@ -56,13 +56,13 @@ UTIL_SRC    := $(addprefix src/util/,ids.c strv.c path.c json.c jsonparse.c comp
 GIT_SRC     := $(addprefix src/gitguard/,gitfmt.c gitdirs.c gitfind.c gitwatch.c gitjudge.c gitnested.c gitguard.c \
                  heldtree.c agentcfg.c reviewjudge.c)
 NET_SRC     := $(addprefix src/net/,netallow.c proxyproto.c proxydial.c proxy.c)
-CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c caches.c \
-                 secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c status.c explain.c \
-                 netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
+CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c policyfile.c policy.c cacheloc.c \
+                 caches.c cachelayer.c secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c \
+                 status.c explain.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
                  passfile.c review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
 MACOS_SRC   := src/macos/backend-seatbelt.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
-                 landlock-reads.c layer-mountns.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
+                 landlock-reads.c layer-mountns.c layer-caches.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
                  overlay.c layer-review.c \
                  layer-netns.c limits.c layer-pidns.c layer-seccomp.c layer-userns.c unix-supervisor.c caps.c \
                  linux-runner.c)

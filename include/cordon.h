@@ -73,11 +73,13 @@ enum cordon_mode {
 	CORDON_MODE_OFF /* run as a plain exec would */
 };
 
-/* Tool caches that may stay writable (design section 4; where each one
- * is: the CLI reference's cache table). A writable cache is a path from
- * one run to the next: the default ones are caches whose contents the
- * tool checks (checksums, content addresses); the others only when
- * asked for. */
+/* Tool caches the command may write (design section 4; where each one
+ * is: the CLI reference's cache table). Never the user's caches
+ * themselves: with the mount layer each is seen through an overlay whose
+ * writes go to cordon's layer of it, shared by later confined runs;
+ * without, cordon's own copy under the state dir. The default ones are
+ * the caches everyday builds and tests need; the others only when asked
+ * for. */
 #define CORDON_CACHE_CARGO 0x1u
 #define CORDON_CACHE_NPM 0x2u
 #define CORDON_CACHE_PIP 0x4u
@@ -237,8 +239,8 @@ CORDON_EXPORT int cordon_add_network_resolve(cordon *c, const char *name_eq_addr
  * default one only when present. A missing cache is never made in the
  * home at its default place: it is made under the state dir
  * (STATE/caches/NAME) and the tool's variable set to it in the command's
- * environment, or where the tool's variable or own directory says (the
- * CLI reference's Caches section). */
+ * environment, or (empty) where the tool's variable or own directory
+ * says (the CLI reference's Caches section). */
 CORDON_EXPORT int cordon_set_caches(cordon *c, unsigned mask);
 /* "cargo,npm,go,yarn" (names of cordon_identifiers()' cache tools: cargo,
  * npm, pip, playwright, go, yarn, pnpm, bun, deno, gradle, maven,
@@ -348,8 +350,8 @@ enum cordon_explain { CORDON_EXPLAIN_OFF = 0, CORDON_EXPLAIN_SHORT = 1, CORDON_E
 CORDON_EXPORT int cordon_set_explain(cordon *c, int how);
 /* A scratch home (default off): writes under the home ($HOME, else the
  * password database's) succeed and are discarded when the run ends; the
- * caches, the workspace and --allow-write paths in it stay the real,
- * writable ones, the deny-read list stays unreadable. Linux with the
+ * workspace and --allow-write paths in it stay the real, writable ones,
+ * the caches their overlays, the deny-read list stays unreadable. Linux with the
  * mount layer (an overlay whose upper layer is a tmpfs of the run's
  * own); elsewhere writes under the home stay refused, a gap, and
  * "required" refuses to run. Nothing is done when there is no home

@@ -114,7 +114,10 @@ ok $? "--cache pip: the npm cache is not writable"
 is "$?:$(cat "$STATE/caches/pip/yes" 2>/dev/null)" 0:x "--cache pip: the pip cache (under the state dir) is writable; npm's variable is not set"
 mkdir -p "$XDG_CACHE_HOME/pip"
 (cd "$WS" && crun --cache pip -- sh -c 'test -z "${PIP_CACHE_DIR-}" && echo x > "$XDG_CACHE_HOME/pip/yes"')
-is "$?:$(cat "$XDG_CACHE_HOME/pip/yes" 2>/dev/null)" 0:x "--cache pip: an existing XDG_CACHE_HOME/pip is used in place, writable"
+rc=$?
+got=$(cd "$WS" && crun --cache pip -- cat "$XDG_CACHE_HOME/pip/yes" 2>&1)
+is "$rc:$got:$(ls -A "$XDG_CACHE_HOME/pip")" 0:x: \
+	"--cache pip: an existing XDG_CACHE_HOME/pip is used in place (no variable), writable inside; the write is seen by the next run, not in the cache itself"
 rm -rf "$XDG_CACHE_HOME"
 
 # Tool variables move the caches.

@@ -75,7 +75,7 @@ is "$(light "$real_home" "$real_home/.cache" "$real_home/.cache/go-build" "$real
 # directories named in $PRE are made first.
 PRE=
 fresh() {
-	rm -rf "$HOME" "$XDG_CACHE_HOME" "$STATE/caches" "$T/s.json" && mkdir -p "$HOME"
+	rm -rf "$HOME" "$XDG_CACHE_HOME" "$STATE/caches" "$STATE/layers" "$T/s.json" && mkdir -p "$HOME"
 	# shellcheck disable=SC2086 # one path per word
 	[ -z "$PRE" ] || mkdir -p $PRE
 }
@@ -86,12 +86,14 @@ caches_of() { # caches_of CACHE-LIST [VAR=VALUE...]: the event's caches, one per
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required \
 		--cache "$list" --status-file "$T/s.json" -- true) >"$T/c.out" 2>&1
 	echo "rc=$?"
-	json_field "$T/s.json" status '"\n".join(c["name"] + " " + c["path"] + " " + c["state"] + (" " + c["variable"] if c["variable"] else "") for c in e["caches"])'
+	json_field "$T/s.json" status '"\n".join(c["name"] + " " + c["path"] + " " + c["state"] + " " + (c["how"] or "-") + (" " + c["variable"] if c["variable"] else "") for c in e["caches"])'
 }
 
-# writes_each LIST [VAR=VALUE...]: every granted path takes a file.
+# writes_each LIST [VAR=VALUE...]: every granted path takes a file inside;
+# after the run it is in cordon's layer of that cache (how: overlay), and
+# not in the cache itself, or in cordon's own directory (moved).
 writes_each() {
-	local list=$1 paths p bad=0
+	local list=$1 paths p how layer bad=0
 	shift
 	fresh
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
@@ -100,9 +102,17 @@ writes_each() {
 	# shellcheck disable=SC2086 # one path per word (the test's paths have no spaces)
 	(cd "$WS" && env "$@" "$CORDON" run --state-dir "$STATE" --sandbox required --cache "$list" \
 		-- sh -c 'for d; do echo w >"$d/cordon-w" || exit 1; done' sh $paths) >"$T/w.out" 2>&1 || bad=1
-	for p in $paths; do
-		[ "$(cat "$p/cordon-w" 2>/dev/null)" = w ] || bad=1
-	done
+	local n=0
+	while read -r p how layer; do
+		n=$((n + 1))
+		if [ "$how" = overlay ]; then
+			[ "$(cat "$layer/shared/cordon-w" 2>/dev/null)" = w ] && [ ! -e "$p/cordon-w" ] || bad=1
+		else
+			[ "$(cat "$p/cordon-w" 2>/dev/null)" = w ] || bad=1
+		fi
+	done < <(json_field "$T/s.json" status '"\n".join(c["path"] + " " + c["how"] + " " + (c["layer"] or "-") for c in e["caches"])')
+	# Every granted path was looked at (the event says how each is written).
+	[ "$n" -gt 0 ] && [ "$n" -eq "$(wc -w <<<"$paths")" ] || bad=1
 	[ "$bad" -eq 0 ] || sed 's/^/#   /' "$T/w.out" | head -n 3
 	return "$bad"
 }
@@ -114,7 +124,7 @@ check_tool() { # check_tool NAME EXPECTED-LINES [VAR=VALUE...]
 	is "$got" "rc=0
 $want" "--cache $name${*:+ with $*}: exactly the documented paths"
 	writes_each "$name" "$@"
-	ok $? "--cache $name${*:+ with $*}: each one is writable inside, and the write is there after"
+	ok $? "--cache $name${*:+ with $*}: each one is writable inside; the write is in cordon's layer (overlay: the cache itself unchanged) or in cordon's own dir (moved)"
 }
 
 H=$T/home
@@ -123,80 +133,80 @@ S=$STATE/caches
 # go counts as present (its caches granted) when it is on PATH or one of
 # its caches exists: on a machine without go, nothing.
 if command -v go >/dev/null 2>&1; then
-	check_tool go "go $S/go-build created GOCACHE
-go $S/go/pkg/mod created GOPATH
-go $S/go/pkg/sumdb created GOPATH"
+	check_tool go "go $S/go-build created moved GOCACHE
+go $S/go/pkg/mod created moved GOPATH
+go $S/go/pkg/sumdb created moved GOPATH"
 else
 	is "$(caches_of go)" "rc=0" "--cache go, go not on PATH and no go cache: nothing granted, nothing moved"
 	[ ! -e "$S/go-build" ] && [ ! -e "$S/go" ]
 	ok $? "... and no go cache was made under the state dir"
 fi
-check_tool go "go $T/gc created
-go $T/gm created
-go $T/gp1/pkg/sumdb created" GOCACHE="$T/gc" GOMODCACHE="$T/gm" GOPATH="$T/gp1:$T/gp2"
+check_tool go "go $T/gc created overlay
+go $T/gm created overlay
+go $T/gp1/pkg/sumdb created overlay" GOCACHE="$T/gc" GOMODCACHE="$T/gm" GOPATH="$T/gp1:$T/gp2"
 PRE="$H/go $X/go-build"
-check_tool go "go $X/go-build existing
-go $H/go/pkg/mod created
-go $H/go/pkg/sumdb created"
+check_tool go "go $X/go-build existing overlay
+go $H/go/pkg/mod created overlay
+go $H/go/pkg/sumdb created overlay"
 PRE=
-check_tool yarn "yarn $S/yarn created YARN_CACHE_FOLDER
-yarn $S/yarn-berry created YARN_GLOBAL_FOLDER"
-check_tool yarn "yarn $T/yc created
-yarn $S/yarn-berry created YARN_GLOBAL_FOLDER" YARN_CACHE_FOLDER="$T/yc" XDG_DATA_HOME="$T/xd"
-check_tool pnpm "pnpm $S/pnpm-store created pnpm_config_store_dir
-pnpm $S/pnpm created pnpm_config_cache_dir"
-check_tool pnpm "pnpm $T/ph/store created
-pnpm $T/pc created" PNPM_HOME="$T/ph" npm_config_cache_dir="$T/pc"
-check_tool bun "bun $S/bun created BUN_INSTALL_CACHE_DIR"
-check_tool bun "bun $T/bc created" BUN_INSTALL_CACHE_DIR="$T/bc"
-check_tool deno "deno $S/deno created DENO_DIR"
-check_tool deno "deno $T/dd created" DENO_DIR="$T/dd"
-check_tool gradle "gradle $S/gradle/caches created GRADLE_USER_HOME
-gradle $S/gradle/wrapper created GRADLE_USER_HOME
-gradle $S/gradle/daemon created GRADLE_USER_HOME
-gradle $S/gradle/native created GRADLE_USER_HOME"
+check_tool yarn "yarn $S/yarn created moved YARN_CACHE_FOLDER
+yarn $S/yarn-berry created moved YARN_GLOBAL_FOLDER"
+check_tool yarn "yarn $T/yc created overlay
+yarn $S/yarn-berry created moved YARN_GLOBAL_FOLDER" YARN_CACHE_FOLDER="$T/yc" XDG_DATA_HOME="$T/xd"
+check_tool pnpm "pnpm $S/pnpm-store created moved pnpm_config_store_dir
+pnpm $S/pnpm created moved pnpm_config_cache_dir"
+check_tool pnpm "pnpm $T/ph/store created overlay
+pnpm $T/pc created overlay" PNPM_HOME="$T/ph" npm_config_cache_dir="$T/pc"
+check_tool bun "bun $S/bun created moved BUN_INSTALL_CACHE_DIR"
+check_tool bun "bun $T/bc created overlay" BUN_INSTALL_CACHE_DIR="$T/bc"
+check_tool deno "deno $S/deno created moved DENO_DIR"
+check_tool deno "deno $T/dd created overlay" DENO_DIR="$T/dd"
+check_tool gradle "gradle $S/gradle/caches created moved GRADLE_USER_HOME
+gradle $S/gradle/wrapper created moved GRADLE_USER_HOME
+gradle $S/gradle/daemon created moved GRADLE_USER_HOME
+gradle $S/gradle/native created moved GRADLE_USER_HOME"
 PRE="$H/.gradle"
-check_tool gradle "gradle $H/.gradle/caches created
-gradle $H/.gradle/wrapper created
-gradle $H/.gradle/daemon created
-gradle $H/.gradle/native created"
+check_tool gradle "gradle $H/.gradle/caches created overlay
+gradle $H/.gradle/wrapper created overlay
+gradle $H/.gradle/daemon created overlay
+gradle $H/.gradle/native created overlay"
 PRE=
-check_tool gradle "gradle $T/g/caches created
-gradle $T/g/wrapper created
-gradle $T/g/daemon created
-gradle $T/g/native created" GRADLE_USER_HOME="$T/g"
+check_tool gradle "gradle $T/g/caches created overlay
+gradle $T/g/wrapper created overlay
+gradle $T/g/daemon created overlay
+gradle $T/g/native created overlay" GRADLE_USER_HOME="$T/g"
 PRE="$H/.m2"
-check_tool maven "maven $H/.m2/repository created
-maven $H/.m2/wrapper created"
+check_tool maven "maven $H/.m2/repository created overlay
+maven $H/.m2/wrapper created overlay"
 PRE=
-check_tool composer "composer $S/composer created COMPOSER_CACHE_DIR"
-check_tool composer "composer $T/ch/cache created" COMPOSER_HOME="$T/ch"
-check_tool gem "gem $S/bundle created BUNDLE_USER_CACHE
-gem $S/gem-specs created GEM_SPEC_CACHE"
-check_tool gem "gem $T/bu created
-gem $T/gs created" BUNDLE_USER_CACHE="$T/bu" GEM_SPEC_CACHE="$T/gs"
-check_tool ccache "ccache $T/cd created" CCACHE_DIR="$T/cd"
-check_tool sccache "sccache $S/sccache created SCCACHE_DIR"
-check_tool sccache "sccache $T/sd created" SCCACHE_DIR="$T/sd"
-check_tool huggingface "huggingface $S/huggingface/hub created HF_HOME
-huggingface $S/huggingface/xet created HF_HOME
-huggingface $S/huggingface/datasets created HF_HOME"
-check_tool huggingface "huggingface $T/hf/hub created
-huggingface $T/hf/xet created
-huggingface $T/hf/datasets created" HF_HOME="$T/hf"
+check_tool composer "composer $S/composer created moved COMPOSER_CACHE_DIR"
+check_tool composer "composer $T/ch/cache created overlay" COMPOSER_HOME="$T/ch"
+check_tool gem "gem $S/bundle created moved BUNDLE_USER_CACHE
+gem $S/gem-specs created moved GEM_SPEC_CACHE"
+check_tool gem "gem $T/bu created overlay
+gem $T/gs created overlay" BUNDLE_USER_CACHE="$T/bu" GEM_SPEC_CACHE="$T/gs"
+check_tool ccache "ccache $T/cd created overlay" CCACHE_DIR="$T/cd"
+check_tool sccache "sccache $S/sccache created moved SCCACHE_DIR"
+check_tool sccache "sccache $T/sd created overlay" SCCACHE_DIR="$T/sd"
+check_tool huggingface "huggingface $S/huggingface/hub created moved HF_HOME
+huggingface $S/huggingface/xet created moved HF_HOME
+huggingface $S/huggingface/datasets created moved HF_HOME"
+check_tool huggingface "huggingface $T/hf/hub created overlay
+huggingface $T/hf/xet created overlay
+huggingface $T/hf/datasets created overlay" HF_HOME="$T/hf"
 PRE="$X/huggingface"
-check_tool huggingface "huggingface $X/huggingface/hub created
-huggingface $X/huggingface/xet created
-huggingface $X/huggingface/datasets created"
+check_tool huggingface "huggingface $X/huggingface/hub created overlay
+huggingface $X/huggingface/xet created overlay
+huggingface $X/huggingface/datasets created overlay"
 PRE=
 
 # Where no variable moves a missing cache (Maven's ~/.m2, ccache's, whose
 # CCACHE_DIR would move its configuration file too): not granted, and
 # nothing made.
 is "$(caches_of maven,ccache)" "rc=0
-maven $H/.m2/repository missing
-maven $H/.m2/wrapper missing
-ccache $X/ccache missing" "--cache maven,ccache, no ~/.m2, no ccache dir: listed missing"
+maven $H/.m2/repository missing -
+maven $H/.m2/wrapper missing -
+ccache $X/ccache missing -" "--cache maven,ccache, no ~/.m2, no ccache dir: listed missing"
 [ -z "$(ls -A "$HOME")" ] && [ ! -e "$X" ] && [ ! -e "$S/maven" ] && [ ! -e "$S/ccache" ]
 ok $? "... and nothing is made for them"
 

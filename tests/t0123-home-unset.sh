@@ -61,7 +61,7 @@ unchanged "the home (after the commands wrote their caches)" "$HOME" "$home_befo
 
 # --explain says where the caches went, and which ones were not granted.
 (cd "$WS" && PATH=$TPATH crun --explain=full --cache npm,pip,maven -- sh -c 'exit 3') >/dev/null 2>"$T/e"
-grep -q "; tool caches that did not exist are under the state dir's caches/, named to the command by npm_config_cache, PIP_CACHE_DIR; " "$T/e"
+grep -q "; tool caches moved under the state dir's caches/ (cold: they did not exist, or no mount layer shows yours through an overlay), named to the command by npm_config_cache, PIP_CACHE_DIR; " "$T/e"
 ok $? "--explain names the variables that moved the caches under the state dir"
 grep -q '; tool caches not granted as they do not exist: ~/.m2/repository, ~/.m2/wrapper (make one to have it granted)' "$T/e"
 ok $? "--explain names the caches not granted as they do not exist (Maven's, without ~/.m2)"
@@ -76,7 +76,11 @@ rm -f "$T/s.json"
 	echo "npm=${npm_config_cache-unset} pip=${PIP_CACHE_DIR-unset}" && echo n >"$HOME/.npm/f" && echo p >"$XDG_CACHE_HOME/pip/f"') \
 	>"$T/o" 2>&1
 is "$?:$(cat "$T/o")" "0:npm=unset pip=unset" "existing ~/.npm and XDG pip cache: used in place, no variable set"
-is "$(cat "$HOME/.npm/f" "$XDG_CACHE_HOME/pip/f" 2>/dev/null | tr '\n' ' ')" "n p " "... and writable"
+# Writable through an overlay: the writes are in cordon's layers, the
+# caches themselves unchanged; a later confined run reads them.
+(cd "$WS" && PATH=$TPATH crun --sandbox required -- cat "$HOME/.npm/f" "$XDG_CACHE_HOME/pip/f") >"$T/o" 2>&1
+is "$(tr '\n' ' ' <"$T/o")|$(ls -A "$HOME/.npm")$(ls -A "$XDG_CACHE_HOME/pip")" "n p |" \
+	"... and writable: a later confined run reads what it wrote, which is not in the caches themselves"
 is "$(json_field "$T/s.json" status '[(c["path"], c["state"], c["variable"]) for c in e["caches"] if c["name"] in ("npm", "pip")]')" \
 	"[[\"$HOME/.npm\", \"existing\", null], [\"$XDG_CACHE_HOME/pip\", \"existing\", null]]" \
 	"... and listed existing, with no variable"

@@ -103,8 +103,10 @@ ok $? "control: the key is there and readable outside"
 
 # The caches: writable and persistent.
 (cd "$WS" && crun --sandbox required --scratch-home -- sh -c 'echo cached >"$HOME/.npm/cordon-cache-file"') 2>"$T/e"
-is "$?:$(cat "$HOME/.npm/cordon-cache-file" 2>/dev/null)" "0:cached" \
-	"a file written in ~/.npm (it existed) during the run is there after"
+rc=$?
+got=$(cd "$WS" && crun --sandbox required --scratch-home -- cat "$HOME/.npm/cordon-cache-file" 2>&1)
+is "$rc:$got:$(ls "$HOME/.npm")" "0:cached:" \
+	"a file written in ~/.npm (it existed) during the run is seen by the next confined run (the cache's overlay, not the scratch), never written in ~/.npm itself"
 rm -f "$HOME/.npm/cordon-cache-file"
 
 # A workspace under the home: the real one, writable; its writes persist.

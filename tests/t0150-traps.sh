@@ -497,7 +497,9 @@ is "$(json_field "$T/s.json" status '[c["state"] for c in e["caches"] if c["name
 mkdir -p "$T/disk/cargo/registry" && ln -s "$T/disk/cargo" "$HOME/.cargo-link"
 export CARGO_HOME="$HOME/.cargo-link"
 (cd "$WS" && srun -- sh -c 'echo ok > "$CARGO_HOME/registry/x"')
-is "$(cat "$T/disk/cargo/registry/x" 2>/dev/null)" ok "a symlinked CARGO_HOME outside the workspace keeps working"
+got=$(cd "$WS" && srun -- cat "$CARGO_HOME/registry/x" 2>&1)
+is "$got:$(ls -A "$T/disk/cargo/registry")" "ok:" \
+	"a symlinked CARGO_HOME outside the workspace keeps working (seen through its overlay: the next run reads the write, the cache itself unchanged)"
 unset CARGO_HOME
 
 # ---- status file and state dir --------------------------------------------------------------------

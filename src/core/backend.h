@@ -203,6 +203,10 @@ struct backend {
 	void *(*start)(int max_abi, int network_off);
 	/* Frees what start() made, when prepare did not take it. */
 	void (*release)(void *started);
+	/* Optional: whether a run of this decision can see the tool caches
+	 * through overlays whose upper dirs lie in dir (STATE/layers; made):
+	 * 1 or 0. NULL: never (the caches are moved by their variables). */
+	int (*cache_layers)(const struct decision *d, const char *dir);
 };
 
 extern const struct backend cordon_backend_landlock;

@@ -15,6 +15,7 @@
  * the command's environment; where no variable moves it alone, it is not
  * granted. With HOME unset the locations under the home have no path.
  */
+#include "cachelayer.h"
 #include "caches.h"
 #include "path.h"
 
@@ -27,489 +28,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static const char *var(cache_getenv_fn get, void *ctx, const char *name)
-{
-	const char *v = get(ctx, name);
-	return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-/* The first of two names that is set. */
-static const char *var2(cache_getenv_fn get, void *ctx, const char *a, const char *b)
-{
-	const char *v = var(get, ctx, a);
-	return v != NULL ? v : var(get, ctx, b);
-}
-
-/* base/sub[/leaf], made absolute against cwd, normalised. -1: too long. */
-static int join3(char *out, const char *cwd, const char *base, const char *sub, const char *leaf)
-{
-	char a[CORDON_PATH_MAX], b[CORDON_PATH_MAX];
-	if (path_join(a, sizeof(a), base, sub) != 0 ||
-	    path_join(b, sizeof(b), a, leaf != NULL ? leaf : "") != 0)
-		return -1;
-	return path_normalize(cwd, b, out, CORDON_PATH_MAX);
-}
-
-struct locator {
-	struct cache_loc *out;
-	size_t n;
-	unsigned *too_long;
-	const char *cwd;
-	const char *home;
-};
-
-/* How a location is added. L_OWN: base/sub is the tool's own directory
- * at its default place, leaf a location in it. */
-enum { L_DIR = 1, L_VAR = 2, L_LEGACY = 4, L_OWN = 8 };
-
-/* The location base/sub[/leaf], or NULL when it has no path (too long,
- * or no room). base NULL: under the home, and there is none. */
-static struct cache_loc *add(struct locator *l, unsigned bit, unsigned flags, const char *base,
-			     const char *sub, const char *leaf)
-{
-	struct cache_loc *e = &l->out[l->n];
-	char own[CORDON_PATH_MAX];
-	if (l->n >= CACHE_LOC_MAX)
-		return NULL;
-	memset(e, 0, sizeof(*e));
-	if (base == NULL) {
-		e->homeless = 1;
-	} else if (join3(e->path, l->cwd, base, sub, leaf) != 0) {
-		*l->too_long |= bit;
-		return NULL;
-	}
-	e->tool = cache_tool_of_bit(bit);
-	e->bit = bit;
-	e->is_dir = (flags & L_DIR) != 0;
-	e->from_var = (flags & L_VAR) != 0;
-	e->legacy = (flags & L_LEGACY) != 0;
-	if (flags & L_OWN) {
-		e->tail = leaf;
-		if (base != NULL && join3(own, l->cwd, base, sub, NULL) == 0 &&
-		    path_within(own, e->path))
-			e->own_len = strlen(own);
-	}
-	l->n++;
-	return e;
-}
-
-/* A default location (e, when added) that var moves: to
- * STATE/caches/name, or under it when e is in the tool's own directory. */
-static void moved_by(struct cache_loc *e, const char *var, const char *name)
-{
-	if (e != NULL) {
-		e->move_var = var;
-		e->move_name = name;
-	}
-}
-
-/* A directory named by the tool's variable v, else home/sub, which var
- * moves to STATE/caches/name. */
-static void add_var_or_home(struct locator *l, unsigned bit, const char *v, const char *sub,
-			    const char *var, const char *name)
-{
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else
-		moved_by(add(l, bit, L_DIR, l->home, sub, NULL), var, name);
-}
-
-/* Where a tool's per-user cache directory is when no variable of its own
- * names it: $XDG_CACHE_HOME (absolute; the XDG spec ignores relative
- * values) else ~/.cache on Linux, ~/Library/Caches on macOS. xdg_apple:
- * the tool honours $XDG_CACHE_HOME on macOS too. */
-struct cache_base {
-	const char *base, *sub;
-};
-
-static struct cache_base user_cache(const struct locator *l, const char *xdg, int xdg_apple)
-{
-	struct cache_base b = { l->home, ".cache" };
-#if defined(__APPLE__)
-	b.sub = "Library/Caches";
-	if (!xdg_apple)
-		return b;
-#else
-	(void)xdg_apple;
-#endif
-	if (xdg != NULL) {
-		b.base = xdg;
-		b.sub = "";
-	}
-	return b;
-}
-
-static int is_macos(void)
-{
-#if defined(__APPLE__)
-	return 1;
-#else
-	return 0;
-#endif
-}
-
-/*
- * go: GOCACHE (default: os.UserCacheDir()/go-build), GOMODCACHE (default
- * $GOPATH/pkg/mod, GOPATH's first entry, default ~/go) and the checksum
- * database's cache $GOPATH/pkg/sumdb, which GOMODCACHE does not move.
- * The go command refuses relative values and GOCACHE=off (nothing to
- * grant then). A location set only in the go env file (go env -w) is
- * not read.
- */
-static void locate_go(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
-{
-	const unsigned bit = CORDON_CACHE_GO;
-	const char *v = var(get, ctx, "GOCACHE");
-	if (v == NULL)
-		moved_by(add(l, bit, L_DIR, cb.base, cb.sub, "go-build"), "GOCACHE", "go-build");
-	else if (v[0] == '/')
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	char gopath[CORDON_PATH_MAX];
-	const char *gp = l->home, *gsub = "go";
-	unsigned gflags = L_DIR | L_OWN;
-	int has_gopath = 1; /* a location in GOPATH: not when it is relative */
-	v = var(get, ctx, "GOPATH");
-	if (v != NULL) {
-		size_t n = strcspn(v, ":");
-		has_gopath = 0;
-		if (n >= sizeof(gopath)) {
-			*l->too_long |= bit;
-		} else if (v[0] == '/') {
-			memcpy(gopath, v, n);
-			gopath[n] = '\0';
-			gp = gopath;
-			gsub = "";
-			gflags = L_DIR | L_VAR;
-			has_gopath = 1;
-		}
-	}
-	/* The default GOPATH (~/go) where it does not exist: moved whole. */
-	const char *mv = gflags & L_VAR ? NULL : "GOPATH";
-	v = var(get, ctx, "GOMODCACHE");
-	if (v != NULL && v[0] == '/')
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else if (v == NULL && has_gopath)
-		moved_by(add(l, bit, gflags, gp, gsub, "pkg/mod"), mv, "go");
-	if (has_gopath)
-		moved_by(add(l, bit, gflags, gp, gsub, "pkg/sumdb"), mv, "go");
-}
-
-/* yarn: classic's cache (YARN_CACHE_FOLDER, which Berry's cacheFolder
- * also reads) and Berry's global folder (its global cache, metadata). */
-static void locate_yarn(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
-{
-	const unsigned bit = CORDON_CACHE_YARN;
-	const char *v = var(get, ctx, "YARN_CACHE_FOLDER");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else
-		moved_by(add(l, bit, L_DIR, cb.base, cb.sub, is_macos() ? "Yarn" : "yarn"),
-			 "YARN_CACHE_FOLDER", "yarn");
-	v = var(get, ctx, "YARN_GLOBAL_FOLDER");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else if ((v = var(get, ctx, "XDG_DATA_HOME")) != NULL)
-		moved_by(add(l, bit, L_DIR, v, "yarn/berry", NULL), "YARN_GLOBAL_FOLDER",
-			 "yarn-berry");
-	else
-		moved_by(add(l, bit, L_DIR, l->home, ".yarn/berry", NULL), "YARN_GLOBAL_FOLDER",
-			 "yarn-berry");
-}
-
-/* pnpm: the store (store-dir) and the metadata cache (cache-dir). A
- * missing default one is moved with the pnpm_config_ names (pnpm 10 and
- * later read them): npm warns about npm_config_ names it does not know. */
-#define PNPM_STORE "pnpm_config_store_dir"
-static void locate_pnpm(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base any)
-{
-	const unsigned bit = CORDON_CACHE_PNPM;
-	const char *v = var2(get, ctx, "npm_config_store_dir", "pnpm_config_store_dir");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else if ((v = var(get, ctx, "PNPM_HOME")) != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "store", NULL);
-	else if ((v = var(get, ctx, "XDG_DATA_HOME")) != NULL)
-		moved_by(add(l, bit, L_DIR, v, "pnpm/store", NULL), PNPM_STORE, "pnpm-store");
-	else
-		moved_by(add(l, bit, L_DIR, l->home,
-			     is_macos() ? "Library/pnpm/store" : ".local/share/pnpm/store", NULL),
-			 PNPM_STORE, "pnpm-store");
-	v = var2(get, ctx, "npm_config_cache_dir", "pnpm_config_cache_dir");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else
-		moved_by(add(l, bit, L_DIR, any.base, any.sub, "pnpm"), "pnpm_config_cache_dir",
-			 "pnpm");
-}
-
-/* bun: BUN_INSTALL_CACHE_DIR, $BUN_INSTALL/install/cache,
- * $XDG_CACHE_HOME/.bun/install/cache, ~/.bun/install/cache, in that
- * order (bun's own). */
-static void locate_bun(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	const unsigned bit = CORDON_CACHE_BUN;
-	const char *v = var(get, ctx, "BUN_INSTALL_CACHE_DIR");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else if ((v = var(get, ctx, "BUN_INSTALL")) != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "install/cache", NULL);
-	else if ((v = var(get, ctx, "XDG_CACHE_HOME")) != NULL)
-		moved_by(add(l, bit, L_DIR, v, ".bun/install/cache", NULL), "BUN_INSTALL_CACHE_DIR",
-			 "bun");
-	else
-		moved_by(add(l, bit, L_DIR, l->home, ".bun/install/cache", NULL),
-			 "BUN_INSTALL_CACHE_DIR", "bun");
-}
-
-/* Gradle: in GRADLE_USER_HOME (~/.gradle) its caches, the wrapper's
- * distributions, the daemon's registry and logs, and native libraries;
- * not gradle.properties (credentials) nor init.d (scripts every later
- * build runs). */
-static void locate_gradle(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	static const char *const parts[] = { "caches", "wrapper", "daemon", "native" };
-	const unsigned bit = CORDON_CACHE_GRADLE;
-	const char *v = var(get, ctx, "GRADLE_USER_HOME");
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (v != NULL)
-			add(l, bit, L_DIR | L_VAR, v, "", parts[i]);
-		else
-			moved_by(add(l, bit, L_DIR | L_OWN, l->home, ".gradle", parts[i]),
-				 "GRADLE_USER_HOME", "gradle");
-}
-
-/* Maven: the local repository ~/.m2/repository (moved only in
- * settings.xml or by -Dmaven.repo.local, which cordon does not read) and
- * the Maven Wrapper's distributions ($MAVEN_USER_HOME/wrapper); not
- * ~/.m2/settings.xml. Nothing moves them: where ~/.m2 does not exist,
- * they are not granted. */
-static void locate_maven(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	const unsigned bit = CORDON_CACHE_MAVEN;
-	add(l, bit, L_DIR | L_OWN, l->home, ".m2", "repository");
-	const char *v = var(get, ctx, "MAVEN_USER_HOME");
-	add(l, bit, L_DIR | (v ? L_VAR : L_OWN), v ? v : l->home, v ? "" : ".m2", "wrapper");
-}
-
-/* Composer: COMPOSER_CACHE_DIR, $COMPOSER_HOME/cache, else on macOS
- * ~/Library/Caches/composer; elsewhere ~/.composer/cache where it exists
- * (an older home), else the XDG cache's composer. */
-static void locate_composer(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base cb)
-{
-	const unsigned bit = CORDON_CACHE_COMPOSER;
-	const char *v = var(get, ctx, "COMPOSER_CACHE_DIR");
-	if (v != NULL) {
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	} else if ((v = var(get, ctx, "COMPOSER_HOME")) != NULL) {
-		add(l, bit, L_DIR | L_VAR, v, "cache", NULL);
-	} else {
-		if (!is_macos())
-			add(l, bit, L_DIR | L_LEGACY, l->home, ".composer/cache", NULL);
-		moved_by(add(l, bit, L_DIR, cb.base, cb.sub, "composer"), "COMPOSER_CACHE_DIR",
-			 "composer");
-	}
-}
-
-/* gem: Bundler's cache (BUNDLE_USER_CACHE, $BUNDLE_USER_HOME/cache,
- * ~/.bundle/cache) and RubyGems' spec cache (GEM_SPEC_CACHE, ~/.gem/specs
- * where it exists, else $XDG_CACHE_HOME/gem/specs or ~/.cache/gem/specs).
- * Not GEM_HOME: installing gems is installing code, not caching. */
-static void locate_gem(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	const unsigned bit = CORDON_CACHE_GEM;
-	const char *v = var(get, ctx, "BUNDLE_USER_CACHE");
-	if (v != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	else if ((v = var(get, ctx, "BUNDLE_USER_HOME")) != NULL)
-		add(l, bit, L_DIR | L_VAR, v, "cache", NULL);
-	else
-		moved_by(add(l, bit, L_DIR, l->home, ".bundle/cache", NULL), "BUNDLE_USER_CACHE",
-			 "bundle");
-	v = var(get, ctx, "GEM_SPEC_CACHE");
-	if (v != NULL) {
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-		return;
-	}
-	add(l, bit, L_DIR | L_LEGACY, l->home, ".gem/specs", NULL);
-	v = var(get, ctx, "XDG_CACHE_HOME");
-	moved_by(add(l, bit, L_DIR, v ? v : l->home, v ? "" : ".cache", "gem/specs"),
-		 "GEM_SPEC_CACHE", "gem-specs");
-}
-
-/* Hugging Face: the hub's cache, its Xet chunk cache and the datasets
- * library's, each by its variable, else under HF_HOME (default
- * $XDG_CACHE_HOME/huggingface or ~/.cache/huggingface on every system);
- * not HF_HOME itself, which holds the token. A default HF_HOME that does
- * not exist holds no token: it is moved whole. */
-static void locate_hf(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	static const struct {
-		const char *var, *alt, *leaf;
-	} parts[] = { { "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "hub" },
-		      { "HF_XET_CACHE", NULL, "xet" },
-		      { "HF_DATASETS_CACHE", NULL, "datasets" } };
-	const unsigned bit = CORDON_CACHE_HUGGINGFACE;
-	const char *hf = var(get, ctx, "HF_HOME"), *hsub = "";
-	unsigned hflags = L_DIR | L_VAR;
-	if (hf == NULL) {
-		hf = var(get, ctx, "XDG_CACHE_HOME");
-		hsub = hf != NULL ? "huggingface" : ".cache/huggingface";
-		if (hf == NULL)
-			hf = l->home;
-		hflags = L_DIR | L_OWN;
-	}
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		const char *v = parts[i].alt ? var2(get, ctx, parts[i].var, parts[i].alt)
-					     : var(get, ctx, parts[i].var);
-		if (v != NULL)
-			add(l, bit, L_DIR | L_VAR, v, "", NULL);
-		else
-			moved_by(add(l, bit, hflags, hf, hsub, parts[i].leaf),
-				 hflags & L_VAR ? NULL : "HF_HOME", "huggingface");
-	}
-}
-
-/* cargo: registry, git and the package-cache lock in CARGO_HOME (default
- * ~/.cargo, which CARGO_HOME moves whole where it does not exist). */
-static void locate_cargo(struct locator *l, cache_getenv_fn get, void *ctx)
-{
-	const unsigned bit = CORDON_CACHE_CARGO;
-	const char *v = var(get, ctx, "CARGO_HOME");
-	const char *base = v ? v : l->home, *sub = v ? "" : ".cargo";
-	unsigned f = v ? L_VAR : L_OWN;
-	const char *mv = v ? NULL : "CARGO_HOME";
-	moved_by(add(l, bit, L_DIR | f, base, sub, "registry"), mv, "cargo");
-	moved_by(add(l, bit, L_DIR | f, base, sub, "git"), mv, "cargo");
-	moved_by(add(l, bit, f, base, sub, ".package-cache"), mv, "cargo");
-}
-
-/* ccache: CCACHE_DIR, else ~/.ccache where it exists, else the cache
- * directory ($XDG_CACHE_HOME on every system). Not moved: CCACHE_DIR
- * also moves ccache's configuration file. */
-static void locate_ccache(struct locator *l, cache_getenv_fn get, void *ctx, struct cache_base any)
-{
-	const unsigned bit = CORDON_CACHE_CCACHE;
-	const char *v = var(get, ctx, "CCACHE_DIR");
-	if (v != NULL) {
-		add(l, bit, L_DIR | L_VAR, v, "", NULL);
-	} else {
-		add(l, bit, L_DIR | L_LEGACY, l->home, ".ccache", NULL);
-		add(l, bit, L_DIR, any.base, any.sub, "ccache");
-	}
-}
-
-size_t caches_locate(unsigned mask, cache_getenv_fn get, void *ctx, const char *home,
-		     const char *cwd, struct cache_loc out[CACHE_LOC_MAX], unsigned *too_long)
-{
-	struct locator l = { out, 0, too_long, cwd, home };
-	const char *v;
-
-	*too_long = 0;
-	if (mask & CORDON_CACHE_CARGO)
-		locate_cargo(&l, get, ctx);
-	if (mask & CORDON_CACHE_NPM)
-		add_var_or_home(&l, CORDON_CACHE_NPM,
-				var2(get, ctx, "npm_config_cache", "NPM_CONFIG_CACHE"), ".npm",
-				"npm_config_cache", "npm");
-	const char *xdg = var(get, ctx, "XDG_CACHE_HOME");
-	if (xdg != NULL && xdg[0] != '/')
-		xdg = NULL; /* the XDG spec ignores relative values */
-	/* The system's cache directory; "any": also $XDG_CACHE_HOME on macOS. */
-	struct cache_base cb = user_cache(&l, xdg, 0), any = user_cache(&l, xdg, 1);
-	if (mask & CORDON_CACHE_PIP) {
-		v = var(get, ctx, "PIP_CACHE_DIR");
-		if (v != NULL)
-			add(&l, CORDON_CACHE_PIP, L_DIR | L_VAR, v, "", NULL);
-		else
-			moved_by(add(&l, CORDON_CACHE_PIP, L_DIR, cb.base, cb.sub, "pip"),
-				 "PIP_CACHE_DIR", "pip");
-	}
-	if (mask & CORDON_CACHE_PLAYWRIGHT) {
-		v = var(get, ctx, "PLAYWRIGHT_BROWSERS_PATH");
-		/* "0" means browsers live in node_modules, inside the workspace. */
-		if (v != NULL && strcmp(v, "0") != 0)
-			add(&l, CORDON_CACHE_PLAYWRIGHT, L_DIR | L_VAR, v, "", NULL);
-		else if (v == NULL)
-			moved_by(add(&l, CORDON_CACHE_PLAYWRIGHT, L_DIR, cb.base, cb.sub,
-				     "ms-playwright"),
-				 "PLAYWRIGHT_BROWSERS_PATH", "ms-playwright");
-	}
-	if (mask & CORDON_CACHE_GO)
-		locate_go(&l, get, ctx, cb);
-	if (mask & CORDON_CACHE_YARN)
-		locate_yarn(&l, get, ctx, cb);
-	if (mask & CORDON_CACHE_PNPM)
-		locate_pnpm(&l, get, ctx, any);
-	if (mask & CORDON_CACHE_BUN)
-		locate_bun(&l, get, ctx);
-	if (mask & CORDON_CACHE_DENO) {
-		v = var(get, ctx, "DENO_DIR");
-		if (v != NULL)
-			add(&l, CORDON_CACHE_DENO, L_DIR | L_VAR, v, "", NULL);
-		else
-			moved_by(add(&l, CORDON_CACHE_DENO, L_DIR, cb.base, cb.sub, "deno"),
-				 "DENO_DIR", "deno");
-	}
-	if (mask & CORDON_CACHE_GRADLE)
-		locate_gradle(&l, get, ctx);
-	if (mask & CORDON_CACHE_MAVEN)
-		locate_maven(&l, get, ctx);
-	if (mask & CORDON_CACHE_COMPOSER)
-		locate_composer(&l, get, ctx, cb);
-	if (mask & CORDON_CACHE_GEM)
-		locate_gem(&l, get, ctx);
-	if (mask & CORDON_CACHE_CCACHE)
-		locate_ccache(&l, get, ctx, any);
-	if (mask & CORDON_CACHE_SCCACHE) {
-		v = var(get, ctx, "SCCACHE_DIR");
-		if (v != NULL)
-			add(&l, CORDON_CACHE_SCCACHE, L_DIR | L_VAR, v, "", NULL);
-		else
-			moved_by(add(&l, CORDON_CACHE_SCCACHE, L_DIR, cb.base, cb.sub,
-				     is_macos() ? "Mozilla.sccache" : "sccache"),
-				 "SCCACHE_DIR", "sccache");
-	}
-	if (mask & CORDON_CACHE_HUGGINGFACE)
-		locate_hf(&l, get, ctx);
-	return l.n;
-}
-
-const char *const *caches_tool_programs(unsigned bit)
-{
-	static const char *const cargo[] = { "cargo", NULL };
-	static const char *const npm[] = { "npm", "npx", NULL };
-	static const char *const pip[] = { "pip", "pip3", NULL };
-	static const char *const playwright[] = { "playwright", NULL };
-	static const char *const go[] = { "go", NULL };
-	static const char *const none[] = { NULL };
-	switch (bit) {
-	case CORDON_CACHE_CARGO:
-		return cargo;
-	case CORDON_CACHE_NPM:
-		return npm;
-	case CORDON_CACHE_PIP:
-		return pip;
-	case CORDON_CACHE_PLAYWRIGHT:
-		return playwright;
-	case CORDON_CACHE_GO:
-		return go;
-	default:
-		return none;
-	}
-}
-
-/* ---- the file system part ---- */
-
-const char *caches_env_lookup(void *ctx, const char *name)
-{
-	const char *const *env = ctx;
-	size_t n = strlen(name);
-	for (size_t i = 0; env != NULL && env[i] != NULL; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return env[i] + n + 1;
-	return NULL;
-}
 
 static int on_path(const char *prog)
 {
@@ -613,6 +131,7 @@ static int push_entry(struct policy *p, enum cache_tool tool, const char *path,
 	memset(e, 0, sizeof(*e));
 	e->tool = tool;
 	e->state = state;
+	e->how = CACHE_HOW_COUNT;
 	if (path != NULL && (e->path = strdup(path)) == NULL)
 		return CORDON_ENOMEM;
 	p->ncaches++;
@@ -632,8 +151,9 @@ static int entry_path(struct cache_entry *e, const char *path)
 }
 
 /* e's path is real (canonical, there): granted, unless it is not of its
- * kind (a file for a directory) or is broad. */
-static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
+ * kind (a file for a directory) or is broad. Its writes go to real
+ * itself (how): cordon's own directory, or a lock file. */
+static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir, enum cache_how how)
 {
 	struct stat st;
 	if (stat(real, &st) != 0 || (S_ISDIR(st.st_mode) ? 1 : 0) != is_dir)
@@ -648,6 +168,7 @@ static int grant(cordon *c, struct cache_entry *e, const char *real, int is_dir)
 	if (r != 0)
 		return r;
 	e->state = e->created ? CACHE_CREATED : CACHE_EXISTING;
+	e->how = how;
 	return 0;
 }
 
@@ -666,35 +187,69 @@ static int set_env(struct policy *p, const char *name, const char *dir)
 	return strv_take(&p->cache_env, s);
 }
 
-/* A default location that does not exist, moved by its variable: to
- * STATE/caches/NAME[/tail], made there (the state dir is cordon's own,
- * which no command may write: only the location itself is granted) and
- * named to the command by the variable. */
-static int resolve_moved(cordon *c, struct cache_entry *e, const struct cache_loc *loc)
+/* How a location is moved under the state dir: var set to
+ * STATE/caches/name, the location at STATE/caches/name[/tail]. */
+struct move {
+	const char *var, *name, *tail;
+};
+
+/* A location moved under the state dir: to STATE/caches/NAME[/tail],
+ * made there (the state dir is cordon's own, which no command may write:
+ * only the location itself is granted) and named to the command by the
+ * variable. from: the cache that exists (or that a variable names) in
+ * its place, which the run does not use, or NULL. */
+static int resolve_moved(cordon *c, struct cache_entry *e, struct move mv, int is_dir,
+			 const char *from)
 {
 	char dir[CORDON_PATH_MAX], path[CORDON_PATH_MAX], real[CORDON_PATH_MAX];
 	struct stat st;
 	if (runtmp_caches_dir(c, real, sizeof(real)) != 0 ||
-	    path_join(dir, sizeof(dir), real, loc->move_name) != 0 ||
-	    path_join(path, sizeof(path), dir, loc->tail != NULL ? loc->tail : "") != 0)
+	    path_join(dir, sizeof(dir), real, mv.name) != 0 ||
+	    path_join(path, sizeof(path), dir, mv.tail != NULL ? mv.tail : "") != 0)
 		return 0;
+	if (from != NULL && (e->from = strdup(from)) == NULL)
+		return CORDON_ENOMEM;
 	if (entry_path(e, path) != 0)
 		return CORDON_ENOMEM;
+	e->created = 0;
 	int rr = policy_resolve_untampered(&c->pol, path, real, sizeof(real));
 	if (rr == POLICY_REDIRECTED)
 		e->state = CACHE_REDIRECTED;
 	if (rr != 0 || strcmp(real, path) != 0)
 		return 0;
 	if (lstat(path, &st) != 0) {
-		if (make_checked(&c->pol, path, loc->is_dir) != 0)
+		if (make_checked(&c->pol, path, is_dir) != 0)
 			return 0;
 		e->created = 1;
 	}
-	int r = grant(c, e, path, loc->is_dir);
+	int r = grant(c, e, path, is_dir, CACHE_MOVED);
 	if (r != 0 || (e->state != CACHE_CREATED && e->state != CACHE_EXISTING))
 		return r;
-	e->variable = loc->move_var;
-	return set_env(&c->pol, loc->move_var, dir);
+	e->variable = mv.var;
+	return set_env(&c->pol, mv.var, dir);
+}
+
+/* The name under STATE/caches a location is moved to: name itself for a
+ * default location; for one the user's variable names, name and a hash
+ * of path (the tool's directory, or the location), so that two caches of
+ * the user's never share cordon's copy. NULL when it does not fit. */
+static const char *moved_name(char *buf, size_t size, const char *name, const struct cache_loc *loc,
+			      const char *path)
+{
+	if (!loc->from_var)
+		return name;
+	return cachelayer_name(name, path, buf, size) == 0 ? buf : NULL;
+}
+
+/* The tool's own directory of loc (CARGO_HOME) into own: 0, or -1 when
+ * it has none. */
+static int own_dir(const struct cache_loc *loc, char own[CORDON_PATH_MAX])
+{
+	if (loc->own_len == 0 || loc->own_len >= CORDON_PATH_MAX)
+		return -1;
+	memcpy(own, loc->path, loc->own_len);
+	own[loc->own_len] = '\0';
+	return 0;
 }
 
 /* Whether the missing location loc (at real) is made where it is: where
@@ -708,11 +263,123 @@ static int made_in_place(const struct cache_loc *loc, const char *missing_home, 
 	struct stat st;
 	if (loc->from_var)
 		return missing_home == NULL || !path_within(missing_home, real);
-	if (loc->own_len == 0 || loc->own_len >= sizeof(own))
+	return own_dir(loc, own) == 0 && stat(own, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A writable tree other than a cache lies strictly inside path: an
+ * overlay there would hide it. */
+static int holds_writable(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].kind != W_DEVICE && p->w[i].kind != W_CACHE &&
+		    strcmp(p->w[i].path, path) != 0 && path_within(path, p->w[i].path))
+			return 1;
+	return 0;
+}
+
+/* The user's cache directory real (there): seen through an overlay when
+ * the run can make one (layered), else moved to cordon's own by the
+ * variable that names it alone, else left read-only. */
+static int resolve_user_dir(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			    const char *real, int layered)
+{
+	struct cache_layer *l = NULL;
+	if (entry_path(e, real) != 0)
+		return CORDON_ENOMEM;
+	if (policy_is_broad(c, real)) {
+		e->state = CACHE_REFUSED;
 		return 0;
-	memcpy(own, loc->path, loc->own_len);
-	own[loc->own_len] = '\0';
-	return stat(own, &st) == 0 && S_ISDIR(st.st_mode);
+	}
+	if (layered && !holds_writable(&c->pol, real) &&
+	    cachelayer_open(c, loc->tool, real, &l) == 0) {
+		char *layer = strdup(l->layer);
+		int r = layer != NULL ? policy_add_layered(&c->pol, real, l) : CORDON_ENOMEM;
+		if (layer == NULL)
+			cache_layer_free(l);
+		if (r != 0) {
+			free(layer);
+			return r == CORDON_ENOMEM ? r : 0;
+		}
+		e->layer = layer;
+		e->state = e->created ? CACHE_CREATED : CACHE_EXISTING;
+		e->how = CACHE_OVERLAY;
+		return 0;
+	}
+	char buf[96];
+	const char *name = moved_name(buf, sizeof(buf), loc->alone_name, loc, real);
+	if (loc->alone_var != NULL && name != NULL)
+		return resolve_moved(c, e, (struct move){ loc->alone_var, name, NULL }, 1, real);
+	e->state = CACHE_READ_ONLY;
+	return 0;
+}
+
+/* Without overlays, a missing location the user's variable names (or in
+ * a tool's directory that exists): no directory is made there. Moved
+ * whole with the tool's directory where that does not exist either (it
+ * holds no configuration then: CARGO_HOME), else by the variable that
+ * names it alone, else not granted; a file (cargo's lock, which holds
+ * nothing) is made in place (1). */
+static int move_missing(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			const char *real)
+{
+	char own[CORDON_PATH_MAX], buf[96];
+	struct stat st;
+	const char *from = loc->from_var ? real : NULL, *name;
+	e->state = CACHE_MISSING;
+	if (loc->move_var != NULL && own_dir(loc, own) == 0 && lstat(own, &st) != 0 &&
+	    (name = moved_name(buf, sizeof(buf), loc->move_name, loc, own)) != NULL)
+		return resolve_moved(c, e, (struct move){ loc->move_var, name, loc->tail },
+				     loc->is_dir, from);
+	if (!loc->is_dir)
+		return 1;
+	if (loc->alone_var == NULL ||
+	    (name = moved_name(buf, sizeof(buf), loc->alone_name, loc, real)) == NULL)
+		return 0;
+	return resolve_moved(c, e, (struct move){ loc->alone_var, name, NULL }, 1, from);
+}
+
+/* A location in a writable tree: written there directly, or through the
+ * overlay of the cache that holds it. */
+static int resolve_inside(const struct policy *p, struct cache_entry *e, const char *real)
+{
+	e->state = CACHE_INSIDE;
+	e->how = CACHE_DIRECT;
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].layer != NULL && path_within(p->w[i].path, real)) {
+			e->how = CACHE_OVERLAY;
+			if ((e->layer = strdup(p->w[i].layer->layer)) == NULL)
+				return CORDON_ENOMEM;
+		}
+	return entry_path(e, real);
+}
+
+/* A location that does not exist (at real). Never made where the tool
+ * would not make it; made empty where it would, when the run sees it
+ * through an overlay (an empty directory runs nothing); else moved. */
+static int resolve_missing(cordon *c, struct cache_entry *e, const struct cache_loc *loc,
+			   const char *real, const char *missing_home, int layered)
+{
+	char own[CORDON_PATH_MAX], buf[96];
+	struct move mv = { loc->move_var, loc->move_name, loc->tail };
+	if (!made_in_place(loc, missing_home, real)) {
+		e->state = CACHE_MISSING;
+		if (mv.var != NULL)
+			mv.name = moved_name(buf, sizeof(buf), mv.name, loc,
+					     own_dir(loc, own) == 0 ? own : real);
+		return mv.var != NULL && mv.name != NULL
+			       ? resolve_moved(c, e, mv, loc->is_dir, NULL)
+			       : 0;
+	}
+	int r = layered ? 1 : move_missing(c, e, loc, real);
+	if (r != 1)
+		return r;
+	if (make_checked(&c->pol, real, loc->is_dir) != 0) {
+		struct stat st;
+		e->created = lstat(real, &st) == 0;
+		return 0;
+	}
+	e->created = 1;
+	return 1;
 }
 
 /* One cache location. It is resolved without following a symlink that
@@ -720,8 +387,10 @@ static int made_in_place(const struct cache_loc *loc, const char *missing_home, 
  * CARGO_HOME in its workspace could otherwise replace .cargo/registry
  * with a link and have the next run grant whatever it names. A location
  * inside a writable tree is writable already and gets no grant (nor a
- * directory made for it) of its own. */
-static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missing_home)
+ * directory made for it) of its own. A file (cargo's package-cache lock,
+ * which cargo only locks) is written where it is. */
+static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missing_home,
+		       int layered)
 {
 	struct policy *p = &c->pol;
 	struct cache_entry *e = NULL;
@@ -733,30 +402,26 @@ static int resolve_one(cordon *c, const struct cache_loc *loc, const char *missi
 	e->is_dir = loc->is_dir;
 	if (loc->homeless) {
 		e->state = CACHE_MISSING;
-		return loc->move_var != NULL ? resolve_moved(c, e, loc) : 0;
+		struct move mv = { loc->move_var, loc->move_name, loc->tail };
+		return mv.var != NULL ? resolve_moved(c, e, mv, loc->is_dir, NULL) : 0;
 	}
 	int rr = policy_resolve_untampered(p, loc->path, real, sizeof(real));
 	if (rr == 0 && policy_inside_writable(p, real))
-		e->state = CACHE_INSIDE;
-	else if (rr == POLICY_REDIRECTED)
+		return resolve_inside(p, e, real);
+	if (rr == POLICY_REDIRECTED) {
 		e->state = CACHE_REDIRECTED;
-	if (rr != 0 || e->state == CACHE_INSIDE) {
-		if (rr == 0 || rr == POLICY_REDIRECTED)
-			(void)entry_path(e, real); /* out of memory: the name stays */
+		(void)entry_path(e, real); /* out of memory: the name stays */
+	}
+	if (rr != 0)
 		return 0;
-	}
-	if (lstat(real, &st) != 0) {
-		if (!made_in_place(loc, missing_home, real)) {
-			e->state = CACHE_MISSING;
-			return loc->move_var != NULL ? resolve_moved(c, e, loc) : 0;
-		}
-		if (make_checked(p, real, loc->is_dir) != 0) {
-			e->created = lstat(real, &st) == 0;
-			return 0;
-		}
-		e->created = 1;
-	}
-	return grant(c, e, real, loc->is_dir);
+	if (lstat(real, &st) != 0 &&
+	    (r = resolve_missing(c, e, loc, real, missing_home, layered)) != 1)
+		return r;
+	if (!loc->is_dir)
+		return grant(c, e, real, 0, CACHE_DIRECT);
+	if (lstat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return resolve_user_dir(c, e, loc, real, layered);
 }
 
 /* The home the default caches are under: $HOME as given (homes_load
@@ -789,7 +454,7 @@ static size_t locate(const cordon *c, unsigned mask, struct cache_loc locs[CACHE
 			     too_long);
 }
 
-static int resolve(cordon *c)
+static int resolve(cordon *c, int layered)
 {
 	struct cache_loc locs[CACHE_LOC_MAX];
 	unsigned too_long = 0;
@@ -821,7 +486,7 @@ static int resolve(cordon *c)
 			 * then in place of the next one, else not at all. */
 			if (locs[i].legacy && !(replaced = exists(locs[i].path)))
 				continue;
-			if ((r = resolve_one(c, &locs[i], missing_home)) != 0)
+			if ((r = resolve_one(c, &locs[i], missing_home, layered)) != 0)
 				return r;
 		}
 		/* A location that cannot be a path: reported, never granted. */
@@ -864,9 +529,9 @@ int caches_untrusted(cordon *c)
 	return 0;
 }
 
-int caches_resolve(cordon *c)
+int caches_resolve(cordon *c, int layered)
 {
-	int r = resolve(c);
+	int r = resolve(c, layered);
 	return r == CORDON_ENOMEM ? cordon_fail(c, r, "out of memory") : r;
 }
 

@@ -95,7 +95,10 @@ static void release_run(cordon *c)
 	runtmp_remove(c);
 	passfile_release(c);
 	launch_release(&c->launch);
-	/* After the launch: the run's namespaces (and its overlay) are gone. */
+	/* Every process of the run is gone, and with the launch its mount
+	 * namespace (and --review's overlay): the caches' writes into their
+	 * layers, the review's record. */
+	cachelayer_end(c);
 	review_release(c);
 	env_free(c->envp);
 	c->envp = NULL;
@@ -595,6 +598,28 @@ int run_prepare(cordon *c)
 	return r;
 }
 
+/* The tool caches for the decision: seen through overlays where its
+ * backend can make them, else moved by their variables. Resolved again
+ * when a plan made again changes that (a mount layer only assumed to
+ * work was refused): what the first made is dropped, its run dirs
+ * removed. 0, or an error with its message. */
+static int plan_caches(cordon *c)
+{
+	int layered = cachelayer_usable(c);
+	if (c->caches_resolved && layered == c->caches_layered)
+		return 0;
+	if (c->caches_resolved) {
+		cachelayer_end(c); /* nothing ran: nothing to merge */
+		policy_drop_caches(&c->pol);
+	}
+	int r = caches_resolve(c, layered);
+	if (r != 0)
+		return r;
+	c->caches_resolved = 1;
+	c->caches_layered = layered;
+	return 0;
+}
+
 /* --review: refused in every mode where the workspace's writes cannot
  * be held aside (the command would write the real workspace: a control
  * the user asked for is never dropped); else the run's review dir, once,
@@ -639,11 +664,8 @@ static int plan(cordon *c)
 	if (c->review && (r = review_plan(c)) != 0)
 		return r;
 	if (c->mode != CORDON_MODE_OFF) {
-		if (c->dec.applied && !c->caches_resolved) {
-			if ((r = caches_resolve(c)) != 0)
-				return r;
-			c->caches_resolved = 1;
-		}
+		if (c->dec.applied && (r = plan_caches(c)) != 0)
+			return r;
 		if (policy_add_writable(&c->pol, c->rundir, 1, W_TMPDIR) != 0)
 			return cordon_fail(c, CORDON_ENOMEM, "out of memory");
 	}
@@ -681,9 +703,9 @@ static int plan(cordon *c)
 	return 0;
 }
 
-/* Plan again, what was prepared released first. */
 /* The command's environment for the run's decision (env.c), made again
- * when a plan made again changes it. 0 or an error. */
+ * after a plan made again (CORDON_RUN_ID, the caches' variables may have
+ * changed). 0 or an error. */
 static int command_env(cordon *c)
 {
 	/* Secrets leave the environment whenever cordon confines or tries
@@ -709,11 +731,14 @@ static int command_env(cordon *c)
 	return workdir_env(c);
 }
 
+/* Plan again, what was prepared released first. */
 static int replan(cordon *c)
 {
 	launch_release(&c->launch);
 	int r = plan(c);
-	if (r == 0 && c->envp != NULL && c->env_applied != c->dec.applied)
+	/* After begin made it: the environment of the plan as it is now
+	 * (CORDON_RUN_ID only when confined; the caches' variables). */
+	if (r == 0 && c->envp != NULL)
 		r = command_env(c);
 	return r;
 }

@@ -76,7 +76,8 @@ static void refusal_caches(struct jbuf *b, const cordon *c)
 	const size_t max = sizeof(p->caches) / sizeof(p->caches[0]);
 	const char *vars[sizeof(p->caches) / sizeof(p->caches[0])];
 	const char *missing[sizeof(p->caches) / sizeof(p->caches[0])];
-	size_t nvars = 0, nmissing = 0;
+	const char *ro[sizeof(p->caches) / sizeof(p->caches[0])];
+	size_t nvars = 0, nmissing = 0, nro = 0;
 	for (size_t i = 0; i < p->ncaches && i < max; i++) {
 		const struct cache_entry *e = &p->caches[i];
 		size_t k = 0;
@@ -87,11 +88,19 @@ static void refusal_caches(struct jbuf *b, const cordon *c)
 		else if (e->variable == NULL && e->state == CACHE_MISSING)
 			missing[nmissing++] =
 				e->path != NULL ? e->path : cordon_cache_tool_ids[e->tool].id;
+		else if (e->state == CACHE_READ_ONLY)
+			ro[nro++] = e->path;
 	}
 	if (nvars > 0) {
-		jb_raw(b, "; tool caches that did not exist are under the state dir's caches/, "
-			  "named to the command by ");
+		jb_raw(b, "; tool caches moved under the state dir's caches/ (cold: they did not "
+			  "exist, or no mount layer shows yours through an overlay), named to the "
+			  "command by ");
 		raw_some(b, c, vars, nvars, 0);
+	}
+	if (nro > 0) {
+		jb_raw(b, "; tool caches left read-only (no mount layer, and no variable moves "
+			  "them alone): ");
+		raw_some(b, c, ro, nro, 1);
 	}
 	if (nmissing > 0) {
 		jb_raw(b, "; tool caches not granted as they do not exist: ");

@@ -62,6 +62,18 @@ int workdir_readable(cordon *c);
 /* The command's PWD (c->envp) names it when it is not the caller's. */
 int workdir_env(cordon *c);
 
+/* ---- cachelayer.c: the tool caches' shared layers ---- */
+/* Whether this run sees the caches through overlays: the decision's
+ * backend can make them, with their upper dirs under STATE/layers. */
+int cachelayer_usable(cordon *c);
+/* The layer of the cache at path (canonical, a directory) for this run:
+ * STATE/layers/NAME made, dead runs' dirs there swept, the run's own
+ * made and locked. 0, or -1 (errno) when it cannot be. */
+int cachelayer_open(cordon *c, enum cache_tool tool, const char *path, struct cache_layer **out);
+/* Once every process of the run is gone: each cache's writes merged
+ * into its layer, the run's dirs removed, the layers released. */
+void cachelayer_end(cordon *c);
+
 /* ---- passfile.c: single files the command may write (--pass-file) ---- */
 struct passfile;
 /* Each pass file made or found, and checked: 0 or an error with its
@@ -96,7 +108,7 @@ int runtmp_remove(cordon *c);
 struct runtmp_sweep;
 
 /* ---- caches.c (moves missing caches under runtmp.c's state dir) ---- */
-int caches_resolve(cordon *c);
+int caches_resolve(cordon *c, int layered);
 
 /* ---- stdfds.c: fds 0-2 that point outside, and a spawn's own ---- */
 /* What a command gets as fds 0-2: the caller's own, or fds the spawn
@@ -250,6 +262,8 @@ struct cordon {
 	struct timespec begun_mono, begun_real;
 
 	int caches_resolved, secrets_resolved;
+	/* The caches were resolved seen through overlays (caches_resolve). */
+	int caches_layered;
 	/* The start event is out: the decision is final for this run. Until
 	 * then the first spawn holds spawn_lock, and a spawn from another
 	 * thread waits for its child's report. */

@@ -116,9 +116,10 @@ int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wki
 	if (is_dir) {
 		size_t k = 0;
 		for (size_t i = 0; i < p->nw; i++) {
-			if (path_within(path, p->w[i].path))
+			if (path_within(path, p->w[i].path)) {
 				free(p->w[i].path);
-			else
+				cache_layer_free(p->w[i].layer);
+			} else
 				p->w[k++] = p->w[i];
 		}
 		p->nw = k;
@@ -137,8 +138,53 @@ int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wki
 	p->w[p->nw].path = dup;
 	p->w[p->nw].is_dir = is_dir;
 	p->w[p->nw].kind = kind;
+	p->w[p->nw].layer = NULL;
 	p->nw++;
 	return 0;
+}
+
+void cache_layer_free(struct cache_layer *l)
+{
+	if (l == NULL)
+		return;
+	if (l->lock_fd >= 0)
+		close(l->lock_fd);
+	free(l->layer);
+	free(l->rundir);
+	free(l);
+}
+
+int policy_add_layered(struct policy *p, const char *path, struct cache_layer *layer)
+{
+	size_t n = p->nw;
+	int r = policy_add_writable(p, path, 1, W_CACHE);
+	if (r != 0 || p->nw == n || strcmp(p->w[p->nw - 1].path, path) != 0) {
+		cache_layer_free(layer);
+		return r != 0 ? r : 1;
+	}
+	p->w[p->nw - 1].layer = layer;
+	return 0;
+}
+
+void policy_drop_caches(struct policy *p)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < p->nw; i++) {
+		if (p->w[i].kind != W_CACHE) {
+			p->w[k++] = p->w[i];
+			continue;
+		}
+		free(p->w[i].path);
+		cache_layer_free(p->w[i].layer);
+	}
+	p->nw = k;
+	for (size_t i = 0; i < p->ncaches; i++) {
+		free(p->caches[i].path);
+		free(p->caches[i].layer);
+		free(p->caches[i].from);
+	}
+	p->ncaches = 0;
+	strv_free(&p->cache_env);
 }
 
 int policy_scratch_home(cordon *c)
@@ -161,11 +207,16 @@ void policy_free(struct policy *p)
 	free(p->scratch_home);
 	free(p->workspace);
 	free(p->cwd);
-	for (size_t i = 0; i < p->nw; i++)
+	for (size_t i = 0; i < p->nw; i++) {
 		free(p->w[i].path);
+		cache_layer_free(p->w[i].layer);
+	}
 	free(p->w);
-	for (size_t i = 0; i < p->ncaches; i++)
+	for (size_t i = 0; i < p->ncaches; i++) {
 		free(p->caches[i].path);
+		free(p->caches[i].layer);
+		free(p->caches[i].from);
+	}
 	for (size_t i = 0; i < p->nprot; i++)
 		free(p->prot[i].path);
 	free(p->prot);

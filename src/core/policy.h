@@ -15,10 +15,29 @@
 /* Where a writable entry came from (for the status event). */
 enum wkind { W_WORKSPACE, W_TMPDIR, W_EXTRA, W_CACHE, W_DEVICE };
 
+/* A tool cache the run sees through an overlay (cachelayer.c, made by
+ * the mount layer): the user's cache below it, only read; cordon's
+ * shared layer of that cache above it, read-only to the run; the run's
+ * writes in a directory of its own beside the layer, merged into the
+ * layer once every process of the run is gone. */
+struct cache_layer {
+	char *layer; /* STATE/layers/NAME: its shared/ is the layer */
+	char *rundir; /* STATE/layers/NAME/.run-ID: the run's upper and work
+			 dirs, one pair (sK/) per mount namespace made */
+	int lock_fd; /* rundir, held locked (flock) while the run lasts */
+};
+/* Closes and frees (l may be NULL); what rundir holds stays, for a merge
+ * or a later run's sweep. */
+void cache_layer_free(struct cache_layer *l);
+
 struct wentry {
 	char *path; /* canonical */
 	int is_dir;
 	enum wkind kind;
+	/* A tool cache seen through an overlay (owned), else NULL: the mount
+	 * layer mounts it (never binds it writable), Landlock grants the
+	 * overlay's root. */
+	struct cache_layer *layer;
 };
 
 struct cache_entry {
@@ -27,10 +46,16 @@ struct cache_entry {
 	int is_dir;
 	int created;
 	enum cache_state state;
+	/* Where the writes go; CACHE_HOW_COUNT when not granted. */
+	enum cache_how how;
 	/* The variable cordon set in the command's environment to move the
-	 * tool here, under the state dir (its default place did not exist),
-	 * or NULL. A static string. */
+	 * tool here, under the state dir, or NULL. A static string. */
 	const char *variable;
+	/* CACHE_OVERLAY: the shared layer (STATE/layers/NAME), else NULL. */
+	char *layer;
+	/* CACHE_MOVED in place of a cache that exists (or that the tool's
+	 * variable names): that one, which the run does not use, else NULL. */
+	char *from;
 };
 
 struct protect_entry {
@@ -165,6 +190,14 @@ int secrets_capture_name(const char *name);
  * out: not left open, and not inside a writable tree (granted whole). */
 int deny_grant_holds(const struct policy *p, const struct deny_entry *d);
 int policy_add_writable(struct policy *p, const char *path, int is_dir, enum wkind kind);
+/* A tool cache seen through an overlay: the directory path, writable
+ * (W_CACHE) with layer, which it takes (freed when it is not added). 0;
+ * 1 when a writable tree holds it already (nothing added); or
+ * CORDON_ENOMEM. */
+int policy_add_layered(struct policy *p, const char *path, struct cache_layer *layer);
+/* Forget the tool caches (their writable entries, layers, events and
+ * variables): a new plan resolves them again. */
+void policy_drop_caches(struct policy *p);
 void policy_add_devices(struct policy *p);
 void policy_free(struct policy *p);
 /* Forget the run's private temp dirs (a new plan makes them again). */

@@ -217,6 +217,16 @@ static void write_caches(struct jbuf *b, const struct policy *p)
 		 * state dir, or null. */
 		jb_key(b, "variable");
 		jb_str(b, p->caches[i].variable);
+		/* Where the writes go: overlay (into the layer), moved
+		 * (cordon's own directory), direct; null: not granted. */
+		jb_key(b, "how");
+		jb_str(b, p->caches[i].how < CACHE_HOW_COUNT
+				  ? cordon_cache_how_ids[p->caches[i].how].id
+				  : NULL);
+		jb_key(b, "layer");
+		jb_str(b, p->caches[i].layer);
+		jb_key(b, "from");
+		jb_str(b, p->caches[i].from);
 		jb_raw(b, "}");
 	}
 	jb_raw(b, "]");

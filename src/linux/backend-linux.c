@@ -640,6 +640,7 @@ const struct backend cordon_backend_landlock = {
 	.prepare = ll_prepare,
 	.start = ll_prestart,
 	.release = ll_prestart_free,
+	.cache_layers = cachemount_usable,
 };
 
 #else

@@ -98,6 +98,16 @@ int landlock_trial(const struct linux_trial *t)
 	return 0;
 }
 
+/* The path of the k-th rule landlock_prepare made (caches seen through
+ * overlays have none). */
+static const char *rule_path(const struct policy *p, size_t k)
+{
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].layer == NULL && k-- == 0)
+			return p->w[i].path;
+	return k < p->nsockets ? p->sockets[k] : "?";
+}
+
 int landlock_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)
 {
 	const struct policy *p = run->pol;
@@ -134,6 +144,10 @@ int landlock_prepare(const struct run_spec *run, struct run_result *res, struct 
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->nw + nsock; i++) {
 		int is_sock = i >= p->nw;
+		/* A cache seen through an overlay: the child grants the
+		 * overlay's root (layer-caches.c), nothing the cache itself. */
+		if (!is_sock && p->w[i].layer != NULL)
+			continue;
 		const char *path = is_sock ? p->sockets[i - p->nw] : p->w[i].path;
 		struct stat st;
 		int fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
@@ -161,7 +175,7 @@ int landlock_prepare(const struct run_spec *run, struct run_result *res, struct 
 			int e = errno;
 			close((int)rs);
 			return backend_fail_errno(res, CORDON_ESYS, e, "landlock_add_rule %s",
-						  i < p->nw ? p->w[i].path : p->sockets[i - p->nw]);
+						  rule_path(p, i));
 		}
 	}
 	close((int)rs);
@@ -200,6 +214,9 @@ int landlock_apply(const struct linux_plan *plan)
 	 * directory under it). */
 	if (e == 0 && plan->mount != NULL && plan->mount->tmpfs_on != NULL && l->own_rights != 0)
 		e = landlock_grant_path(plan->mount->tmpfs_on, (int)rs, l->own_rights);
+	/* The caches' overlays (layer-caches.c), likewise. */
+	if (e == 0)
+		e = cachemount_grant(plan, (int)rs, l->own_rights);
 	/* The scratch home's overlay (layer-scratchhome.c), likewise. */
 	if (e == 0 && scratchhome_path(plan) != NULL && l->own_rights != 0)
 		e = landlock_grant_path(scratchhome_path(plan), (int)rs, l->own_rights);

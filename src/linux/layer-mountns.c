@@ -398,10 +398,12 @@ int mountns_apply(const struct linux_plan *plan)
 			return e;
 	/* fds 0-2 reached again by name while the view is still the
 	 * machine's, read-only: before anything is mounted over a path (the
-	 * held overlay of --review too). A device on fd 1 or 2 that is
+	 * caches' overlays and --review's too). A device on fd 1 or 2 that is
 	 * covered (a console the caller only writes to) is reached by its
 	 * name first. */
 	if ((e = reopen_stdio_readonly()) != 0 || (e = reopen_stdin_file(m)) != 0)
+		return e;
+	if ((e = cachemount_apply(m)) != 0)
 		return e;
 	if (m->review != NULL && (e = ovl_held_mount(m->review)) != 0)
 		return e;
@@ -514,8 +516,9 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 	char shm[CORDON_PATH_MAX];
 	int have_shm = realpath("/dev/shm", shm) != NULL;
 	for (size_t i = 0; i < pol->nw; i++) {
-		/* Device nodes stay writable on a read-only mount. */
-		if (pol->w[i].kind == W_DEVICE)
+		/* Device nodes stay writable on a read-only mount; a cache
+		 * seen through an overlay is mounted, never bound writable. */
+		if (pol->w[i].kind == W_DEVICE || pol->w[i].layer != NULL)
 			continue;
 		if (push(&m->rw, &m->nrw, pol->w[i].path) != 0)
 			return backend_fail(res, CORDON_ENOMEM, "out of memory");
@@ -549,7 +552,9 @@ int mountns_prepare(const struct run_spec *run, struct run_result *res, struct l
 		}
 	if (plan_covers(m, pol) != 0)
 		return backend_fail(res, CORDON_ENOMEM, "out of memory");
-	int r = review_prepare(run, res, m);
+	int r = cachemount_prepare(run, res, m);
+	if (r == 0)
+		r = review_prepare(run, res, m);
 	if (r != 0)
 		return r;
 	/* The run's working directory (workdir.c), entered again after the
@@ -580,6 +585,7 @@ void mountns_free(struct mount_plan *m)
 	}
 	free(m->covers);
 	scratchhome_free(m->home);
+	cachemount_free(m);
 	review_free(m);
 	free(m->scratch);
 	free(m->void_dir);

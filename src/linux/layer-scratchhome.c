@@ -20,7 +20,9 @@
  *      before the overlay (an fd opened first, as the cwd).
  *   3. each writable tree or file under the home (the workspace, the run's
  *      dir, the caches, --allow-write) is bound again over the overlay
- *      from the home as it was: they stay the real, writable ones.
+ *      from the home as it was: they stay the real, writable ones (a
+ *      cache seen through an overlay of its own, layer-caches.c, is that
+ *      overlay, mounted before this one).
  *
  * Landlock rules are made on inodes, and the overlay's differ from the
  * real home's: the child grants the overlay's root in its own ruleset
@@ -209,6 +211,25 @@ static char *below(const char *home, const char *p)
 	return strdup(p[n] == '/' ? p + n + 1 : p + n);
 }
 
+/* Each of the n trees under the home not inside another one, to be
+ * bound again over the overlay. 0 or CORDON_ENOMEM. */
+static int rebinds(struct scratch_home *h, const char *const *all, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int nested = !path_within(h->home, all[i]) || strcmp(h->home, all[i]) == 0;
+		for (size_t j = 0; j < n && !nested; j++)
+			nested = j != i && path_within(all[j], all[i]) &&
+				 (strcmp(all[j], all[i]) != 0 || j < i);
+		if (nested)
+			continue;
+		if ((h->rel[h->n] = below(h->home, all[i])) == NULL ||
+		    (h->abs[h->n] = strdup(all[i])) == NULL)
+			return CORDON_ENOMEM;
+		h->n++;
+	}
+	return 0;
+}
+
 static int prepare(const struct policy *p, struct mount_plan *m, struct scratch_home *h)
 {
 	struct stat st;
@@ -235,25 +256,22 @@ static int prepare(const struct policy *p, struct mount_plan *m, struct scratch_
 		return CORDON_ESYS;
 	if (path_within(h->home, h->tmp) && (h->tmp_rel = below(h->home, h->tmp)) == NULL)
 		return CORDON_ENOMEM;
-	/* The writable entries under the home, each once: one inside
+	/* The writable entries under the home, and the caches' overlays
+	 * (layer-caches.c, mounted before this one), each once: one inside
 	 * another is bound again with it (MS_REC). */
-	h->rel = calloc(m->nrw + 1, sizeof(char *));
-	h->abs = calloc(m->nrw + 1, sizeof(char *));
-	if (h->rel == NULL || h->abs == NULL)
+	size_t nall = m->nrw + m->ncmounts;
+	const char **all = calloc(nall + 1, sizeof(char *));
+	h->rel = calloc(nall + 1, sizeof(char *));
+	h->abs = calloc(nall + 1, sizeof(char *));
+	if (all == NULL || h->rel == NULL || h->abs == NULL) {
+		free(all);
 		return CORDON_ENOMEM;
-	for (size_t i = 0; i < m->nrw; i++) {
-		int nested = !path_within(h->home, m->rw[i]) || strcmp(h->home, m->rw[i]) == 0;
-		for (size_t j = 0; j < m->nrw && !nested; j++)
-			nested = j != i && path_within(m->rw[j], m->rw[i]) &&
-				 (strcmp(m->rw[j], m->rw[i]) != 0 || j < i);
-		if (nested)
-			continue;
-		if ((h->rel[h->n] = below(h->home, m->rw[i])) == NULL ||
-		    (h->abs[h->n] = strdup(m->rw[i])) == NULL)
-			return CORDON_ENOMEM;
-		h->n++;
 	}
-	return 0;
+	for (size_t i = 0; i < nall; i++)
+		all[i] = i < m->nrw ? m->rw[i] : m->cmounts[i - m->nrw].target;
+	int r = rebinds(h, all, nall);
+	free(all);
+	return r;
 }
 
 int scratchhome_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan)

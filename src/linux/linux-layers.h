@@ -56,8 +56,13 @@ struct mount_plan {
 	struct cover *covers;
 	size_t ncovers;
 	struct scratch_home *home; /* --scratch-home (layer-scratchhome.c), or NULL */
+	/* The tool caches seen through overlays (layer-caches.c), mounted
+	 * after the writable binds, before --review's and the scratch home. */
+	struct ovl_held *cmounts;
+	size_t ncmounts;
 	/* --review (layer-review.c): the workspace as a held overlay, mounted
-	 * after the writable binds, before the scratch home; or NULL. */
+	 * after the writable binds and the caches' overlays, before the
+	 * scratch home; or NULL. */
 	struct ovl_held *review;
 	/* The run's temp dirs (layer-tmp.c): the run's dir, bound on the
 	 * private /tmp and /var/tmp. */
@@ -81,9 +86,10 @@ struct mount_plan {
 };
 
 /* An overlay over a real tree whose writes are held under the state dir
- * (overlay.c). */
+ * (overlay.c): --review's workspace, a tool cache (its lower layers
+ * cordon's shared layer, then the cache). */
 struct ovl_held {
-	char *target; /* the real tree: the mount point and the lower layer */
+	char *target; /* the real tree: the mount point and the lowest layer */
 	char *rundir; /* under the state dir: the child makes sK/{upper,work} in it */
 	char *opts; /* the overlay's options, upper and work relative to sK */
 	mode_t mode; /* the tree's mode, owner and group: its overlay root's */
@@ -320,6 +326,26 @@ void review_free(struct mount_plan *m);
 /* Child, in landlock_apply: the overlay's root granted rights. 0 or
  * errno. */
 int review_grant(const struct linux_plan *plan, int ruleset, uint64_t rights);
+
+/* layer-caches.c: the tool caches seen through overlays (a part of the
+ * mount layer; their layers: src/core/cachelayer.c). */
+/* The overlay's options for the cache (lower layers and upper and work
+ * dirs relative to the run's sK dir; userxattr in a user namespace) in
+ * size bytes: 0, or -1 when they do not fit. Pure. */
+int cachemount_options(const char *cache, int userns, char *out, size_t size);
+/* Parent, in mountns_prepare: m->cmounts from the writable entries that
+ * have a layer. 0 or CORDON_E* (res->error set). */
+int cachemount_prepare(const struct run_spec *run, struct run_result *res, struct mount_plan *m);
+/* Child, in mountns_apply after the writable binds: 0 or errno. */
+int cachemount_apply(const struct mount_plan *m);
+/* Child, in landlock_apply: each overlay's root granted rights in
+ * ruleset. 0 or errno. */
+int cachemount_grant(const struct linux_plan *plan, int ruleset, uint64_t rights);
+void cachemount_free(struct mount_plan *m);
+/* The backend's cache_layers: whether overlays with their upper dirs in
+ * dir work for a run of d (the mount layer, a file system that can hold
+ * an upper dir), tried once and kept in dir. */
+int cachemount_usable(const struct decision *d, const char *dir);
 
 /* layer-pidns.c: the PID namespace (and cordon-init as its process 1),
  * and the IPC namespace. */

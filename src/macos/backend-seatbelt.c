@@ -329,7 +329,10 @@ static int add_entries(const struct policy *p, int dirs, struct strv *out, size_
 	const char *name = clauses[dirs ? C_ROOT : C_FILE].name;
 	for (size_t i = 0; i < p->nw; i++) {
 		const struct wentry *w = &p->w[i];
-		if (w->kind == W_DEVICE || (w->is_dir ? 1 : 0) != dirs)
+		/* Seatbelt has no overlay: a cache to be seen through one
+		 * (caches.c never asks it of this backend, whose cache_layers
+		 * is NULL) is never granted, which would write the user's. */
+		if (w->kind == W_DEVICE || w->layer != NULL || (w->is_dir ? 1 : 0) != dirs)
 			continue;
 		if (push_param(out, name, (*n)++, w->path) != 0)
 			return CORDON_ENOMEM;

@@ -341,6 +341,22 @@ const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT] = {
 			    "it does not exist, and cordon makes no cache in the home outside the "
 			    "tool's own directory, and no variable of the tool moves it: not "
 			    "granted" },
+	[CACHE_READ_ONLY] = { "not_isolated",
+			      "it exists, no mount layer can show it to the run through an overlay, "
+			      "and no variable of the tool moves it alone: left read-only, so that "
+			      "no write reaches the user's own cache" },
+};
+
+const struct id_text cordon_cache_how_ids[CACHE_HOW_COUNT] = {
+	[CACHE_OVERLAY] = { "overlay",
+			    "the run reads the user's cache and cordon's layer above it; its writes "
+			    "go to a directory of its own, merged into cordon's layer at its end" },
+	[CACHE_MOVED] = { "moved",
+			  "the tool is pointed at cordon's own directory under the state dir by "
+			  "its variable; the user's cache is not used" },
+	[CACHE_DIRECT] = { "direct",
+			   "writes reach the path itself (a lock file; or a tree the run may "
+			   "write anyway: the workspace, an --allow-write path)" },
 };
 
 const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT] = {
@@ -442,6 +458,7 @@ static const struct {
 	{ cordon_gap_ids, GAP_COUNT },
 	{ cordon_cache_tool_ids, CACHE_TOOL_COUNT },
 	{ cordon_cache_state_ids, CACHE_STATE_COUNT },
+	{ cordon_cache_how_ids, CACHE_HOW_COUNT },
 	{ cordon_network_ids, 3 },
 	{ cordon_net_decision_ids, NET_DECISION_COUNT },
 	{ cordon_net_reason_ids, sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]) },
@@ -456,7 +473,7 @@ static const struct {
  * both a backend and a layer (as "seatbelt" is): listed once. */
 static const char
 	*all_ids[EVENT_COUNT + 3 + BACKEND_COUNT + REASON_COUNT + LAYER_COUNT + GAP_COUNT +
-		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + 3 + NET_DECISION_COUNT +
+		 CACHE_TOOL_COUNT + CACHE_STATE_COUNT + CACHE_HOW_COUNT + 3 + NET_DECISION_COUNT +
 		 sizeof(cordon_net_reason_ids) / sizeof(cordon_net_reason_ids[0]) + LIMIT_BY_COUNT +
 		 REFUSAL_COUNT + CWD_FROM_COUNT + HELD_COUNT + 1];
 

@@ -88,6 +88,7 @@ enum layer_id {
 	LAYER_REVIEW,
 	LAYER_COUNT
 };
+_Static_assert(LAYER_COUNT <= 32, "layers are bits of an unsigned");
 
 /* What is not restricted in a run (the status event's "gaps"). */
 enum gap_id {
@@ -200,7 +201,16 @@ enum cache_state {
 	CACHE_INSIDE,
 	CACHE_REDIRECTED,
 	CACHE_MISSING,
+	CACHE_READ_ONLY,
 	CACHE_STATE_COUNT
+};
+
+/* Where the writes to a granted cache go (its event's "how"). */
+enum cache_how {
+	CACHE_OVERLAY, /* an overlay: cordon's layer above the user's cache, read-only */
+	CACHE_MOVED, /* cordon's own directory, named to the tool by its variable */
+	CACHE_DIRECT, /* the path itself */
+	CACHE_HOW_COUNT /* none: not granted */
 };
 
 extern const struct id_text cordon_event_ids[EVENT_COUNT];
@@ -219,6 +229,7 @@ extern const struct id_text cordon_layer_ids[LAYER_COUNT];
 extern const struct id_text cordon_gap_ids[GAP_COUNT];
 extern const struct id_text cordon_cache_tool_ids[CACHE_TOOL_COUNT];
 extern const struct id_text cordon_cache_state_ids[CACHE_STATE_COUNT];
+extern const struct id_text cordon_cache_how_ids[CACHE_HOW_COUNT];
 extern const struct id_text cordon_limit_by_ids[LIMIT_BY_COUNT];
 extern const struct id_text cordon_refusal_ids[REFUSAL_COUNT];
 extern const struct id_text cordon_cwd_from_ids[CWD_FROM_COUNT];

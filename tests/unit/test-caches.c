@@ -330,8 +330,10 @@ static void test_moves(void)
 	       "go: GOCACHE alone; GOPATH moves ~/go whole; a GOMODCACHE set is not moved");
 	static const char *const cv[] = { "CARGO_HOME=/c", "npm_config_cache=/n", NULL };
 	is_str(moves_of(CORDON_CACHE_CARGO | CORDON_CACHE_NPM, cv, "/home/u"),
-	       "/c/registry! /c/git! /c/.package-cache! /n!",
-	       "locations the tool's variables name are never moved");
+	       "/c/registry![own=2]>CARGO_HOME:cargo/registry /c/git![own=2]>CARGO_HOME:cargo/git "
+	       "/c/.package-cache![own=2]>CARGO_HOME:cargo/.package-cache /n!",
+	       "a CARGO_HOME that is set is the tool's own directory (moved whole only where it "
+	       "does not exist, and the runs cannot see caches through overlays)");
 #if !defined(__APPLE__)
 	is_str(moves_of(CORDON_CACHE_MAVEN | CORDON_CACHE_CCACHE, none, "/home/u"),
 	       "/home/u/.m2/repository[own=11] /home/u/.m2/wrapper[own=11] /home/u/.ccache "
@@ -343,8 +345,11 @@ static void test_moves(void)
 	       "/home/u/.cache/huggingface/datasets[own=26]>HF_HOME:huggingface/datasets",
 	       "huggingface: the default HF_HOME is moved whole");
 	static const char *const hv[] = { "HF_HOME=/hf", NULL };
-	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, hv, "/home/u"), "/hf/hub! /hf/xet! /hf/datasets!",
-	       "huggingface: in an HF_HOME that is set, made where it says");
+	is_str(moves_of(CORDON_CACHE_HUGGINGFACE, hv, "/home/u"),
+	       "/hf/hub![own=3]>HF_HOME:huggingface/hub /hf/xet![own=3]>HF_HOME:huggingface/xet "
+	       "/hf/datasets![own=3]>HF_HOME:huggingface/datasets",
+	       "huggingface: in an HF_HOME that is set, made where it says (moved whole only "
+	       "where it does not exist and no overlay is made)");
 	is_str(moves_of(CORDON_CACHE_PNPM | CORDON_CACHE_YARN, none, "/home/u"),
 	       "/home/u/.cache/yarn>YARN_CACHE_FOLDER:yarn "
 	       "/home/u/.yarn/berry>YARN_GLOBAL_FOLDER:yarn-berry "
@@ -363,6 +368,74 @@ static void test_moves(void)
 	       "(no home)>CARGO_HOME:cargo/registry (no home)>CARGO_HOME:cargo/git "
 	       "(no home)>CARGO_HOME:cargo/.package-cache /n!",
 	       "no home: a variable still names its place");
+}
+
+/* Each location's variable that names it alone and the name a run
+ * without a mount layer points it to: "path=VAR:name" ("path=-" when no
+ * variable moves it alone), space-separated. */
+static const char *alone_of(unsigned mask, const char *const *env)
+{
+	static char buf[8192];
+	struct cache_loc l[CACHE_LOC_MAX];
+	unsigned tl;
+	size_t n = locate(mask, env, l, &tl);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char one[600];
+		snprintf(one, sizeof(one), "%s%s=%s%s%s", i > 0 ? " " : "", l[i].path,
+			 l[i].alone_var ? l[i].alone_var : "-", l[i].alone_var ? ":" : "",
+			 l[i].alone_var ? l[i].alone_name : "");
+		strcat(buf, one);
+	}
+	return buf;
+}
+
+static void test_alone(void)
+{
+	static const char *const none[] = { NULL };
+	static const char *const xdg[] = { "XDG_CACHE_HOME=/xc", NULL };
+	is_str(alone_of(CORDON_CACHE_DEFAULT, xdg),
+	       "/home/u/.cargo/registry=- /home/u/.cargo/git=- /home/u/.cargo/.package-cache=- "
+	       "/home/u/.npm=npm_config_cache:npm /xc/pip=PIP_CACHE_DIR:pip "
+	       "/xc/ms-playwright=PLAYWRIGHT_BROWSERS_PATH:ms-playwright "
+	       "/xc/go-build=GOCACHE:go-build /home/u/go/pkg/mod=GOMODCACHE:go/pkg/mod "
+	       "/home/u/go/pkg/sumdb=-",
+	       "the default caches: each variable that names one alone (none for cargo's, "
+	       "go's sumdb)");
+	static const char *const set[] = { "NPM_CONFIG_CACHE=/n", "GOPATH=/gp", "CARGO_HOME=/c",
+					   NULL };
+	is_str(alone_of(CORDON_CACHE_NPM | CORDON_CACHE_GO | CORDON_CACHE_CARGO, set),
+	       "/c/registry=- /c/git=- /c/.package-cache=- /n=NPM_CONFIG_CACHE:npm "
+	       "/home/u/.cache/go-build=GOCACHE:go-build /gp/pkg/mod=GOMODCACHE:go/pkg/mod "
+	       "/gp/pkg/sumdb=-",
+	       "a variable the user set: the name it is set by (NPM_CONFIG_CACHE); GOPATH's "
+	       "module cache by GOMODCACHE");
+	static const char *const homes[] = {
+		"PNPM_HOME=/ph",	"BUN_INSTALL=/bi",	     "COMPOSER_HOME=/ch",
+		"BUNDLE_USER_HOME=/bh", "HUGGINGFACE_HUB_CACHE=/hh", NULL
+	};
+	is_str(alone_of(CORDON_CACHE_PNPM | CORDON_CACHE_BUN | CORDON_CACHE_COMPOSER |
+				CORDON_CACHE_GEM | CORDON_CACHE_HUGGINGFACE,
+			homes),
+	       "/ph/store=pnpm_config_store_dir:pnpm-store "
+	       "/home/u/.cache/pnpm=pnpm_config_cache_dir:pnpm "
+	       "/bi/install/cache=BUN_INSTALL_CACHE_DIR:bun /ch/cache=COMPOSER_CACHE_DIR:composer "
+	       "/bh/cache=BUNDLE_USER_CACHE:bundle /home/u/.gem/specs=GEM_SPEC_CACHE:gem-specs "
+	       "/home/u/.cache/gem/specs=GEM_SPEC_CACHE:gem-specs "
+	       "/hh=HUGGINGFACE_HUB_CACHE:huggingface/hub "
+	       "/home/u/.cache/huggingface/xet=HF_XET_CACHE:huggingface/xet "
+	       "/home/u/.cache/huggingface/datasets=HF_DATASETS_CACHE:huggingface/datasets",
+	       "a cache in a tool's home (PNPM_HOME, BUN_INSTALL, ...): moved alone by the "
+	       "cache's own variable");
+#if !defined(__APPLE__)
+	is_str(alone_of(CORDON_CACHE_GRADLE | CORDON_CACHE_MAVEN | CORDON_CACHE_CCACHE, none),
+	       "/home/u/.gradle/caches=- /home/u/.gradle/wrapper=- /home/u/.gradle/daemon=- "
+	       "/home/u/.gradle/native=- /home/u/.m2/repository=- /home/u/.m2/wrapper=- "
+	       "/home/u/.ccache=- /home/u/.cache/ccache=-",
+	       "gradle, maven, ccache: no variable moves a cache of theirs alone");
+#else
+	(void)none;
+#endif
 }
 
 static void test_programs(void)
@@ -404,6 +477,7 @@ int main(void)
 	test_too_long_go();
 	test_too_long();
 	test_moves();
+	test_alone();
 	test_programs();
 	return done_testing();
 }

@@ -25,6 +25,7 @@ static struct table tables[] = {
 	{ "gap", cordon_gap_ids, GAP_COUNT, 0 },
 	{ "cache tool", cordon_cache_tool_ids, CACHE_TOOL_COUNT, 0 },
 	{ "cache state", cordon_cache_state_ids, CACHE_STATE_COUNT, 0 },
+	{ "cache writes", cordon_cache_how_ids, CACHE_HOW_COUNT, 0 },
 	{ "network", cordon_network_ids, 3, 0 },
 	{ "network decision", cordon_net_decision_ids, NET_DECISION_COUNT, 0 },
 	{ "network refusal", cordon_net_reason_ids, 0, 0 }, /* n: set in main */

@@ -31,7 +31,7 @@ static char *at(const char *rel)
 static void add_w(struct policy *p, const char *path, int is_dir, enum wkind kind)
 {
 	p->w = realloc(p->w, (p->nw + 1) * sizeof(*p->w));
-	p->w[p->nw++] = (struct wentry){ strdup(path), is_dir, kind };
+	p->w[p->nw++] = (struct wentry){ strdup(path), is_dir, kind, NULL };
 }
 
 /* The carries of the view as "kind:path-below-view" lines. */

@@ -653,6 +653,36 @@ static void deny_read(void)
 	policy_free(&p);
 }
 
+/* A tool cache is never the user's own on macOS: Seatbelt has no
+ * overlay (the backend offers none), and an entry to be seen through one
+ * is not granted if it ever came. */
+static void caches_not_layered(void)
+{
+	static const struct entry w[] = {
+		{ "/ws", 1, W_WORKSPACE },
+		{ "/Users/u/.npm", 1, W_CACHE },
+		{ "/state/caches/pip", 1, W_CACHE },
+	};
+	struct policy p;
+	struct strv argv;
+	struct cache_layer layer = { NULL, NULL, -1 };
+	ok(cordon_backend_seatbelt.cache_layers == NULL,
+	   "the Seatbelt backend sees no cache through an overlay: caches.c moves them");
+	make_policy(&p, w, sizeof(w) / sizeof(w[0]), NULL, 0);
+	p.w[1].layer = &layer;
+	is_int(build(&p, &argv, NULL), 0, "builds with an entry seen through an overlay");
+	is_str(param_value(&argv, "ROOT_1"), "/state/caches/pip",
+	       "cordon's own cache (moved) is writable");
+	ok(param_value(&argv, "ROOT_2") == NULL, "... and nothing more");
+	int found = 0;
+	for (size_t i = 0; i < argv.n; i++)
+		found |= strstr(argv.v[i], "/Users/u/.npm") != NULL;
+	ok(!found, "the user's ~/.npm is in no parameter (never writable)");
+	p.w[1].layer = NULL;
+	strv_free(&argv);
+	policy_free(&p);
+}
+
 /* Protected entries that do not exist (the agent-config guard's, an
  * --protect path not made yet): ABSENT_ parameters, never PROTECT_ ones,
  * denied as a name and as a tree; their parents in the writable set
@@ -712,5 +742,6 @@ int main(void)
 	capture();
 	network_off();
 	network_proxy();
+	caches_not_layered();
 	return done_testing();
 }
