@@ -21,6 +21,8 @@ export XDG_RUNTIME_DIR=$T/run
 n=0
 dirs=" ~/.ssh ~/.aws ~/.gnupg ~/.config/gh ~/.mozilla/firefox ~/.kube ~/.password-store "
 while read -r entry; do
+	# A file a tool's variable places (t0171 puts them there).
+	case $entry in '$XDG_RUNTIME_DIR/'*) ;; '$'*) continue ;; esac
 	n=$((n + 1))
 	case $entry in
 	'$XDG_RUNTIME_DIR/'*) p=$XDG_RUNTIME_DIR/${entry#'$XDG_RUNTIME_DIR/'} ;;
