@@ -177,18 +177,6 @@ struct usable_trial {
 		made[CORDON_PATH_MAX];
 };
 
-/* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	size_t n = strlen(text);
-	int e = write(fd, text, n) == (ssize_t)n ? 0 : EIO;
-	close(fd);
-	return e;
-}
-
 /* The trial's child: the mount layer's namespaces and read-only view,
  * the overlay as a run makes it, then what the merge relies on: a file
  * made, one removed (a whiteout), a directory replaced (opaque). */
@@ -201,9 +189,9 @@ static int usable_child(void *arg)
 	int fd;
 	if (unshare(CLONE_NEWNS | (t->userns ? CLONE_NEWUSER : 0)) != 0)
 		return 10;
-	if (t->userns && (write_text("/proc/self/setgroups", "deny") != 0 ||
-			  write_text("/proc/self/uid_map", t->uid_map) != 0 ||
-			  write_text("/proc/self/gid_map", t->gid_map) != 0))
+	if (t->userns && (mountns_write_file("/proc/self/setgroups", "deny") != 0 ||
+			  mountns_write_file("/proc/self/uid_map", t->uid_map) != 0 ||
+			  mountns_write_file("/proc/self/gid_map", t->gid_map) != 0))
 		return 11;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    syscall(CORDON_SYS_mount_setattr, AT_FDCWD, "/", 0x8000 /* AT_RECURSIVE */, &ro,

@@ -66,7 +66,7 @@ static int set_readonly(const char *path, int ro, int recursive)
 }
 
 /* CHILD: runs in the CLONE_VM child: no allocation, no locks, no stdio */
-static int write_file(const char *path, const char *text)
+int mountns_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -90,9 +90,9 @@ static int enter(int userns, int userns_made, const char *uid_map, const char *g
 		return errno;
 	if (userns) {
 		/* setgroups must be denied before an unprivileged gid_map. */
-		if ((e = write_file("/proc/self/setgroups", "deny")) != 0 ||
-		    (e = write_file("/proc/self/uid_map", uid_map)) != 0 ||
-		    (e = write_file("/proc/self/gid_map", gid_map)) != 0)
+		if ((e = mountns_write_file("/proc/self/setgroups", "deny")) != 0 ||
+		    (e = mountns_write_file("/proc/self/uid_map", uid_map)) != 0 ||
+		    (e = mountns_write_file("/proc/self/gid_map", gid_map)) != 0)
 			return e;
 		/* While this process holds CAP_SYS_RESOURCE in the namespace,
 		 * and before /proc/sys is read-only. */

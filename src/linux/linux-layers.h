@@ -236,6 +236,9 @@ void mountns_identity(int *userns, char *uid_map, char *gid_map, size_t n);
 int mountns_trial(const struct linux_trial *t);
 int mountns_prepare(const struct run_spec *run, struct run_result *res, struct linux_plan *plan);
 int mountns_apply(const struct linux_plan *plan);
+/* text written to the file at path (a /proc/self id map): 0 or an
+ * errno. CHILD-safe. */
+int mountns_write_file(const char *path, const char *text);
 /* In a child that joined the run's namespaces: a copy of the run's mount
  * namespace with its own /proc (pidns_apply), stdio reopened in it, the
  * cwd entered. */
