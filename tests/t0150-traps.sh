@@ -555,7 +555,7 @@ rm -f "$T/s-out.jsonl"
 if [ "$(id -u)" = 0 ] && mkdir -p "$T/al ias" "$T/alias2" "$WS/sub" &&
 	mount --bind "$WS" "$T/al ias" 2>/dev/null && mount --bind "$WS/sub" "$T/alias2"; then
 	(cd "$WS" && crun --status-file "$T/al ias/s.jsonl" -- sh -c "$forge" sh s.jsonl) >"$T/o" 2>"$T/err"
-	is "$?:$(cat "$T/o"):$(ls -A "$WS" | tr '\n' ' ')" "125::sub " \
+	is "$?:$(cat "$T/o"):$(ls -A "$WS")" "125::sub" \
 		"a status file in a bind mount of the workspace: refused, nothing run, nothing made"
 	is "$(wc -l <"$T/err"):$(grep -c "is a second view (a bind mount) of a place inside $WS" "$T/err")" "1:1" \
 		"... with one line saying why"

@@ -379,7 +379,7 @@ done
 if [ "$(json_field "$T/s.json" status '"scratch_home" in e["layers"]')" = true ]; then
 	# ~/.claude.json is on the default deny-read list (Claude Code's
 	# account, MCP servers' keys): its cover stays read-only there too.
-	is "$(grep -v claude.json "$T/o" | wc -l):$(grep -c claude.json "$T/o")" "5:0" \
+	is "$(grep -vc claude.json "$T/o"):$(grep -c claude.json "$T/o")" "5:0" \
 		"--scratch-home: the writes succeed inside the run (but ~/.claude.json, a denied secret)"
 	unchanged "--scratch-home: the home" "$HOME" "$home_before"
 else

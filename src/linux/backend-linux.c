@@ -67,8 +67,8 @@ static int nothing_to_apply(const struct linux_plan *plan)
 
 struct linux_layer {
 	enum layer_id id; /* reported in layers when applied */
-	uint64_t gaps_without; /* reported in gaps when it is not */
 	int essential; /* no confinement without it */
+	uint64_t gaps_without; /* reported in gaps when it is not */
 	/* The probe's child: 0 when it could be applied, or errno. NULL
 	 * only where apply cannot fail: such a layer is taken to work, so
 	 * a child failing it would fail every run, whose start event said
@@ -84,28 +84,28 @@ struct linux_layer {
  * namespaces need the mount layer (its user namespace, and a /proc of
  * their own). */
 static const struct linux_layer layers[] = {
-	{ LAYER_MOUNTNS, 1ull << GAP_METADATA, 0, mountns_trial, mountns_prepare, mountns_apply },
-	{ LAYER_PRIVATE_TMP, 1ull << GAP_TMP_SHARED, 0, tmp_trial, tmp_layer_prepare, tmp_apply },
+	{ LAYER_MOUNTNS, 0, 1ull << GAP_METADATA, mountns_trial, mountns_prepare, mountns_apply },
+	{ LAYER_PRIVATE_TMP, 0, 1ull << GAP_TMP_SHARED, tmp_trial, tmp_layer_prepare, tmp_apply },
 	{ LAYER_DEVPTS, 0, 0, devpts_trial, devpts_prepare, devpts_apply },
 	/* Made by the mount layer's apply (its place among the mounts). */
 	{ LAYER_SCRATCH_HOME, 0, 0, scratchhome_trial, scratchhome_prepare, nothing_to_apply },
-	{ LAYER_PIDNS, 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS | 1ull << GAP_KEY_LIST, 0,
+	{ LAYER_PIDNS, 0, 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS | 1ull << GAP_KEY_LIST,
 	  pidns_trial, pidns_prepare, pidns_apply },
-	{ LAYER_IPCNS, 1ull << GAP_IPC, 0, ipcns_trial, ipcns_prepare, ipcns_apply },
+	{ LAYER_IPCNS, 0, 1ull << GAP_IPC, ipcns_trial, ipcns_prepare, ipcns_apply },
 	{ LAYER_NETNS, 0, 0, netns_trial, netns_prepare, netns_apply },
-	{ LAYER_NO_NEW_PRIVS, 0, 1, nnp_trial, nnp_prepare, nnp_apply },
+	{ LAYER_NO_NEW_PRIVS, 1, 0, nnp_trial, nnp_prepare, nnp_apply },
 	/* Not essential: without it (capset refused) the run reports the
 	 * gap when there are capabilities to reduce, and "required"
 	 * refuses (cordon.c), since root's capabilities reach past
 	 * Landlock; "auto" keeps what the other layers hold. */
-	{ LAYER_CAPABILITIES, 1ull << GAP_CAPABILITIES, 0, caps_trial, caps_prepare, caps_apply },
-	{ LAYER_LANDLOCK, 0, 1, landlock_trial, landlock_prepare, landlock_apply },
+	{ LAYER_CAPABILITIES, 0, 1ull << GAP_CAPABILITIES, caps_trial, caps_prepare, caps_apply },
+	{ LAYER_LANDLOCK, 1, 0, landlock_trial, landlock_prepare, landlock_apply },
 	/* Before seccomp's trial, whose filter refuses openat2. */
 	{ LAYER_UNIX_SUPERVISOR, 0, 0, supervisor_trial, supervisor_prepare, nothing_to_apply },
-	{ LAYER_SECCOMP, 1ull << GAP_TERMINAL | 1ull << GAP_SETID | 1ull << GAP_KEYRINGS, 0,
+	{ LAYER_SECCOMP, 0, 1ull << GAP_TERMINAL | 1ull << GAP_SETID | 1ull << GAP_KEYRINGS,
 	  seccomp_trial, seccomp_prepare, seccomp_apply },
 	/* After seccomp: its limit or, where there is none, its filter. */
-	{ LAYER_USERNS, 1ull << GAP_USERNS, 0, userns_trial, userns_prepare, userns_apply },
+	{ LAYER_USERNS, 0, 1ull << GAP_USERNS, userns_trial, userns_prepare, userns_apply },
 };
 #define NLAYERS (sizeof(layers) / sizeof(layers[0]))
 
