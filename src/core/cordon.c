@@ -727,7 +727,6 @@ static int command_env(cordon *c)
 	c->envp = env_build((const char *const *)environ, &eo, &c->env_removed);
 	if (c->envp == NULL)
 		return cordon_fail(c, CORDON_ENOMEM, "out of memory");
-	c->env_applied = c->dec.applied;
 	return workdir_env(c);
 }
 

@@ -241,7 +241,6 @@ struct cordon {
 	struct runtmp_sweep *sweep; /* the sweep of dead runs' dirs, while it runs */
 	char **envp; /* child environment */
 	struct strv env_removed; /* names the default list kept from it */
-	int env_applied; /* envp was made for a confined run (CORDON_RUN_ID) */
 	int status_file_fd;
 	/* The run's events could not be written there (emit.c warned once):
 	 * STATUS_LOST_FD, STATUS_LOST_FILE. Guarded by emit.c's lock. */
