@@ -119,7 +119,8 @@ int main(int argc, char **argv)
 	if (i + 1 >= argc)
 		return usage();
 	c.argv = argv + i + 1;
-	int n = seccomp_build(seccomp_groups_for(c.network >= 0, 0, 0, 0), c.insns, SECCOMP_MAX_INSNS);
+	int n = seccomp_build(seccomp_groups_for(c.network >= 0, 0, 0, 0), c.insns,
+			      SECCOMP_MAX_INSNS);
 	if (n <= 0) {
 		fputs("confwrap: no seccomp program for this architecture\n", stderr);
 		return 125;
