@@ -112,15 +112,23 @@ static int mi_field(const char *f, size_t n, char *out, size_t len)
 	return 0;
 }
 
-/* Where path (canonical) lies in its file system, in out: its mount's
- * root joined with its path below the mount point. 0, or -1. */
-static int fs_place(const char *path, char *out, size_t len)
+/* The id of the mount path lies on: 0, or -1. */
+static int mount_id(const char *path, unsigned long long *id)
 {
 	struct statx sx;
-	char line[3 * CORDON_PATH_MAX], root[CORDON_PATH_MAX], point[CORDON_PATH_MAX];
 	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &sx) != 0 ||
 	    !(sx.stx_mask & STATX_MNT_ID))
 		return -1;
+	*id = sx.stx_mnt_id;
+	return 0;
+}
+
+/* Where path (canonical, on mount mnt) lies in its file system, in out:
+ * its mount's root joined with its path below the mount point. 0, or
+ * -1. */
+static int fs_place(const char *path, unsigned long long mnt, char *out, size_t len)
+{
+	char line[3 * CORDON_PATH_MAX], root[CORDON_PATH_MAX], point[CORDON_PATH_MAX];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)
 		return -1;
@@ -129,7 +137,7 @@ static int fs_place(const char *path, char *out, size_t len)
 		/* ID PARENT MAJ:MIN ROOT POINT ... */
 		char *id_end, *w[5] = { NULL, NULL, NULL, NULL, NULL };
 		unsigned long long id = strtoull(line, &id_end, 10);
-		if (id_end == line || id != sx.stx_mnt_id)
+		if (id_end == line || id != mnt)
 			continue;
 		w[0] = line;
 		for (int k = 1; k < 5 && w[k - 1] != NULL; k++) {
@@ -154,21 +162,28 @@ static int fs_place(const char *path, char *out, size_t len)
 }
 
 /* A tree that holds path in its file system through another name (a
- * bind mount of it, or of a directory below it), or NULL. */
+ * bind mount of it, or of a directory below it), or NULL. A tree on
+ * path's own mount was judged by its path already (writable_holder):
+ * mountinfo is read only for one on another mount of path's file system
+ * (dev), so a run without such a bind reads none. */
 static const char *writable_alias(const cordon *c, const char *path, dev_t dev, char *buf,
 				  size_t len)
 {
 	char place[CORDON_PATH_MAX], tplace[CORDON_PATH_MAX];
+	unsigned long long pmnt, tmnt;
 	const char *t;
 	struct stat st;
 	int have = 0;
+	if (mount_id(path, &pmnt) != 0)
+		return NULL;
 	for (size_t i = 0; (t = tree_at(c, i, buf, len)) != NULL; i++) {
-		if (t[0] == '\0' || stat(t, &st) != 0 || st.st_dev != dev)
+		if (t[0] == '\0' || stat(t, &st) != 0 || st.st_dev != dev ||
+		    mount_id(t, &tmnt) != 0 || tmnt == pmnt)
 			continue;
-		if (!have && fs_place(path, place, sizeof(place)) != 0)
+		if (!have && fs_place(path, pmnt, place, sizeof(place)) != 0)
 			return NULL;
 		have = 1;
-		if (fs_place(t, tplace, sizeof(tplace)) == 0 && path_within(tplace, place))
+		if (fs_place(t, tmnt, tplace, sizeof(tplace)) == 0 && path_within(tplace, place))
 			return t;
 	}
 	return NULL;
