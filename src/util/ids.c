@@ -308,7 +308,16 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "directory down to the working directory) is found only "
 				     "in directories git tracks, by their change time: one made "
 				     "in an untracked directory, or in a workspace in no "
-				     "repository, stays (as root the kernel tells every place)" },
+				     "repository, stays (as root on Linux the kernel tells every "
+				     "place; the macOS profile refuses them, but below a tree whose "
+				     "path it cannot write as a pattern)" },
+	[GAP_AGENT_CONFIG_MOVED_IN] = { "agent_config_moved_in_partial",
+					"the Seatbelt profile refuses to make or change agent "
+					"configuration at any depth of the workspace and each "
+					"--allow-write directory, but not to move in whole a "
+					"directory that holds some already (made in the run's "
+					"temp dir or a cache): that is found only where change "
+					"times point (directories git tracks)" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },
