@@ -497,6 +497,9 @@ static enum reason_id policy_coverage(cordon *c)
 	const struct strv *unsearched = gitguard_unsearched(c);
 	if (unsearched != NULL && unsearched->n > 0)
 		d->cov.gaps |= 1ull << GAP_GIT_SEARCH;
+	/* A held run's changes are judged whole by apply (reviewjudge.c). */
+	if (!c->review && gitguard_depth_partial(c))
+		d->cov.gaps |= 1ull << GAP_AGENT_CONFIG_DEPTH;
 	u.network = network_coverage(c);
 	u.limit = limit_coverage(c);
 	u.scratch = scratch_coverage(c);

@@ -301,6 +301,10 @@ const struct tamper *gitguard_tamper(const cordon *c, size_t i);
 /* The directories the search for a workspace's repositories left
  * unread (gap git_search_incomplete), or NULL. */
 const struct strv *gitguard_unsearched(const cordon *c);
+/* The guard runs without the kernel's account of what the run makes
+ * (not root): agent configuration below the held levels is found in
+ * tracked directories only (gap agent_config_depth_partial). */
+int gitguard_depth_partial(const cordon *c);
 
 /* ---- agentcfg.c: paths held by name (see there) ---- */
 struct agentcfg;

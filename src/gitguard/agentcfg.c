@@ -30,12 +30,19 @@
 #include "heldtree.h"
 #include "path.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Entries the end looks at below the levels without the kernel's account
+ * (in directories made or moved in during the run): past it, what is
+ * below is not looked at (the gap agent_config_depth_partial says so). */
+#define DEPTH_STEPS_MAX 20000L
 
 const char *const agentcfg_names[] = {
 	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
@@ -58,6 +65,8 @@ struct held {
 struct agentcfg {
 	struct held *v;
 	size_t n, cap;
+	struct strv opted; /* --allow-agent-config paths, as the guard names them */
+	long steps; /* entries the end may still look at below the levels */
 	struct held_budget budget; /* what records may still keep */
 	int begun; /* the end has something to compare against */
 };
@@ -169,6 +178,54 @@ static int opt_out_path(cordon *c, const char *in, char *out)
 	return 0;
 }
 
+int agentcfg_is_name(const char *name, size_t len)
+{
+	for (size_t k = 0; k < agentcfg_nnames; k++)
+		if (strlen(agentcfg_names[k]) == len && memcmp(agentcfg_names[k], name, len) == 0)
+			return 1;
+	return 0;
+}
+
+size_t agentcfg_topmost(const char *root, const char *path)
+{
+	size_t rl = strlen(root), i = rl == 1 ? 1 : rl + 1;
+	if (!path_within(root, path) || strlen(path) <= rl)
+		return 0;
+	for (;;) {
+		size_t j = i;
+		while (path[j] != '\0' && path[j] != '/')
+			j++;
+		if (agentcfg_is_name(path + i, j - i))
+			return j;
+		if (path[j] == '\0')
+			return 0;
+		i = j + 1;
+	}
+}
+
+/* path lies in a tree whose names the guard holds: the workspace or an
+ * --allow-write directory (not the run's temp dir, a cache: what agents
+ * and editors never open as a project). */
+static int in_project(const struct policy *pol, const char *path)
+{
+	if (pol->workspace != NULL && path_within(pol->workspace, path))
+		return 1;
+	for (size_t i = 0; i < pol->nw; i++)
+		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir && path_within(pol->w[i].path, path))
+			return 1;
+	return 0;
+}
+
+/* path (as opt_out_path names it) is a held name below the levels: an
+ * agent-configuration name in the workspace or an --allow-write tree,
+ * held there when the kernel tells what the run made (agentcfg_depth). */
+static int held_below(const cordon *c, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash != NULL && agentcfg_is_name(slash + 1, strlen(slash + 1)) &&
+	       in_project(&c->pol, path);
+}
+
 /* The names in every level, but those opted out (each found marked). */
 static int hold_names(cordon *c, const struct strv *opted, char *found)
 {
@@ -195,36 +252,35 @@ int agentcfg_begin(cordon *c)
 {
 	agentcfg_free(c);
 	struct agentcfg *a = calloc(1, sizeof(*a));
-	struct strv opted = { 0 };
 	char p[CORDON_PATH_MAX], *found = calloc(c->allow_agent_config.n + 1, 1);
 	int r = a == NULL || found == NULL ? CORDON_ENOMEM : 0;
 	if (r == 0) {
 		a->budget = (struct held_budget){ HT_ENTRIES_MAX, HT_BYTES_MAX };
+		a->steps = DEPTH_STEPS_MAX;
 		c->agentcfg = a;
 	} else {
 		free(a);
 	}
+	struct strv *opted = a != NULL ? &a->opted : NULL;
 	for (size_t i = 0; r == 0 && i < c->allow_agent_config.n; i++)
 		if ((r = opt_out_path(c, c->allow_agent_config.v[i], p)) == 0 &&
-		    strv_push(&opted, p) != 0)
+		    strv_push(opted, p) != 0)
 			r = CORDON_ENOMEM;
 	if (r == 0 && c->default_protect)
-		r = hold_names(c, &opted, found);
+		r = hold_names(c, opted, found);
 	/* The --protect paths that do not exist (policy.c made them). */
 	for (size_t i = 0; r == 0 && i < c->pol.nprot; i++)
 		if (c->pol.prot[i].absent && c->pol.prot[i].explicit_)
 			r = hold(c, c->pol.prot[i].path, 0);
 	/* An opt-out that names nothing held is a mistake to say. */
-	for (size_t i = 0; r == 0 && c->default_protect && i < opted.n; i++)
-		if (!found[i])
+	for (size_t i = 0; r == 0 && c->default_protect && i < opted->n; i++)
+		if (!found[i] && !held_below(c, opted->v[i]))
 			r = cordon_fail(
 				c, CORDON_EINVAL,
 				"--allow-agent-config %s: not a path cordon holds in this run "
-				"(the agent-configuration names, at the workspace, each "
-				"--allow-write directory and each directory down to the "
-				"working directory)",
+				"(an agent-configuration name in the workspace or an "
+				"--allow-write directory)",
 				c->allow_agent_config.v[i]);
-	strv_free(&opted);
 	free(found);
 	if (r == CORDON_ENOMEM)
 		return cordon_fail(c, r, "out of memory");
@@ -309,6 +365,123 @@ void agentcfg_end(cordon *c)
 	}
 }
 
+/* ---- below the levels ---- */
+
+static int opted_out(const struct agentcfg *a, const char *path)
+{
+	for (size_t i = 0; i < a->opted.n; i++)
+		if (strcmp(a->opted.v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* path (a held name below the levels, or at one: the end of the levels
+ * judges those) made or changed by the run: moved aside, or listed as
+ * tampered when it cannot be looked at. */
+static void judge_below(cordon *c, const char *path)
+{
+	struct agentcfg *a = c->agentcfg;
+	struct stat st;
+	if (a == NULL || !a->begun || find(a, path) != NULL || opted_out(a, path) ||
+	    !in_project(&c->pol, path) || !gitguard_clean(&c->pol, path))
+		return;
+	int there = lstat(path, &st) == 0;
+	if (!there && errno == EACCES && gitguard_parent_usable(path))
+		there = lstat(path, &st) == 0;
+	if (there)
+		(void)gitguard_put_aside(c, path);
+	else if (errno != ENOENT && errno != ENOTDIR)
+		(void)tampered_add(c, path, ""); /* unseen: it may be there */
+}
+
+void agentcfg_depth(cordon *c, const struct strv *paths)
+{
+	for (size_t i = 0; paths != NULL && i < paths->n; i++)
+		judge_below(c, paths->v[i]);
+}
+
+/* dir, or an entry of it, made or changed since since_ns (a file's
+ * content written changes its change time, not its directory's); one
+ * that cannot be read counts as changed. */
+static int tree_changed(const char *dir, long long since_ns)
+{
+	struct stat st;
+	DIR *d = gitguard_open_dir(dir);
+	if (d == NULL)
+		return 1;
+	int changed = fstat(dirfd(d), &st) != 0 || gg_since(&st, since_ns);
+	struct dirent *e;
+	while (!changed && (e = readdir(d)) != NULL)
+		changed = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+			  (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			   gg_since(&st, since_ns));
+	closedir(d);
+	return changed;
+}
+
+/* Entry e of the open directory d (at dir): a held name made or changed
+ * since since_ns is moved aside; a directory made or moved in then
+ * (recent) is looked into whole, within the run's budget (what it holds
+ * came with it); and each of its entries the same way. */
+static void look_in(cordon *c, DIR *d, const char *dir, long long since_ns, int recent, int depth);
+
+static void look_at(cordon *c, DIR *d, const char *dir, const char *name, long long since_ns,
+		    int recent, int depth)
+{
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	if (strstr(name, ".cordon-tampered-") != NULL || path_join(p, sizeof(p), dir, name) != 0 ||
+	    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	int made = gg_since(&st, since_ns);
+	if (agentcfg_is_name(name, strlen(name))) {
+		if (made || (S_ISDIR(st.st_mode) && tree_changed(p, since_ns)))
+			judge_below(c, p);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode) || !(recent || made) || depth >= 64)
+		return;
+	DIR *sub = gitguard_open_dir(p);
+	if (sub != NULL) {
+		look_in(c, sub, p, since_ns, 1, depth + 1);
+		closedir(sub);
+	}
+}
+
+static void look_in(cordon *c, DIR *d, const char *dir, long long since_ns, int recent, int depth)
+{
+	struct agentcfg *a = c->agentcfg;
+	struct dirent *e;
+	while (a->steps > 0 && (e = readdir(d)) != NULL) {
+		a->steps--;
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			look_at(c, d, dir, e->d_name, since_ns, recent, depth);
+	}
+}
+
+void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns)
+{
+	char p[CORDON_PATH_MAX];
+	if (c->agentcfg == NULL || !c->agentcfg->begun)
+		return;
+	size_t top = agentcfg_topmost(c->pol.workspace, dir);
+	if (top > 0) {
+		/* In a held name's tree: anything changed there changes it. */
+		if (top < sizeof(p)) {
+			memcpy(p, dir, top);
+			p[top] = '\0';
+			if (tree_changed(dir, since_ns))
+				judge_below(c, p);
+		}
+		return;
+	}
+	DIR *d = gitguard_open_dir(dir);
+	if (d != NULL) {
+		look_in(c, d, dir, since_ns, 0, 0);
+		closedir(d);
+	}
+}
+
 void agentcfg_free(cordon *c)
 {
 	struct agentcfg *a = c->agentcfg;
@@ -321,6 +494,7 @@ void agentcfg_free(cordon *c)
 		heldtree_free(a->v[i].target);
 	}
 	free(a->v);
+	strv_free(&a->opted);
 	free(a);
 	c->agentcfg = NULL;
 }

@@ -22,4 +22,21 @@ extern const size_t agentcfg_nnames;
  * project's top down to there). Appended to out: 0 or CORDON_ENOMEM. */
 int agentcfg_levels(const struct policy *pol, struct strv *out);
 
+/* name (len bytes, not NUL-terminated) is one of agentcfg_names. */
+int agentcfg_is_name(const char *name, size_t len);
+/* The length of path's prefix down to its first component below root
+ * that is a held name (path lies in that entry, or is it); 0 when none
+ * (or path is not below root). */
+size_t agentcfg_topmost(const char *root, const char *path);
+
+/* Below the levels (the kernel's account, or a directory's change time):
+ * each path of paths (absolute, a held name's entry the run made or
+ * changed, as agentcfg_topmost cuts it) is moved aside at the end, but
+ * one held at a level (agentcfg_end judges those) or opted out. */
+void agentcfg_depth(cordon *c, const struct strv *paths);
+/* dir (in the workspace) the run changed: each held name in it made or
+ * changed since since_ns is moved aside; and when dir lies in a held
+ * name's tree, that entry is, if dir or an entry of it changed. */
+void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns);
+
 #endif

@@ -366,6 +366,12 @@ const struct strv *gitguard_unsearched(const cordon *c)
 	return g != NULL && g->on && !g->judge.released ? &g->unsearched : NULL;
 }
 
+int gitguard_depth_partial(const cordon *c)
+{
+	const struct gitguard *g = c->gitguard;
+	return g != NULL && g->begun && g->nested.watch == NULL;
+}
+
 size_t gitguard_ntampered(const cordon *c)
 {
 	return c->gitguard != NULL ? c->gitguard->judge.ntampered : 0;

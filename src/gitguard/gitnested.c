@@ -28,6 +28,7 @@
  * tracked directory, and the index's parse when the index changed.
  */
 #include "gitnested.h"
+#include "agentcfg.h"
 #include "gitfmt.h"
 #include "gitjudge.h"
 #include "path.h"
@@ -195,9 +196,9 @@ void gitnested_load(const cordon *c, struct nested_start *s)
 		t->listed = t->fd >= 0 || errno == ENOENT ? 0 : -1;
 	}
 	/* As root the kernel can tell which directories the run touches:
-	 * the end then looks at those only. */
-	if (s->ntrees > 0)
-		s->watch = gitwatch_start(c->pol.workspace);
+	 * the end then looks at those only; and where the run made or
+	 * changed agent configuration, at any depth (agentcfg.c). */
+	s->watch = gitwatch_start(c->pol.workspace);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -507,6 +508,12 @@ static void pass(struct nested *n, const struct gitdirs *l)
 				(void)tampered_add(n->c, abs, "");
 			continue;
 		}
+		/* Without the kernel's account: agent configuration made in a
+		 * directory the run changed, or changed in a held name's
+		 * tracked tree. */
+		if (n->told == NULL && (changed || agentcfg_topmost(ws, abs) > 0) &&
+		    strcmp(abs, ws) != 0)
+			agentcfg_depth_dir(n->c, abs, n->s->since_ns);
 		/* A gitlink's git dir may have been changed in place. */
 		if ((changed || me->below || (flags & (GD_HEAD | GD_GITLINK)) != 0) &&
 		    candidate(n, abs, flags, changed || me->below) != 0) {
@@ -574,6 +581,15 @@ void gitnested_end(cordon *c, struct nested_start *s)
 	 * unless it overflowed. */
 	if (s->watch != NULL && gitwatch_end(s->watch) == 0)
 		n.told = s->watch;
+	/* Agent configuration below the held levels: where the kernel told,
+	 * each entry it named; else what the tracked directories' change
+	 * times tell (pass), and a watch that broke leaves it unchecked. */
+	if (n.told != NULL)
+		agentcfg_depth(c, gitwatch_named(n.told));
+	else if (s->watch != NULL)
+		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
+	else /* the workspace itself (pass leaves it) */
+		agentcfg_depth_dir(c, c->pol.workspace, s->since_ns);
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	/* No repository held the workspace at the start: one made there in

@@ -15,14 +15,19 @@
  *
  * Each event names a directory (its file handle) and an entry in it. A
  * thread of the run reads them while the command runs (the queue is
- * bounded: a full one says FAN_Q_OVERFLOW, and the end then trusts
- * nothing it said), and turns each directory's handle into its path
- * once (open_by_handle_at, as root, then the fd's link in /proc). The
+ * unbounded, root's FAN_UNLIMITED_QUEUE, so that nothing is dropped
+ * while the thread lags; an overflow all the same, FAN_Q_OVERFLOW, and
+ * the end trusts nothing it said), and turns each directory's handle into its path
+ * once (open_by_handle_at, as root, then the fd's link in /proc). An
+ * entry with an agent-configuration name (agentcfg.c), or anything in
+ * one, at any depth of the workspace, is noted by its path: the
+ * agent-config guard moves it aside at the end (agentcfg_depth). The
  * events are queued by the system call that made the change, before it
  * returns: once every process of the run is gone, reading the queue dry
  * gives every change the run made.
  */
 #include "gitwatch.h"
+#include "agentcfg.h"
 #include "base.h"
 #include "compat.h"
 #include "fsutil.h"
@@ -76,6 +81,18 @@ struct known {
 	unsigned char *key;
 	size_t klen;
 	char *path;
+	size_t held; /* path lies in a held name's entry: its length (agentcfg_topmost) */
+	int noted; /* noted as such (once is enough: the end looks it up again) */
+};
+
+/* An event on an agent-configuration entry: the directory's handle (the
+ * end finds where it is then: a directory moved after the event) and
+ * the held name made or changed in it, or NULL when the directory lies
+ * in a held name's entry. */
+struct note {
+	unsigned char *fh;
+	size_t hsz;
+	char *name;
 };
 
 struct gitwatch {
@@ -90,6 +107,9 @@ struct gitwatch {
 	struct known *memo; /* open addressing, size a power of two */
 	size_t nmemo, capmemo;
 	struct strv touched, moved;
+	struct note *notes;
+	size_t nnotes, capnotes;
+	struct strv named; /* the notes' entries where they are at the end */
 };
 
 static uint64_t fnv(const unsigned char *p, size_t n)
@@ -139,30 +159,40 @@ static int memo_grow(struct gitwatch *w)
  * to 4 bytes only, and the metadata holds 8-byte fields. k: the fsid and
  * the file handle (klen bytes); fh: the handle, hsz bytes from its
  * header on. */
-static const char *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen,
-			    const unsigned char *fh, size_t hsz)
+/* The path a directory's handle (hsz bytes, header on) leads to now,
+ * into path (CORDON_PATH_MAX bytes; "" when it is gone). */
+static void handle_path(const struct gitwatch *w, const unsigned char *fh, size_t hsz, char *path)
+{
+	path[0] = '\0';
+	struct file_handle *copy = malloc(hsz);
+	if (copy == NULL)
+		return;
+	memcpy(copy, fh, hsz);
+	int fd = open_by_handle_at(w->mount_fd, copy, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, path, CORDON_PATH_MAX - 1);
+		path[n > 0 ? n : 0] = '\0';
+		close(fd);
+		if (path[0] != '/')
+			path[0] = '\0';
+	}
+	free(copy);
+}
+
+static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen,
+			      const unsigned char *fh, size_t hsz)
 {
 	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
 		return NULL;
 	struct known *e = memo_find(w, k, klen);
 	if (e->key != NULL)
-		return e->path;
-	char path[CORDON_PATH_MAX] = "";
-	struct file_handle *copy = malloc(hsz);
-	if (copy != NULL) {
-		memcpy(copy, fh, hsz);
-		int fd = open_by_handle_at(w->mount_fd, copy, O_PATH | O_CLOEXEC);
-		if (fd >= 0) {
-			char link[64];
-			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-			ssize_t n = readlink(link, path, sizeof(path) - 1);
-			path[n > 0 ? n : 0] = '\0';
-			close(fd);
-			if (path[0] != '/' || !path_within(w->root, path))
-				path[0] = '\0';
-		}
-		free(copy);
-	}
+		return e;
+	char path[CORDON_PATH_MAX];
+	handle_path(w, fh, hsz, path);
+	if (!path_within(w->root, path))
+		path[0] = '\0';
 	e->key = malloc(klen);
 	e->path = strdup(path);
 	if (e->key == NULL || e->path == NULL) {
@@ -174,8 +204,78 @@ static const char *dir_path(struct gitwatch *w, const unsigned char *k, size_t k
 	}
 	memcpy(e->key, k, klen);
 	e->klen = klen;
+	e->held = path[0] != '\0' ? agentcfg_topmost(w->root, path) : 0;
 	w->nmemo++;
-	return e->path;
+	return e;
+}
+
+/* An event on an agent-configuration entry (named: the event names an
+ * entry, name), at any depth of the workspace, or anywhere for a held
+ * name made or moved in (the end judges only what lies in the writable
+ * set): noted. Each directory in a held entry once; a held name once per
+ * run of events. */
+static int note_named(struct gitwatch *w, struct known *k, const unsigned char *fh, size_t hsz,
+		      const char *name, int named)
+{
+	const char *nm = NULL;
+	if (k->held > 0) {
+		if (k->noted)
+			return 0;
+		k->noted = 1;
+	} else if (named && agentcfg_is_name(name, strlen(name))) {
+		nm = name;
+	} else {
+		return 0;
+	}
+	const struct note *last = w->nnotes > 0 ? &w->notes[w->nnotes - 1] : NULL;
+	if (last != NULL && nm != NULL && last->name != NULL && last->hsz == hsz &&
+	    memcmp(last->fh, fh, hsz) == 0 && strcmp(last->name, nm) == 0)
+		return 0;
+	if (hsz == 0)
+		return 0; /* no handle: nothing to find it by */
+	if (w->notes == NULL || w->nnotes == w->capnotes) {
+		size_t cap = w->capnotes ? w->capnotes * 2 : 16;
+		struct note *v = realloc(w->notes, cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		w->notes = v;
+		w->capnotes = cap;
+	}
+	struct note *n = &w->notes[w->nnotes];
+	n->hsz = hsz;
+	n->fh = malloc(hsz);
+	n->name = nm != NULL ? strdup(nm) : NULL;
+	if (n->fh == NULL || (nm != NULL && n->name == NULL)) {
+		free(n->fh);
+		free(n->name);
+		return -1;
+	}
+	memcpy(n->fh, fh, hsz);
+	w->nnotes++;
+	return 0;
+}
+
+/* The notes' entries, where they are now (every process of the run
+ * gone): the topmost held name on the way down to each, below the
+ * workspace, or the name noted. */
+static void resolve_notes(struct gitwatch *w)
+{
+	char dir[CORDON_PATH_MAX], p[CORDON_PATH_MAX];
+	for (size_t i = 0; i < w->nnotes; i++) {
+		const struct note *n = &w->notes[i];
+		handle_path(w, n->fh, n->hsz, dir);
+		if (dir[0] == '\0')
+			continue; /* gone, with what was in it */
+		size_t t = agentcfg_topmost(w->root, dir);
+		if (t == 0 && (n->name == NULL || path_join(p, sizeof(p), dir, n->name) != 0))
+			continue; /* moved out of every held name */
+		if (t > 0) {
+			memcpy(p, dir, t);
+			p[t] = '\0';
+		}
+		if (strv_push(&w->named, p) != 0)
+			w->broken = 1;
+	}
 }
 
 /* One event: the directory it names touched; an entry that is a
@@ -213,11 +313,15 @@ static void take(struct gitwatch *w, const struct fanotify_event_metadata *m,
 			w->broken = 1;
 			return;
 		}
-		const char *dir = dir_path(w, key, (size_t)(name - key), hp, (size_t)(name - hp));
-		if (dir == NULL) {
+		struct known *k = dir_path(w, key, (size_t)(name - key), hp, (size_t)(name - hp));
+		int named = h.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
+			    memchr(name, '\0', (size_t)(p + h.len - name)) != NULL;
+		if (k == NULL ||
+		    note_named(w, k, hp, (size_t)(name - hp), (const char *)name, named) != 0) {
 			w->broken = 1;
 			return;
 		}
+		const char *dir = k->path;
 		if (dir[0] == '\0')
 			return;
 		if (strv_push(&w->touched, dir) != 0) {
@@ -225,9 +329,7 @@ static void take(struct gitwatch *w, const struct fanotify_event_metadata *m,
 			return;
 		}
 		char sub[CORDON_PATH_MAX];
-		if (h.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME && (m->mask & FAN_ONDIR) &&
-		    memchr(name, '\0', (size_t)(p + h.len - name)) != NULL &&
-		    strcmp((const char *)name, ".") != 0 &&
+		if (named && (m->mask & FAN_ONDIR) && strcmp((const char *)name, ".") != 0 &&
 		    path_join(sub, sizeof(sub), dir, (const char *)name) == 0 &&
 		    (strv_push(&w->touched, sub) != 0 ||
 		     ((m->mask & FAN_MOVED_TO) && strv_push(&w->moved, sub) != 0)))
@@ -335,7 +437,8 @@ struct gitwatch *gitwatch_start(const char *workspace)
 	struct strv below = { 0 };
 	int ok = (w->root = strdup(workspace)) != NULL &&
 		 (w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
-						FAN_REPORT_DIR_FID | FAN_REPORT_NAME,
+						FAN_UNLIMITED_QUEUE | FAN_REPORT_DIR_FID |
+						FAN_REPORT_NAME,
 					O_RDONLY | O_CLOEXEC)) >= 0 &&
 		 (w->mount_fd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
 		 mark(w->fd, workspace) == 0 && mounts_below(workspace, &below) == 0;
@@ -395,6 +498,8 @@ int gitwatch_end(struct gitwatch *w)
 	(void)fanotify_mark(w->fd, FAN_MARK_FLUSH | FAN_MARK_FILESYSTEM, 0, AT_FDCWD, w->root);
 	tidy(&w->touched);
 	tidy(&w->moved);
+	resolve_notes(w);
+	tidy(&w->named);
 	return w->broken ? -1 : 0;
 }
 
@@ -413,6 +518,11 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir)
 	return in_sorted(&w->moved, dir);
 }
 
+const struct strv *gitwatch_named(const struct gitwatch *w)
+{
+	return &w->named;
+}
+
 void gitwatch_free(struct gitwatch *w)
 {
 	if (w == NULL)
@@ -429,6 +539,12 @@ void gitwatch_free(struct gitwatch *w)
 	free(w->memo);
 	strv_free(&w->touched);
 	strv_free(&w->moved);
+	strv_free(&w->named);
+	for (size_t i = 0; i < w->nnotes; i++) {
+		free(w->notes[i].fh);
+		free(w->notes[i].name);
+	}
+	free(w->notes);
 	if (w->fd >= 0)
 		close(w->fd);
 	if (w->mount_fd >= 0)
@@ -465,6 +581,11 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir)
 	(void)w;
 	(void)dir;
 	return 0;
+}
+const struct strv *gitwatch_named(const struct gitwatch *w)
+{
+	(void)w;
+	return NULL;
 }
 void gitwatch_free(struct gitwatch *w)
 {

@@ -6,6 +6,7 @@
 #define CORDON_GITWATCH_H
 
 struct gitwatch;
+struct strv;
 
 /* Watch the file systems of the workspace and of every mount below it,
  * from now on: NULL when this process cannot (not root, no fanotify, a
@@ -21,6 +22,10 @@ int gitwatch_end(struct gitwatch *w);
 int gitwatch_touched(const struct gitwatch *w, const char *dir);
 /* dir was moved into place (what is below it came with it). */
 int gitwatch_moved(const struct gitwatch *w, const char *dir);
+/* The entries with an agent-configuration name (or holding one of the
+ * run's changes: the topmost such name on the way), sorted: what the run
+ * made or changed there. NULL where there is no watch. */
+const struct strv *gitwatch_named(const struct gitwatch *w);
 void gitwatch_free(struct gitwatch *w);
 
 #endif

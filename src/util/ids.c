@@ -302,6 +302,13 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 	[GAP_USERNS] = { "user_namespaces_allowed",
 			 "the command can make user namespaces of its own (a common route "
 			 "of kernel exploits): --allow-userns, or no mechanism here" },
+	[GAP_AGENT_CONFIG_DEPTH] = { "agent_config_depth_partial",
+				     "agent configuration a run makes below the held levels "
+				     "(the workspace, each --allow-write directory, each "
+				     "directory down to the working directory) is found only "
+				     "in directories git tracks, by their change time: one made "
+				     "in an untracked directory, or in a workspace in no "
+				     "repository, stays (as root the kernel tells every place)" },
 	[GAP_REVIEW] = { "review_not_held",
 			 "--review was given, but the run's workspace changes cannot be held "
 			 "aside here (no mount layer: Landlock alone, confinement unavailable, or "

@@ -351,6 +351,29 @@ static void aside_names_taken(void)
 	cordon_free(c);
 }
 
+/* Below the levels: the first held name on the way down from the root
+ * (agentcfg_topmost), which the end moves aside. */
+static void topmost(void)
+{
+	ok(agentcfg_is_name(".claude", 7) && agentcfg_is_name(".claudex", 7) &&
+		   !agentcfg_is_name(".claudex", 8) && !agentcfg_is_name(".clau", 5),
+	   "a held name is matched whole, by its length");
+	is_int((long)agentcfg_topmost("/ws", "/ws/a/b/.claude/skills/x"), 15,
+	       "the held name on the way: /ws/a/b/.claude");
+	is_int((long)agentcfg_topmost("/ws", "/ws/a/.vscode/b/.claude"), 13,
+	       "the first one down, not a later one");
+	is_int((long)agentcfg_topmost("/ws", "/ws/a/b"), 0, "none on the way");
+	is_int((long)agentcfg_topmost("/ws", "/ws"), 0, "the root itself is not below it");
+	is_int((long)agentcfg_topmost("/ws", "/ws/.env"), 8, "a held file at the top");
+	is_int((long)agentcfg_topmost("/ws", "/wsx/.claude"), 0,
+	       "a sibling whose name starts with the root's is not below it");
+	is_int((long)agentcfg_topmost("/ws/.claude", "/ws/.claude/x/.gemini"), 21,
+	       "only what is below the root is looked at");
+	is_int((long)agentcfg_topmost("/", "/.claude/x"), 8, "from /");
+	is_int((long)agentcfg_topmost("/ws", "/ws/a/.claude.cordon-tampered-1234/x"), 0,
+	       "what the guard moved aside is no held name");
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/cordon-unit-agentcfg.XXXXXX";
@@ -359,6 +382,7 @@ int main(void)
 	umask(022);
 	names();
 	levels();
+	topmost();
 	judged();
 	bounds();
 	aside_names_taken();
