@@ -135,6 +135,19 @@ for how in mount nons; do
 	fi
 done
 
+# Another file system mounted below the workspace (Landlock alone lets the
+# run write there): the kernel's account names its directories by handles
+# of that file system, looked up there.
+if is_root && mount -t tmpfs cordon-t0153 "$WS/build/out" 2>/dev/null; then
+	srun nons -- sh -c "mkdir -p build/out/m && $plant" sh build/out/m "$OUT" 2>/dev/null
+	later build/out/m
+	is "$(tampered):$(pwned)" "$R/build/out/m/.claude:0" \
+		"root, Landlock only: .claude planted in a tmpfs mounted below the workspace: moved aside"
+	umount "$WS/build/out"
+else
+	skip "a tmpfs below the workspace: needs root and mount(2) here"
+fi
+
 # A workspace in no repository: as a user, new directories are looked into.
 fresh
 rm -rf "$WS/.git"

@@ -211,7 +211,8 @@ static int in_project(const struct policy *pol, const char *path)
 	if (pol->workspace != NULL && path_within(pol->workspace, path))
 		return 1;
 	for (size_t i = 0; i < pol->nw; i++)
-		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir && path_within(pol->w[i].path, path))
+		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
+		    path_within(pol->w[i].path, path))
 			return 1;
 	return 0;
 }
