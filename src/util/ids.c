@@ -121,10 +121,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 						       "of its own here, so the proxy cannot be its only way out" },
 	[REASON_REVIEW_NOT_ENFORCEABLE] = { "review_not_enforceable",
 					    "--review was given, but the run's workspace changes cannot be "
-					    "held aside here (no mount layer: confinement off or unavailable, "
-					    "or macOS, whose Seatbelt cannot redirect writes); whatever the "
-					    "mode, the command would write the real workspace, so it does "
-					    "not run" },
+					    "held aside here (no mount layer: Landlock alone, confinement "
+					    "unavailable or off, or macOS, whose Seatbelt cannot redirect "
+					    "writes); the command would write the real workspace, so "
+					    "required mode (and off) does not run it" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -309,6 +309,11 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "in directories git tracks, by their change time: one made "
 				     "in an untracked directory, or in a workspace in no "
 				     "repository, stays (as root the kernel tells every place)" },
+	[GAP_REVIEW] = { "review_not_held",
+			 "--review was given, but the run's workspace changes cannot be held "
+			 "aside here (no mount layer: Landlock alone, confinement unavailable, or "
+			 "macOS): they land in the workspace at once, and cordon changes and "
+			 "apply have nothing of this run" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

@@ -126,6 +126,7 @@ enum gap_id {
 	GAP_TMP_TREE_FIFOS,
 	GAP_USERNS,
 	GAP_AGENT_CONFIG_DEPTH,
+	GAP_REVIEW,
 	GAP_COUNT
 };
 _Static_assert(GAP_COUNT <= 64, "gaps are bits of a uint64_t");
