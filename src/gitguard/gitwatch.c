@@ -84,6 +84,7 @@ struct known {
 	char *path;
 	size_t held; /* path lies in a held name's entry: its length (agentcfg_topmost) */
 	int noted; /* noted as such (once is enough: the end looks it up again) */
+	int listed; /* in touched already (one path a directory, not one an event) */
 };
 
 /* An event on an agent-configuration entry: the directory's handle (the
@@ -340,10 +341,11 @@ static void take(struct gitwatch *w, const struct fanotify_event_metadata *m,
 		const char *dir = k->path;
 		if (dir[0] == '\0')
 			return;
-		if (strv_push(&w->touched, dir) != 0) {
+		if (!k->listed && strv_push(&w->touched, dir) != 0) {
 			w->broken = 1;
 			return;
 		}
+		k->listed = 1;
 		char sub[CORDON_PATH_MAX];
 		if (named && (m->mask & FAN_ONDIR) && strcmp((const char *)name, ".") != 0 &&
 		    path_join(sub, sizeof(sub), dir, (const char *)name) == 0 &&
@@ -559,6 +561,11 @@ const struct strv *gitwatch_named(const struct gitwatch *w)
 	return &w->named;
 }
 
+const struct strv *gitwatch_dirs(const struct gitwatch *w)
+{
+	return &w->touched;
+}
+
 void gitwatch_free(struct gitwatch *w)
 {
 	if (w == NULL)
@@ -620,6 +627,11 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir)
 	return 0;
 }
 const struct strv *gitwatch_named(const struct gitwatch *w)
+{
+	(void)w;
+	return NULL;
+}
+const struct strv *gitwatch_dirs(const struct gitwatch *w)
 {
 	(void)w;
 	return NULL;
