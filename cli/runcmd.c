@@ -123,17 +123,32 @@ static int warn_unconfined(cordon *c)
 	return 1;
 }
 
-/* --network allow that cannot be enforced here runs with the network
- * off: said once, on stderr (the start event has the gap). */
-static void warn_allowlist(cordon *c)
+/* Why --review cannot be held in this run (the gap review_not_held). */
+static const char *review_why(cordon *c)
+{
+	if (!cordon_applied(c))
+		return "confinement is not applied";
+	if (strcmp(cordon_backend_name(c), "seatbelt") == 0)
+		return "macOS: Seatbelt cannot redirect a write";
+	return "no mount layer: Landlock alone; cordon probe says why";
+}
+
+/* Controls asked for that auto mode runs without, said once each on
+ * stderr (the start event has their gaps): --network allow runs with the
+ * network off; --review holds nothing. */
+static void warn_gaps(cordon *c)
 {
 	for (const char *const *g = cordon_gaps(c); *g != NULL; g++)
-		if (strcmp(*g, "network_allowlist_not_enforced") == 0) {
+		if (strcmp(*g, "network_allowlist_not_enforced") == 0)
 			cli_msg("cordon: warning: ", "%s",
 				"--network allow cannot be enforced here (no network namespace of "
 				"the run's own): the network is OFF, nothing is allowed");
-			return;
-		}
+		else if (strcmp(*g, "review_not_held") == 0)
+			cli_msg("cordon: warning: ",
+				"--review cannot be held here (%s): the command's writes land in "
+				"the workspace at once, and nothing is held for cordon apply "
+				"(review_not_held)",
+				review_why(c));
 }
 
 int cli_run(cordon *c, const char *const argv[])
@@ -156,7 +171,7 @@ int cli_run(cordon *c, const char *const argv[])
 	 * a spawn that failed ran nothing. */
 	if (!warned && r == 0)
 		(void)warn_unconfined(c);
-	warn_allowlist(c);
+	warn_gaps(c);
 	if (r != 0) {
 		/* Not found (127), not executable (126), or confinement could
 		 * not be applied in the child (125: the command never ran). */

@@ -370,11 +370,14 @@ CORDON_EXPORT int cordon_set_allow_userns(cordon *c, int on);
  * dir (STATE/review/RUN_ID), and the real workspace is unchanged when the
  * run ends; the exit event lists each change ("review"). They land only
  * through cordon_apply(), or are dropped by cordon_discard(). Linux with
- * the mount layer (an overlay on the workspace); anywhere else, and with
- * confinement off or unavailable, cordon_begin() refuses the run in every
- * mode (CORDON_EUNAVAILABLE, cause review_not_enforceable): the command
- * would write the real workspace. Only the workspace is held: caches,
- * the temp dirs and --allow-write paths outside it are written as usual. */
+ * the mount layer (an overlay on the workspace). Where nothing can hold
+ * the writes (Landlock alone, confinement unavailable, macOS), required
+ * mode (and off) refuses the run (CORDON_EUNAVAILABLE, cause
+ * review_not_enforceable), and auto runs it without the review: the
+ * commands write the real workspace at once, the run has the gap
+ * review_not_held, the exit event's "review" is null, and there is no
+ * held run to apply. Only the workspace is held: caches, the temp dirs
+ * and --allow-write paths outside it are written as usual. */
 CORDON_EXPORT int cordon_set_review(cordon *c, int on);
 
 /* --- options by name: policy files and profiles ---

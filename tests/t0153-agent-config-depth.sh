@@ -106,6 +106,31 @@ for how in mount nons; do
 	is "$(tampered):$(pwned)" "$R/sub/pkg/.claude:0" \
 		"$name: one made elsewhere and moved into a new directory: moved aside where it ended"
 
+	# A tracked held file changed in place (its directory's change time
+	# stays), through a hard link made elsewhere, and a tracked held
+	# symlink whose target the run changed.
+	fresh
+	mkdir -p "$WS/shared/claude" "$WS/sub/s"
+	echo '{}' >"$WS/sub/deep/.mcp.json"
+	echo '{"user": true}' >"$WS/shared/claude/settings.json"
+	ln -s ../../shared/claude "$WS/sub/s/.claude"
+	git -C "$WS" add . && git -C "$WS" -c user.email=t@t -c user.name=t commit -qm held
+	settle
+	srun "$how" -- sh -c 'ln sub/deep/.mcp.json x && echo "{\"mcpServers\": {}}" > x && rm x && echo "{\"hooks\": 1}" > shared/claude/settings.json' 2>/dev/null
+	is "$(tampered)" "$R/sub/deep/.mcp.json $R/sub/s/.claude" \
+		"$name: a tracked .mcp.json written through a hard link, a tracked .claude symlink's target changed: both moved aside"
+
+	# A directory named like what the guard moves aside, one made
+	# unsearchable, and a symlink into cordon's state dir (its caches
+	# outlive the run).
+	fresh
+	srun "$how" -- sh -c "mkdir -p lib.cordon-tampered-x q/r && $plant && mkdir -p \"\$npm_config_cache/p\" && ln -s \"\$npm_config_cache/p\" sub/deep/pkg && chmod 0111 q" sh lib.cordon-tampered-x "$OUT" 2>/dev/null
+	chmod 0755 "$WS/q" 2>/dev/null
+	q=" $R/q" # as a user the end cannot look into it (root can: not listed)
+	is_root && q=
+	is "$(tampered)" "$R/lib.cordon-tampered-x/.claude$q $R/sub/deep/pkg" \
+		"$name: in a dir named *.cordon-tampered-*: moved aside; an unsearchable new dir: listed; a link into the state dir: moved aside"
+
 	# What the run only reads or writes beside it is left alone.
 	fresh
 	mkdir -p "$WS/sub/deep/.gemini"
@@ -134,6 +159,19 @@ for how in mount nons; do
 			"$name, as a user: .claude in untracked build/out is not found, and the start event says agent_config_depth_partial"
 	fi
 done
+
+# Another file system mounted below the workspace (Landlock alone lets the
+# run write there): the kernel's account names its directories by handles
+# of that file system, looked up there.
+if is_root && mount -t tmpfs cordon-t0153 "$WS/build/out" 2>/dev/null; then
+	srun nons -- sh -c "mkdir -p build/out/m && $plant" sh build/out/m "$OUT" 2>/dev/null
+	later build/out/m
+	is "$(tampered):$(pwned)" "$R/build/out/m/.claude:0" \
+		"root, Landlock only: .claude planted in a tmpfs mounted below the workspace: moved aside"
+	umount "$WS/build/out"
+else
+	skip "a tmpfs below the workspace: needs root and mount(2) here"
+fi
 
 # A workspace in no repository: as a user, new directories are looked into.
 fresh

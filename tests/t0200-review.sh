@@ -8,7 +8,8 @@
 # conflicting apply (nothing changed), a run killed in the middle (nothing
 # lands; swept), a held run that expired (swept), changes the guards
 # refuse, and symlinks that apply must never follow. Without the mount
-# layer --review is refused, whatever the mode.
+# layer --review is refused in required mode and off, and a gap in auto
+# (the command's writes land at once).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_landlock
@@ -264,24 +265,115 @@ unchanged "the home and the workspace in it after --review --scratch-home" "$HOM
 is "$(json_field "$T/s12.json" exit '[(c["kind"], c["path"]) for c in e["review"]["changes"]]')" '[["modified", "f"]]' \
 	"... the held change is the workspace's only (the home's write is the scratch home's)"
 
-# Without the mount layer, or with confinement off: refused, whatever the
-# mode; the workspace unchanged.
+# With confinement off: refused (off holds nothing; the two ask for
+# opposite things); the workspace unchanged.
 before=$(snapshot "$WS")
 (cd "$WS" && crun --review --sandbox off --status-file "$T/s10.json" -- sh -c 'echo off >a.txt') >/dev/null 2>"$T/e"
 [ "$?" -eq 125 ] && grep -q 'review_not_enforceable' "$T/e" &&
 	[ "$(json_field "$T/s10.json" status 'e["cause"]')" = review_not_enforceable ]
 ok $? "--review --sandbox off: refused (exit 125, cause review_not_enforceable)"
+unchanged "the workspace after the refused run" "$WS" "$before"
+
+# Without the mount layer (Landlock alone: no namespace can be made):
+# required refuses, nothing runs, the workspace and the outside are
+# unchanged; auto runs the command without the review, its write lands
+# at once, and the run says so (the gap review_not_held, one warning, no
+# layer review, an exit event whose review is null, --explain's line)
+# and holds nothing cordon changes or apply could find.
 if "$HELPERS/seccomp-deny" nons -- true 2>/dev/null; then
-	for mode in auto required; do
-		(cd "$WS" && "$HELPERS/seccomp-deny" nons -- "$CORDON" run --state-dir "$STATE" --review \
-			--sandbox "$mode" -- sh -c 'echo nons >a.txt') >/dev/null 2>"$T/e"
-		[ "$?" -eq 125 ] && grep -q 'review_not_enforceable' "$T/e"
-		ok $? "--review without the mount layer, --sandbox $mode: refused"
+	nons() { "$HELPERS/seccomp-deny" nons -- "$CORDON" run "$@"; }
+	before=$(snapshot "$WS")
+	rm -f "$OUT/ran"
+	(cd "$WS" && nons --state-dir "$STATE" --review --sandbox required --status-file "$T/s20.json" -- \
+		sh -c "echo nons >a.txt; touch '$OUT/ran'") >"$T/o" 2>"$T/e"
+	rc=$?
+	is "$rc:$(wc -l <"$T/e"):$(json_field "$T/s20.json" status '[e["reason"], e["cause"], e["applied"]]')" \
+		'125:1:["bash_sandbox_unavailable", "review_not_enforceable", false]' \
+		"no mount layer, required: refused (exit 125, one line, cause review_not_enforceable)"
+	[ ! -e "$OUT/ran" ] && [ ! -s "$T/o" ]
+	ok $? "... the command did not run"
+	unchanged "... the workspace after the refused run" "$WS" "$before"
+
+	# A state dir of its own, which no run has held changes in yet.
+	echo hello >"$WS/a.txt"
+	mkdir "$T/state-nons"
+	out=$(cd "$WS" && nons --state-dir "$T/state-nons" --review --explain --status-file "$T/s21.json" -- \
+		sh -c "echo landed >a.txt; echo out >'$OUT/o21'; cat a.txt; exit 3" 2>"$T/e")
+	is "$?:$out:$(cat "$WS/a.txt"):$(cat "$OUT/o21" 2>/dev/null)" "3:landed:landed:" \
+		"no mount layer, auto: the command runs, its write lands in the workspace at once (outside still refused)"
+	is "$(json_field "$T/s21.json" status '["review_not_held" in e["gaps"], "review" in e["layers"], "mount_namespace" in e["layers"], e["applied"]]')" \
+		"[true, false, false, true]" "... the gap review_not_held, no layer review (Landlock alone, applied)"
+	is "$(json_field "$T/s21.json" exit '"review" in e and e["review"] is None')" true \
+		"... the exit event holds no review (review: null)"
+	is "$(grep -c 'warning: --review' "$T/e"):$(grep -c 'held, not applied' "$T/e")" "1:0" \
+		"... one warning line on stderr, no line naming held changes"
+	grep 'cordon: explain:' "$T/e" | grep -q 'review_not_held.*landed in the workspace at once'
+	ok $? "... --explain says the review was not held, why and what it means"
+	[ ! -e "$T/state-nons/review" ]
+	ok $? "... nothing held under the state dir"
+	id21=$(run_id_of "$T/s21.json")
+	crun_sub() { "$CORDON" "$1" --state-dir "$T/state-nons" "$2"; }
+	for sub in changes apply; do
+		crun_sub "$sub" "$id21" >"$T/o" 2>"$T/e"
+		rc=$?
+		is "$rc:$(wc -l <"$T/e"):$(wc -c <"$T/o")" "125:1:0" "... cordon $sub of that run: exit 125, one line"
+		grep -q "review_not_held" "$T/e"
+		ok $? "... which names the gap review_not_held: $(cat "$T/e")"
+	done
+	is "$(cat "$WS/a.txt")" landed "... the workspace as the run left it"
+
+	# The first command's child meets the refusal itself (the trial):
+	# the review dir the plan made for the assumed mount layer goes, and
+	# the run goes on as above.
+	mkdir "$T/state-trial"
+	out=$(cd "$WS" && "$HELPERS/seccomp-deny" nons -- "$HELPERS/cordon-first-child" run \
+		--state-dir "$T/state-trial" --review --status-file "$T/s22.json" -- sh -c 'echo trial >a.txt; cat a.txt' 2>/dev/null)
+	is "$?:$out:$(cat "$WS/a.txt"):$(json_field "$T/s22.json" status '"review_not_held" in e["gaps"]')" \
+		"0:trial:trial:true" "no mount layer met by the first child, auto: the write lands, the gap"
+	is "$(ls -A "$T/state-trial/review" 2>/dev/null)" "" "... the review dir made for the trial is gone"
+
+	# The library: cordon_set_review() alike (auto: the gap; required:
+	# CORDON_EUNAVAILABLE, nothing run).
+	LIB=$TOP/$B/libcordon.so
+	for mode in 0:auto 1:required; do
+		echo lib >"$WS/a.txt"
+		out=$( (cd "$WS" && "$HELPERS/seccomp-deny" nons -- env \
+			LD_PRELOAD="$(ldd "$LIB" 2>/dev/null | awk '/libasan/ { print $3 }')" ASAN_OPTIONS=detect_leaks=0 \
+			"$PY" - "$LIB" "$T/state-nons" "${mode%%:*}" <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.cordon_new.restype = ctypes.c_void_p
+for f in ("cordon_set_state_dir", "cordon_set_review", "cordon_set_mode", "cordon_run",
+          "cordon_gaps", "cordon_free"):
+    getattr(lib, f).argtypes = [ctypes.c_void_p] + {
+        "cordon_set_state_dir": [ctypes.c_char_p], "cordon_set_review": [ctypes.c_int],
+        "cordon_set_mode": [ctypes.c_int], "cordon_run": [ctypes.c_void_p, ctypes.c_void_p],
+    }.get(f, [])
+lib.cordon_gaps.restype = ctypes.POINTER(ctypes.c_char_p)
+c = lib.cordon_new()
+res = (ctypes.c_int * 4)()
+argv = (ctypes.c_char_p * 4)(b"sh", b"-c", b"echo landed >a.txt", None)
+lib.cordon_set_state_dir(c, sys.argv[2].encode())
+lib.cordon_set_review(c, 1)
+lib.cordon_set_mode(c, int(sys.argv[3]))
+r = lib.cordon_run(c, argv, res)
+g, gaps, i = lib.cordon_gaps(c), [], 0
+while g and g[i]:
+    gaps.append(g[i].decode())
+    i += 1
+print(r, res[0] if r == 0 else "-", "review_not_held" in gaps)
+lib.cordon_free(c)
+PY
+		) 2>&1)
+		if [ "${mode#*:}" = auto ]; then
+			is "$out:$(cat "$WS/a.txt")" "0 0 True:landed" "the library, auto: the command ran, its write landed, the gap"
+		else
+			is "$out:$(cat "$WS/a.txt")" "-6 - False:lib" \
+				"the library, required: CORDON_EUNAVAILABLE, the workspace unchanged"
+		fi
 	done
 else
-	skip "no mount layer (auto): seccomp-deny cannot run here"
-	skip "no mount layer (required): seccomp-deny cannot run here"
+	for _ in $(seq 18); do skip "no mount layer: seccomp-deny cannot run here"; done
 fi
-unchanged "the workspace after the refused runs" "$WS" "$before"
 
 done_testing

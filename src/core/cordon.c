@@ -432,7 +432,7 @@ static int scratch_coverage(cordon *c)
 
 /* What the controls the user asked for left unenforced (policy_coverage). */
 struct unenforced {
-	int explicit_protect, explicit_deny, network, limit, scratch;
+	int explicit_protect, explicit_deny, network, limit, scratch, review;
 };
 
 /* The reason "required" refuses a run that leaves u unenforced, else
@@ -442,6 +442,8 @@ static enum reason_id required_refusal(const cordon *c, const struct unenforced 
 	const struct decision *d = &c->dec;
 	if (c->mode != CORDON_MODE_REQUIRED)
 		return REASON_NONE;
+	if (u->review)
+		return REASON_REVIEW_NOT_ENFORCEABLE;
 	/* Root keeping its capabilities is not confined in effect: it may
 	 * load a kernel module, which no layer refuses. */
 	if (d->cov.gaps & (1ull << GAP_CAPABILITIES))
@@ -495,10 +497,14 @@ static enum reason_id policy_coverage(cordon *c)
 	const struct strv *unsearched = gitguard_unsearched(c);
 	if (unsearched != NULL && unsearched->n > 0)
 		d->cov.gaps |= 1ull << GAP_GIT_SEARCH;
-	d->cov.gaps |= gitguard_depth_gaps(c);
 	u.network = network_coverage(c);
 	u.limit = limit_coverage(c);
 	u.scratch = scratch_coverage(c);
+	/* Again: a decision made again at the end (no command ran) may
+	 * have lost the mount layer. */
+	u.review = review_coverage(c) == REVIEW_REFUSED;
+	/* After it: a --review that holds nothing has nothing judged. */
+	d->cov.gaps |= gitguard_depth_gaps(c);
 	decision_finish(d);
 	return required_refusal(c, &u);
 }
@@ -622,24 +628,24 @@ static int plan_caches(cordon *c)
 	return 0;
 }
 
-/* --review: refused in every mode where the workspace's writes cannot
- * be held aside (the command would write the real workspace: a control
- * the user asked for is never dropped); else the run's review dir, once,
- * and the layer listed. */
+/* --review where the workspace's writes cannot be held aside: refused
+ * in required mode (a control the user asked for is never dropped) and
+ * off (which holds nothing: the two ask for opposite things); auto runs
+ * without it, the gap review_not_held said (review_coverage). Where it
+ * can be held, the run's review dir, once, before the backend's prepare. */
 static int review_plan(cordon *c)
 {
-	if (review_refused(&c->dec)) {
-		if (c->rundir != NULL)
-			runtmp_remove(c);
-		emit_refusal(c, REASON_REVIEW_NOT_ENFORCEABLE);
-		return cordon_fail(c, CORDON_EUNAVAILABLE, "%s (%s)",
-				   cordon_reason_ids[REASON_REVIEW_NOT_ENFORCEABLE].text,
-				   reason_name(REASON_REVIEW_NOT_ENFORCEABLE));
-	}
-	int r = c->rv == NULL ? review_begin(c) : 0;
-	if (r == 0)
-		c->dec.cov.layers |= 1u << LAYER_REVIEW;
-	return r;
+	enum review_hold h = review_coverage(c);
+	if (h == REVIEW_HELD)
+		return c->rv == NULL ? review_begin(c) : 0;
+	if (h == REVIEW_GAP)
+		return 0;
+	if (c->rundir != NULL)
+		runtmp_remove(c);
+	emit_refusal(c, REASON_REVIEW_NOT_ENFORCEABLE);
+	return cordon_fail(c, CORDON_EUNAVAILABLE, "%s (%s)",
+			   cordon_reason_ids[REASON_REVIEW_NOT_ENFORCEABLE].text,
+			   reason_name(REASON_REVIEW_NOT_ENFORCEABLE));
 }
 
 /* The decision, and the plan the backend prepares from it. 0, or a

@@ -514,6 +514,16 @@ char *status_explain(const cordon *c, const struct cordon_result *r)
 		else
 			refusal_brief(&b, c, (enum refusal_id)k);
 	}
+	if (c->dec.cov.gaps & (1ull << GAP_REVIEW)) {
+		/* Not a refusal, but what the failure left: the writes are in
+		 * the workspace, with no held run to drop. */
+		jb_raw(&b, "; --review held nothing (review_not_held: ");
+		jb_raw(&b, layer_on(c, LAYER_SEATBELT) ? "macOS: Seatbelt cannot redirect a write"
+						       : "no mount layer here, Landlock alone: "
+							 "cordon probe says why");
+		jb_raw(&b, "): the command's writes landed in the workspace at once, and "
+			   "cordon changes, diff and apply have nothing of this run");
+	}
 	if (!full)
 		jb_raw(&b, "\ncordon: explain: what each means in this run, and where: "
 			   "--explain=full, or the exit event's possible_refusals");

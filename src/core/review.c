@@ -38,6 +38,30 @@ int review_refused(const struct decision *d)
 	return !d->applied || !(d->cov.layers & (1u << LAYER_MOUNTNS));
 }
 
+enum review_hold review_hold_in(const struct decision *d, enum cordon_mode mode)
+{
+	if (!review_refused(d))
+		return REVIEW_HELD;
+	return mode == CORDON_MODE_AUTO ? REVIEW_GAP : REVIEW_REFUSED;
+}
+
+enum review_hold review_coverage(cordon *c)
+{
+	struct decision *d = &c->dec;
+	if (!c->review)
+		return REVIEW_HELD;
+	enum review_hold h = review_hold_in(d, c->mode);
+	if (h == REVIEW_HELD) {
+		d->cov.layers |= 1u << LAYER_REVIEW;
+		return h;
+	}
+	/* Nothing ran under that dir: nothing to keep. */
+	review_release(c);
+	d->cov.layers &= ~(1u << LAYER_REVIEW);
+	d->cov.gaps |= 1ull << GAP_REVIEW;
+	return h;
+}
+
 static int valid_id(const char *id)
 {
 	return id != NULL && strlen(id) == 32 && strspn(id, "0123456789abcdef") == 32;
@@ -82,7 +106,8 @@ int review_dir_of(cordon *c, const char *run_id, char *out, int make)
 			return cordon_fail_errno(c, CORDON_EINVAL, errno, "state directory %s",
 						 state);
 	}
-	if (review_root(real, root, make) != 0)
+	/* None yet: no held run there either (review_held_open says so). */
+	if (review_root(real, root, make) != 0 && (make || errno != ENOENT))
 		return cordon_fail_errno(c, CORDON_EINVAL, errno, "%s/review", real);
 	if (path_join(out, CORDON_PATH_MAX, root, run_id) != 0)
 		return cordon_fail(c, CORDON_EINVAL, "state directory path too long");
@@ -201,9 +226,13 @@ static void change_json(struct jbuf *b, const char *path, const char *kind, long
 void review_exit_fields(struct jbuf *b, const cordon *c)
 {
 	const struct review *rv = c->rv;
-	if (rv == NULL)
+	if (!c->review)
 		return;
 	jb_key(b, "review");
+	if (rv == NULL) {
+		jb_raw(b, "null"); /* nothing held: review_not_held, or not run */
+		return;
+	}
 	jb_raw(b, "{");
 	jb_key(b, "held");
 	jb_bool(b, rv->ended);

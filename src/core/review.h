@@ -97,6 +97,17 @@ void review_sweep(cordon *c);
 /* 1 when --review cannot be held in this run's decision (no mount
  * layer, confinement off or unavailable). Pure. */
 int review_refused(const struct decision *d);
+/* What --review gets from a decision in a mode: held aside (the mount
+ * layer); else a gap where auto runs without it (the writes land at
+ * once: Landlock alone, confinement unavailable, macOS), a refusal in
+ * required mode and off (which holds nothing). Pure. */
+enum review_hold { REVIEW_HELD, REVIEW_GAP, REVIEW_REFUSED };
+enum review_hold review_hold_in(const struct decision *d, enum cordon_mode mode);
+/* --review in the run's decision as it is now: the layer review where it
+ * is held; else the gap review_not_held, and the run's review dir (made
+ * by a plan that assumed a mount layer) dropped. REVIEW_HELD without
+ * --review. */
+enum review_hold review_coverage(cordon *c);
 
 /* reviewrec.c: the record, and the walk that makes it. */
 /* Walk the slots of dir against the real workspace ws, into rec. 0 or

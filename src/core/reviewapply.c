@@ -52,8 +52,10 @@ int review_held_open(cordon *c, const char *run_id, int need_record, struct held
 	if (h->fd < 0)
 		return cordon_fail(
 			c, CORDON_EINVAL,
-			"no held run %s (applied, discarded, expired, or never held): %s", run_id,
-			h->dir);
+			"no held run %s (applied, discarded, expired, or never held: a run "
+			"whose status event has the gap review_not_held wrote the workspace "
+			"directly): %s",
+			run_id, h->dir);
 	if (flock(h->fd, LOCK_EX | LOCK_NB) != 0) {
 		review_held_close(h);
 		return cordon_fail(c, CORDON_ESTATE,

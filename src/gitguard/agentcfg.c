@@ -49,6 +49,9 @@
  * (in directories made or moved in during the run): past it, what is
  * below is not looked at (the gap agent_config_depth_partial says so). */
 #define DEPTH_STEPS_MAX 20000L
+/* Directories below one made in the run that the end looks into: a
+ * deeper one is listed as not looked at (not clean). */
+#define DEPTH_MAX 64
 
 const char *const agentcfg_names[] = {
 	".claude",   ".mcp.json",     ".gemini",	".codex",	   ".cursor",
@@ -73,6 +76,7 @@ struct agentcfg {
 	size_t n, cap;
 	struct strv opted; /* --allow-agent-config paths, as the guard names them */
 	long steps; /* entries the end may still look at below the levels */
+	char *state; /* the state dir, canonical (NULL: unknown) */
 	struct held_budget budget; /* what records may still keep */
 	int begun; /* the end has something to compare against */
 };
@@ -264,6 +268,10 @@ int agentcfg_begin(cordon *c)
 	if (r == 0) {
 		a->budget = (struct held_budget){ HT_ENTRIES_MAX, HT_BYTES_MAX };
 		a->steps = DEPTH_STEPS_MAX;
+		char sd[CORDON_PATH_MAX], real[PATH_MAX];
+		if (runtmp_state_dir(c, sd, sizeof(sd)) == 0 && realpath(sd, real) != NULL &&
+		    (a->state = strdup(real)) == NULL)
+			r = CORDON_ENOMEM;
 		c->agentcfg = a;
 	} else {
 		free(a);
@@ -444,12 +452,39 @@ static int tree_changed(const char *dir, long long since_ns)
  * came with it); and each of its entries the same way. */
 static void look_in(cordon *c, DIR *d, const char *dir, long long since_ns, int recent, int depth);
 
+/* name is what the guard moved aside in this run (NAME.cordon-tampered-
+ * RUN...): left as it is. One of an earlier run's, or one the command
+ * named so, is looked at as any other. */
+static int aside_now(const cordon *c, const char *name)
+{
+	const char *t = strstr(name, ".cordon-tampered-");
+	return t != NULL && strncmp(t + 17, c->run_id, 8) == 0;
+}
+
+/* A symlink the run made at path that leads into cordon's state dir (the
+ * caches moved there, the layers: they outlive the run, and what a run
+ * writes there an unconfined program would read through the link). */
+static int into_state(const cordon *c, const char *path)
+{
+	char real[PATH_MAX];
+	const char *state = c->agentcfg->state;
+	return state != NULL && realpath(path, real) != NULL && path_within(state, real);
+}
+
+/* dir (made or changed in the run) cannot be looked into: what it holds
+ * is listed as unchecked (not clean), unless it is gone. */
+static void unseen_dir(cordon *c, const char *dir)
+{
+	if (errno != ENOENT && errno != ENOTDIR)
+		(void)tampered_add(c, dir, "");
+}
+
 static void look_at(cordon *c, DIR *d, const char *dir, const char *name, long long since_ns,
 		    int recent, int depth)
 {
 	char p[CORDON_PATH_MAX];
 	struct stat st;
-	if (strstr(name, ".cordon-tampered-") != NULL || path_join(p, sizeof(p), dir, name) != 0 ||
+	if (aside_now(c, name) || path_join(p, sizeof(p), dir, name) != 0 ||
 	    fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return;
 	int made = gg_since(&st, since_ns);
@@ -458,13 +493,21 @@ static void look_at(cordon *c, DIR *d, const char *dir, const char *name, long l
 			judge_below(c, p);
 		return;
 	}
-	if (!S_ISDIR(st.st_mode) || !(recent || made) || depth >= 64)
+	if (S_ISLNK(st.st_mode) && made && into_state(c, p))
+		judge_below(c, p);
+	if (!S_ISDIR(st.st_mode) || !(recent || made))
 		return;
-	DIR *sub = gitguard_open_dir(p);
-	if (sub != NULL) {
-		look_in(c, sub, p, since_ns, 1, depth + 1);
-		closedir(sub);
+	if (depth >= DEPTH_MAX) {
+		(void)tampered_add(c, p, ""); /* deeper than the end looks */
+		return;
 	}
+	DIR *sub = gitguard_open_dir(p);
+	if (sub == NULL) {
+		unseen_dir(c, p);
+		return;
+	}
+	look_in(c, sub, p, since_ns, 1, depth + 1);
+	closedir(sub);
 }
 
 static void look_in(cordon *c, DIR *d, const char *dir, long long since_ns, int recent, int depth)
@@ -495,9 +538,74 @@ void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns)
 		return;
 	}
 	DIR *d = gitguard_open_dir(dir);
-	if (d != NULL) {
-		look_in(c, d, dir, since_ns, 0, 0);
-		closedir(d);
+	if (d == NULL) {
+		unseen_dir(c, dir);
+		return;
+	}
+	look_in(c, d, dir, since_ns, 0, 0);
+	closedir(d);
+}
+
+/* path (a directory, followed from a symlink) or anything below it made
+ * or changed since since_ns; past the run's budget or DEPTH_MAX, or what
+ * cannot be read, counts as changed. */
+static int deep_changed(cordon *c, const char *path, long long since_ns, int depth)
+{
+	struct agentcfg *a = c->agentcfg;
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	DIR *d = depth < DEPTH_MAX ? gitguard_open_dir(path) : NULL;
+	if (d == NULL)
+		return 1;
+	int changed = fstat(dirfd(d), &st) != 0 || gg_since(&st, since_ns);
+	struct dirent *e;
+	while (!changed && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		changed = --a->steps < 0 ||
+			  fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			  gg_since(&st, since_ns) ||
+			  (S_ISDIR(st.st_mode) && (path_join(p, sizeof(p), path, e->d_name) != 0 ||
+						   deep_changed(c, p, since_ns, depth + 1)));
+	}
+	closedir(d);
+	return changed;
+}
+
+void agentcfg_depth_held(cordon *c, const char *dir, long long since_ns)
+{
+	char p[CORDON_PATH_MAX], real[PATH_MAX];
+	struct stat st, ts;
+	for (size_t k = 0; c->agentcfg != NULL && k < agentcfg_nnames; k++) {
+		if (path_join(p, sizeof(p), dir, agentcfg_names[k]) != 0 || lstat(p, &st) != 0)
+			continue;
+		/* Made or changed in place; or a symlink whose target (a file, a
+		 * tree) the run changed: what an agent reads through it. */
+		if (gg_since(&st, since_ns) ||
+		    (S_ISLNK(st.st_mode) && realpath(p, real) != NULL && stat(real, &ts) == 0 &&
+		     (gg_since(&ts, since_ns) ||
+		      (S_ISDIR(ts.st_mode) && deep_changed(c, real, since_ns, 0)))))
+			judge_below(c, p);
+	}
+}
+
+void agentcfg_depth_links(cordon *c, const struct strv *dirs, long long since_ns)
+{
+	char p[CORDON_PATH_MAX];
+	struct stat st;
+	for (size_t i = 0; c->agentcfg != NULL && dirs != NULL && i < dirs->n; i++) {
+		if (!in_project(&c->pol, dirs->v[i]))
+			continue;
+		DIR *d = gitguard_open_dir(dirs->v[i]);
+		struct dirent *e;
+		while (d != NULL && (e = readdir(d)) != NULL)
+			if ((e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) &&
+			    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode) && gg_since(&st, since_ns) &&
+			    path_join(p, sizeof(p), dirs->v[i], e->d_name) == 0 && into_state(c, p))
+				judge_below(c, p);
+		if (d != NULL)
+			closedir(d);
 	}
 }
 
@@ -514,6 +622,7 @@ void agentcfg_free(cordon *c)
 	}
 	free(a->v);
 	strv_free(&a->opted);
+	free(a->state);
 	free(a);
 	c->agentcfg = NULL;
 }

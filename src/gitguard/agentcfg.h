@@ -38,5 +38,14 @@ void agentcfg_depth(cordon *c, const struct strv *paths);
  * changed since since_ns is moved aside; and when dir lies in a held
  * name's tree, that entry is, if dir or an entry of it changed. */
 void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns);
+/* With the kernel's account: in each directory of dirs (the ones the run
+ * touched) a symlink the run made that leads into cordon's state dir
+ * (its caches and layers outlive the run) is moved aside; without it
+ * agentcfg_depth_dir does the same in what it looks at. */
+/* dir holds a tracked file or symlink with a held name (the index says):
+ * one made or changed since since_ns, or a symlink whose target the run
+ * changed, is moved aside. */
+void agentcfg_depth_held(cordon *c, const char *dir, long long since_ns);
+void agentcfg_depth_links(cordon *c, const struct strv *dirs, long long since_ns);
 
 #endif

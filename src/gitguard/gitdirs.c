@@ -13,6 +13,7 @@
  * may write it; a copy that does not decode whole is ignored.
  */
 #include "gitdirs.h"
+#include "agentcfg.h"
 #include "gitfmt.h"
 #include "base.h"
 #include "compat.h"
@@ -28,7 +29,7 @@
 
 #define READ_BUF ((size_t)64 * 1024)
 #define CACHE_MAX ((size_t)256 << 20) /* a larger copy is not read */
-static const char magic[16] = "cordon-gitdirs2\n";
+static const char magic[16] = "cordon-gitdirs3\n"; /* 3: GD_HELD */
 
 void gitdirs_free(struct gitdirs *d)
 {
@@ -122,6 +123,7 @@ static int collect(void *ctx, const char *dir, int kind)
 	unsigned flags = kind == GITFMT_GITLINK	     ? GD_DIR | GD_GITLINK
 			 : kind == GITFMT_SPARSE_DIR ? GD_SPARSE
 			 : kind == GITFMT_HEAD_FILE  ? GD_HEAD
+			 : kind == GITFMT_LEAF_NAMED ? GD_HELD
 						     : GD_DIR;
 	return gitdirs_add(ctx, dir, flags) == 0 ? 0 : GITFMT_UNSAFE + 1;
 }
@@ -135,6 +137,8 @@ static int feed_all(int fd, uint64_t size, size_t hashlen, unsigned char *buf,
 	size_t have = 0;
 	uint64_t at = 0;
 	gitfmt_index_start(ix, hashlen, size);
+	ix->leaf_names = agentcfg_names;
+	ix->nleaf = agentcfg_nnames;
 	for (;;) {
 		size_t want = READ_BUF - have;
 		if ((uint64_t)want > size - at)

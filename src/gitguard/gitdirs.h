@@ -17,6 +17,7 @@
 #define GD_GITLINK 0x2 /* a submodule's checkout (its .git by right) */
 #define GD_SPARSE 0x4 /* a sparse index's entry: all below it is tracked */
 #define GD_HEAD 0x8 /* holds a tracked HEAD or commondir */
+#define GD_HELD 0x10 /* holds a tracked file or symlink with an agent-configuration name */
 
 /* Sorted (strcmp: a directory before what is below it), no repeats;
  * paths relative to the tree's top, no "." or ".." component. */

@@ -499,8 +499,12 @@ static int report_dirs(const struct gitfmt_index *ix, char *path, size_t pn, uin
 		return r;
 	const char *base = strrchr(path, '/');
 	if (!sparse && base != NULL &&
-	    (strcmp(base + 1, "HEAD") == 0 || strcmp(base + 1, "commondir") == 0))
-		return report(path, (size_t)(base - path), GITFMT_HEAD_FILE, each, ctx);
+	    (strcmp(base + 1, "HEAD") == 0 || strcmp(base + 1, "commondir") == 0) &&
+	    (r = report(path, (size_t)(base - path), GITFMT_HEAD_FILE, each, ctx)) != 0)
+		return r;
+	for (size_t k = 0; !sparse && base != NULL && k < ix->nleaf; k++)
+		if (strcmp(base + 1, ix->leaf_names[k]) == 0)
+			return report(path, (size_t)(base - path), GITFMT_LEAF_NAMED, each, ctx);
 	return 0;
 }
 

@@ -42,6 +42,9 @@ int gitfmt_config_check(const char *buf, size_t len, gitfmt_worktree_fn worktree
 /* Once more per directory below the top that holds a tracked file named
  * HEAD or commondir (after its directories were reported). */
 #define GITFMT_HEAD_FILE 3
+/* Once more per directory below the top that holds a tracked file or
+ * symlink whose name is one of the index's leaf_names (when set). */
+#define GITFMT_LEAF_NAMED 4
 typedef int (*gitfmt_dir_fn)(void *ctx, const char *dir, int kind);
 
 /* Walk an index file (versions 2-4; hashlen 20 for SHA-1, 32 for
@@ -72,6 +75,10 @@ struct gitfmt_index {
 	int unnamed; /* an entry without a path (a split index's) */
 	size_t prevn;
 	char prev[GITFMT_PATH_MAX];
+	/* Names (NULL-terminated; NULL: none) a tracked entry's last
+	 * component is reported by (GITFMT_LEAF_NAMED); set after start. */
+	const char *const *leaf_names;
+	size_t nleaf;
 };
 void gitfmt_index_start(struct gitfmt_index *ix, size_t hashlen, uint64_t total);
 int gitfmt_index_feed(struct gitfmt_index *ix, const unsigned char *buf, size_t len, size_t *used,

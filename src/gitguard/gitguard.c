@@ -374,8 +374,9 @@ int gitguard_depth_partial(const cordon *c)
 
 uint64_t gitguard_depth_gaps(const cordon *c)
 {
-	/* A held run's changes are judged whole by apply (reviewjudge.c). */
-	if (c->review || !gitguard_depth_partial(c))
+	/* A held run's changes are judged whole by apply (reviewjudge.c);
+	 * a --review that holds nothing (review_not_held) judges nothing. */
+	if ((c->review && c->rv != NULL) || !gitguard_depth_partial(c))
 		return 0;
 	/* The profile refuses the names at any depth (Seatbelt), but cannot
 	 * see inside a directory moved in whole. */

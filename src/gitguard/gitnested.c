@@ -511,7 +511,13 @@ static void pass(struct nested *n, const struct gitdirs *l)
 		/* Without the kernel's account: agent configuration made in a
 		 * directory the run changed, or changed in a held name's
 		 * tracked tree. */
-		if (n->told == NULL && (changed || agentcfg_topmost(ws, abs) > 0) &&
+		/* A tracked file or symlink with a held name: changed in place,
+		 * or its target changed (neither changes the directory). */
+		if ((flags & GD_HELD) != 0)
+			agentcfg_depth_held(n->c, abs, n->s->since_ns);
+		/* (A tracked held tree, also with it: a file written through
+		 * a hard link elsewhere is told by its other name.) */
+		if (((n->told == NULL && changed) || agentcfg_topmost(ws, abs) > 0) &&
 		    strcmp(abs, ws) != 0)
 			agentcfg_depth_dir(n->c, abs, n->s->since_ns);
 		/* A gitlink's git dir may have been changed in place. */
@@ -584,9 +590,10 @@ void gitnested_end(cordon *c, struct nested_start *s)
 	/* Agent configuration below the held levels: where the kernel told,
 	 * each entry it named; else what the tracked directories' change
 	 * times tell (pass), and a watch that broke leaves it unchecked. */
-	if (n.told != NULL)
+	if (n.told != NULL) {
 		agentcfg_depth(c, gitwatch_named(n.told));
-	else if (s->watch != NULL)
+		agentcfg_depth_links(c, gitwatch_dirs(n.told), s->since_ns);
+	} else if (s->watch != NULL)
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
 	else /* the workspace itself (pass leaves it) */
 		agentcfg_depth_dir(c, c->pol.workspace, s->since_ns);

@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <sys/fanotify.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #ifndef FAN_REPORT_DIR_FID
@@ -83,6 +84,7 @@ struct known {
 	char *path;
 	size_t held; /* path lies in a held name's entry: its length (agentcfg_topmost) */
 	int noted; /* noted as such (once is enough: the end looks it up again) */
+	int listed; /* in touched already (one path a directory, not one an event) */
 };
 
 /* An event on an agent-configuration entry: the directory's handle (the
@@ -90,14 +92,22 @@ struct known {
  * the held name made or changed in it, or NULL when the directory lies
  * in a held name's entry. */
 struct note {
-	unsigned char *fh;
-	size_t hsz;
+	unsigned char *key; /* the directory's fsid and file handle */
+	size_t klen;
 	char *name;
 };
 
 struct gitwatch {
 	int fd; /* the fanotify group */
-	int mount_fd; /* the workspace (open_by_handle_at takes no O_PATH fd) */
+	/* Each file system marked (the workspace's, then those mounted
+	 * below it): its fsid and a directory of it, for open_by_handle_at,
+	 * which finds a handle only on the file system of the fd it is
+	 * given (a directory: it takes no O_PATH fd). */
+	struct marked {
+		__kernel_fsid_t fsid;
+		int fd;
+	} * fs;
+	size_t nfs;
 	char *root; /* the workspace: paths outside it are not kept */
 	int stop[2];
 	pthread_t thread;
@@ -159,16 +169,24 @@ static int memo_grow(struct gitwatch *w)
  * to 4 bytes only, and the metadata holds 8-byte fields. k: the fsid and
  * the file handle (klen bytes); fh: the handle, hsz bytes from its
  * header on. */
-/* The path a directory's handle (hsz bytes, header on) leads to now,
- * into path (CORDON_PATH_MAX bytes; "" when it is gone). */
-static void handle_path(const struct gitwatch *w, const unsigned char *fh, size_t hsz, char *path)
+/* The path a directory's key (the fsid, then the file handle from its
+ * header on: klen bytes) leads to now, into path (CORDON_PATH_MAX bytes;
+ * "" when it is gone, or on a file system not marked). */
+static void handle_path(const struct gitwatch *w, const unsigned char *key, size_t klen, char *path)
 {
 	path[0] = '\0';
-	struct file_handle *copy = malloc(hsz);
-	if (copy == NULL)
+	size_t hsz = klen - sizeof(__kernel_fsid_t);
+	int mfd = -1;
+	for (size_t i = 0; i < w->nfs && mfd < 0; i++)
+		if (memcmp(&w->fs[i].fsid, key, sizeof(__kernel_fsid_t)) == 0)
+			mfd = w->fs[i].fd;
+	struct file_handle *copy = klen > sizeof(__kernel_fsid_t) ? malloc(hsz) : NULL;
+	if (copy == NULL || mfd < 0) {
+		free(copy);
 		return;
-	memcpy(copy, fh, hsz);
-	int fd = open_by_handle_at(w->mount_fd, copy, O_PATH | O_CLOEXEC);
+	}
+	memcpy(copy, key + sizeof(__kernel_fsid_t), hsz);
+	int fd = open_by_handle_at(mfd, copy, O_PATH | O_CLOEXEC);
 	if (fd >= 0) {
 		char link[64];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -181,8 +199,7 @@ static void handle_path(const struct gitwatch *w, const unsigned char *fh, size_
 	free(copy);
 }
 
-static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen,
-			      const unsigned char *fh, size_t hsz)
+static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen)
 {
 	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
 		return NULL;
@@ -190,7 +207,7 @@ static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t
 	if (e->key != NULL)
 		return e;
 	char path[CORDON_PATH_MAX];
-	handle_path(w, fh, hsz, path);
+	handle_path(w, k, klen, path);
 	if (!path_within(w->root, path))
 		path[0] = '\0';
 	e->key = malloc(klen);
@@ -214,7 +231,7 @@ static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t
  * name made or moved in (the end judges only what lies in the writable
  * set): noted. Each directory in a held entry once; a held name once per
  * run of events. */
-static int note_named(struct gitwatch *w, struct known *k, const unsigned char *fh, size_t hsz,
+static int note_named(struct gitwatch *w, struct known *k, const unsigned char *key, size_t klen,
 		      const char *name, int named)
 {
 	const char *nm = NULL;
@@ -228,10 +245,10 @@ static int note_named(struct gitwatch *w, struct known *k, const unsigned char *
 		return 0;
 	}
 	const struct note *last = w->nnotes > 0 ? &w->notes[w->nnotes - 1] : NULL;
-	if (last != NULL && nm != NULL && last->name != NULL && last->hsz == hsz &&
-	    memcmp(last->fh, fh, hsz) == 0 && strcmp(last->name, nm) == 0)
+	if (last != NULL && nm != NULL && last->name != NULL && last->klen == klen &&
+	    memcmp(last->key, key, klen) == 0 && strcmp(last->name, nm) == 0)
 		return 0;
-	if (hsz == 0)
+	if (klen <= sizeof(__kernel_fsid_t))
 		return 0; /* no handle: nothing to find it by */
 	if (w->notes == NULL || w->nnotes == w->capnotes) {
 		size_t cap = w->capnotes ? w->capnotes * 2 : 16;
@@ -242,15 +259,15 @@ static int note_named(struct gitwatch *w, struct known *k, const unsigned char *
 		w->capnotes = cap;
 	}
 	struct note *n = &w->notes[w->nnotes];
-	n->hsz = hsz;
-	n->fh = malloc(hsz);
+	n->klen = klen;
+	n->key = malloc(klen);
 	n->name = nm != NULL ? strdup(nm) : NULL;
-	if (n->fh == NULL || (nm != NULL && n->name == NULL)) {
-		free(n->fh);
+	if (n->key == NULL || (nm != NULL && n->name == NULL)) {
+		free(n->key);
 		free(n->name);
 		return -1;
 	}
-	memcpy(n->fh, fh, hsz);
+	memcpy(n->key, key, klen);
 	w->nnotes++;
 	return 0;
 }
@@ -263,7 +280,7 @@ static void resolve_notes(struct gitwatch *w)
 	char dir[CORDON_PATH_MAX], p[CORDON_PATH_MAX];
 	for (size_t i = 0; i < w->nnotes; i++) {
 		const struct note *n = &w->notes[i];
-		handle_path(w, n->fh, n->hsz, dir);
+		handle_path(w, n->key, n->klen, dir);
 		if (dir[0] == '\0')
 			continue; /* gone, with what was in it */
 		size_t t = agentcfg_topmost(w->root, dir);
@@ -313,21 +330,22 @@ static void take(struct gitwatch *w, const struct fanotify_event_metadata *m,
 			w->broken = 1;
 			return;
 		}
-		struct known *k = dir_path(w, key, (size_t)(name - key), hp, (size_t)(name - hp));
+		struct known *k = dir_path(w, key, (size_t)(name - key));
 		int named = h.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME &&
 			    memchr(name, '\0', (size_t)(p + h.len - name)) != NULL;
 		if (k == NULL ||
-		    note_named(w, k, hp, (size_t)(name - hp), (const char *)name, named) != 0) {
+		    note_named(w, k, key, (size_t)(name - key), (const char *)name, named) != 0) {
 			w->broken = 1;
 			return;
 		}
 		const char *dir = k->path;
 		if (dir[0] == '\0')
 			return;
-		if (strv_push(&w->touched, dir) != 0) {
+		if (!k->listed && strv_push(&w->touched, dir) != 0) {
 			w->broken = 1;
 			return;
 		}
+		k->listed = 1;
 		char sub[CORDON_PATH_MAX];
 		if (named && (m->mask & FAN_ONDIR) && strcmp((const char *)name, ".") != 0 &&
 		    path_join(sub, sizeof(sub), dir, (const char *)name) == 0 &&
@@ -425,6 +443,26 @@ static int mark(int fd, const char *path)
 	return fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENTS, AT_FDCWD, path);
 }
 
+/* The file system at dir, marked: its fsid and an fd for its handles. */
+static int add_fs(struct gitwatch *w, const char *dir)
+{
+	struct statfs sf;
+	struct marked *v = realloc(w->fs, (w->nfs + 1) * sizeof(*v));
+	if (v == NULL)
+		return -1;
+	w->fs = v;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstatfs(fd, &sf) != 0) {
+		close(fd);
+		return -1;
+	}
+	memcpy(&v[w->nfs].fsid, &sf.f_fsid, sizeof(v[w->nfs].fsid));
+	v[w->nfs++].fd = fd;
+	return 0;
+}
+
 struct gitwatch *gitwatch_start(const char *workspace)
 {
 	if (geteuid() != 0)
@@ -432,7 +470,7 @@ struct gitwatch *gitwatch_start(const char *workspace)
 	struct gitwatch *w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return NULL;
-	w->fd = w->mount_fd = w->stop[0] = w->stop[1] = -1;
+	w->fd = w->stop[0] = w->stop[1] = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	struct strv below = { 0 };
 	int ok = (w->root = strdup(workspace)) != NULL &&
@@ -440,10 +478,10 @@ struct gitwatch *gitwatch_start(const char *workspace)
 						FAN_UNLIMITED_QUEUE | FAN_REPORT_DIR_FID |
 						FAN_REPORT_NAME,
 					O_RDONLY | O_CLOEXEC)) >= 0 &&
-		 (w->mount_fd = open(workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
 		 mark(w->fd, workspace) == 0 && mounts_below(workspace, &below) == 0;
+	ok = ok && add_fs(w, workspace) == 0;
 	for (size_t i = 0; ok && i < below.n; i++)
-		ok = mark(w->fd, below.v[i]) == 0;
+		ok = mark(w->fd, below.v[i]) == 0 && add_fs(w, below.v[i]) == 0;
 	strv_free(&below);
 	if (ok && pipe_cloexec(w->stop) == 0) {
 		sigset_t all, old;
@@ -523,6 +561,11 @@ const struct strv *gitwatch_named(const struct gitwatch *w)
 	return &w->named;
 }
 
+const struct strv *gitwatch_dirs(const struct gitwatch *w)
+{
+	return &w->touched;
+}
+
 void gitwatch_free(struct gitwatch *w)
 {
 	if (w == NULL)
@@ -541,14 +584,15 @@ void gitwatch_free(struct gitwatch *w)
 	strv_free(&w->moved);
 	strv_free(&w->named);
 	for (size_t i = 0; i < w->nnotes; i++) {
-		free(w->notes[i].fh);
+		free(w->notes[i].key);
 		free(w->notes[i].name);
 	}
 	free(w->notes);
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->mount_fd >= 0)
-		close(w->mount_fd);
+	for (size_t i = 0; i < w->nfs; i++)
+		close(w->fs[i].fd);
+	free(w->fs);
 	if (w->stop[0] >= 0) {
 		close(w->stop[0]);
 		close(w->stop[1]);
@@ -583,6 +627,11 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir)
 	return 0;
 }
 const struct strv *gitwatch_named(const struct gitwatch *w)
+{
+	(void)w;
+	return NULL;
+}
+const struct strv *gitwatch_dirs(const struct gitwatch *w)
 {
 	(void)w;
 	return NULL;

@@ -26,6 +26,8 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir);
  * run's changes: the topmost such name on the way), sorted: what the run
  * made or changed there. NULL where there is no watch. */
 const struct strv *gitwatch_named(const struct gitwatch *w);
+/* The directories the run touched (sorted, each once). */
+const struct strv *gitwatch_dirs(const struct gitwatch *w);
 void gitwatch_free(struct gitwatch *w);
 
 #endif

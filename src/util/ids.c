@@ -121,10 +121,10 @@ const struct id_text cordon_reason_ids[REASON_COUNT] = {
 						       "of its own here, so the proxy cannot be its only way out" },
 	[REASON_REVIEW_NOT_ENFORCEABLE] = { "review_not_enforceable",
 					    "--review was given, but the run's workspace changes cannot be "
-					    "held aside here (no mount layer: confinement off or unavailable, "
-					    "or macOS, whose Seatbelt cannot redirect writes); whatever the "
-					    "mode, the command would write the real workspace, so it does "
-					    "not run" },
+					    "held aside here (no mount layer: Landlock alone, confinement "
+					    "unavailable or off, or macOS, whose Seatbelt cannot redirect "
+					    "writes); the command would write the real workspace, so "
+					    "required mode (and off) does not run it" },
 	[REASON_CAPABILITIES_NOT_REDUCIBLE] = { "capabilities_not_reducible",
 						"the command would keep root's capabilities: capset is "
 						"refused here, and with them it could load a kernel "
@@ -311,6 +311,11 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "repository, stays (as root on Linux the kernel tells every "
 				     "place; the macOS profile refuses them, but below a tree whose "
 				     "path it cannot write as a pattern)" },
+	[GAP_REVIEW] = { "review_not_held",
+			 "--review was given, but the run's workspace changes cannot be held "
+			 "aside here (no mount layer: Landlock alone, confinement unavailable, or "
+			 "macOS): they land in the workspace at once, and cordon changes and "
+			 "apply have nothing of this run" },
 	[GAP_AGENT_CONFIG_MOVED_IN] = { "agent_config_moved_in_partial",
 					"the Seatbelt profile refuses to make or change agent "
 					"configuration at any depth of the workspace and each "

@@ -6,6 +6,7 @@
  */
 #include "agentcfg.h"
 #include "handle.h"
+#include "review.h"
 #include "seatbelt.h"
 #include "tap.h"
 #include "fixture.h"
@@ -227,6 +228,18 @@ static void below_levels(cordon *c, const char **words, size_t n, const char *op
 	c->dec.applied = 0;
 	ok(gitguard_depth_gaps(c) == depth, "not applied: as before");
 	c->dec.applied = 1;
+	/* --review: no gap where apply judges the held changes; where
+	 * nothing holds them (macOS: review_not_held, no review dir), the
+	 * same gap as without it. */
+	struct review *rv = c->rv;
+	int review = c->review;
+	c->review = 1;
+	c->rv = NULL;
+	ok(gitguard_depth_gaps(c) == moved, "--review not held (no review dir): the gap stays");
+	c->rv = (struct review *)&review; /* only compared with NULL */
+	ok(gitguard_depth_gaps(c) == 0, "--review held: no gap, apply judges every depth");
+	c->rv = rv;
+	c->review = review;
 }
 
 static void run_through_launcher(void)
@@ -382,12 +395,88 @@ static void run_through_launcher(void)
 	cordon_free(c);
 }
 
+/* --review on macOS: Seatbelt can refuse a write but not redirect it, so
+ * nothing holds the workspace's writes aside. auto runs without the
+ * review (the gap review_not_held; the write lands; no held run), required
+ * mode refuses (as on Linux without the mount layer, whose refusal
+ * t0200 checks). */
+static void review_on_seatbelt(void)
+{
+	struct decision d;
+	memset(&d, 0, sizeof(d));
+	d.applied = 1;
+	seatbelt_coverage(&d.cov);
+	is_int(review_hold_in(&d, CORDON_MODE_AUTO), REVIEW_GAP,
+	       "Seatbelt's coverage, auto: --review is a gap");
+	is_int(review_hold_in(&d, CORDON_MODE_REQUIRED), REVIEW_REFUSED, "... required: refused");
+
+	char f[400], held[400];
+	snprintf(f, sizeof(f), "%s/rv.txt", ws);
+	snprintf(held, sizeof(held), "%s/review", state);
+	const char *launcher = fake("launcher-rv",
+				    "#!/bin/sh\nwhile [ \"$1\" != -- ]; do shift; done\nshift\n"
+				    "exec \"$@\"\n",
+				    0755);
+	for (int required = 0; required <= 1; required++) {
+		const char *mode = required ? "required" : "auto";
+		cordon *c = cordon_new();
+		cordon_set_workspace(c, ws);
+		cordon_set_state_dir(c, state);
+		cordon_set_caches(c, 0);
+		cordon_set_review(c, 1);
+		cordon_set_mode(c, required ? CORDON_MODE_REQUIRED : CORDON_MODE_AUTO);
+		if (cordon_begin(c) != 0) {
+			/* Linux without the mount layer, required: refused at begin. */
+			diag("%s: %s", mode, cordon_last_error(c));
+			skip("begin refused here (no mount layer, required): Seatbelt's case untested");
+			cordon_free(c);
+			continue;
+		}
+		/* As macOS decides: the Seatbelt backend and its coverage, then
+		 * the plan's --review part (a review dir Linux made goes). */
+		launch_release(&c->launch);
+		c->dec.backend = &cordon_backend_seatbelt;
+		c->dec.applied = 1;
+		seatbelt_coverage(&c->dec.cov);
+		seatbelt_test_reset(launcher, 2000);
+		enum review_hold h = review_coverage(c);
+		ok(c->rv == NULL && (c->dec.cov.gaps & (1ull << GAP_REVIEW)) &&
+			   !(c->dec.cov.layers & (1u << LAYER_REVIEW)),
+		   "%s on Seatbelt: the gap review_not_held, no layer review, no held run", mode);
+		if (required) {
+			is_int(h, REVIEW_REFUSED,
+			       "... required: refused (the command does not run)");
+			is_int(cordon_end(c), 0, "end");
+			cordon_free(c);
+			continue;
+		}
+		is_int(h, REVIEW_GAP, "... auto: the run goes on without it");
+		is_int(run_prepare(c), 0, "prepare on Seatbelt %s", cordon_last_error(c));
+		const char *argv[] = { "sh", "-c", "echo landed >rv.txt", NULL };
+		cordon_proc *p;
+		struct cordon_result res = { 0 };
+		is_int(cordon_spawn(c, argv, &p), 0, "spawn through the launcher");
+		is_int(cordon_wait(p, &res), 0, "wait");
+		ok(res.exit_code == 0 && file_has(f, "landed\n"),
+		   "the write landed in the workspace at once");
+		char *j = status_exit_json(c, &res, res.exit_code);
+		ok(j != NULL && strstr(j, "\"review\":null") != NULL,
+		   "the exit event holds no review (null)");
+		free(j);
+		is_int(cordon_end(c), 0, "end");
+		cordon_free(c);
+	}
+	struct stat st;
+	ok(stat(held, &st) != 0 || rmdir(held) == 0, "nothing held under the state dir");
+}
+
 int main(void)
 {
 	setup("/tmp/cordon-sb.XXXXXX");
 	probe_outcomes();
 	detail_reaches_the_caller();
 	run_through_launcher();
+	review_on_seatbelt();
 	teardown();
 	return done_testing();
 }
