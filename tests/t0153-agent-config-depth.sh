@@ -173,6 +173,20 @@ else
 	skip "a tmpfs below the workspace: needs root and mount(2) here"
 fi
 
+# An --allow-write directory on another file system: as root its file
+# system is marked too.
+mkdir -p "$T/aw"
+if is_root && mount -t tmpfs cordon-t0153 "$T/aw" 2>/dev/null; then
+	mkdir -p "$T/aw/pkg/src"
+	settle
+	srun mount --allow-write "$T/aw" -- sh -c "$plant" sh "$T/aw/pkg/src" "$OUT" 2>/dev/null
+	is "$(tampered)" "$(cd "$T/aw" && pwd -P)/pkg/src/.claude" \
+		"root: .claude planted in an existing dir below an --allow-write dir on a tmpfs: moved aside"
+	umount "$T/aw"
+else
+	skip "an --allow-write directory on a tmpfs: needs root and mount(2) here"
+fi
+
 # A workspace in no repository: as a user, new directories are looked into.
 fresh
 rm -rf "$WS/.git"

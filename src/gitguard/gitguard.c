@@ -38,6 +38,7 @@
 #include "gitfmt.h"
 #include "gitjudge.h"
 #include "gitnested.h"
+#include "gitwatch.h"
 #include "path.h"
 
 #include <dirent.h>
@@ -369,7 +370,8 @@ const struct strv *gitguard_unsearched(const cordon *c)
 int gitguard_depth_partial(const cordon *c)
 {
 	const struct gitguard *g = c->gitguard;
-	return g != NULL && g->begun && g->nested.watch == NULL;
+	return g != NULL && g->begun &&
+	       (g->nested.watch == NULL || gitwatch_partial(g->nested.watch));
 }
 
 uint64_t gitguard_depth_gaps(const cordon *c)

@@ -198,7 +198,13 @@ void gitnested_load(const cordon *c, struct nested_start *s)
 	/* As root the kernel can tell which directories the run touches:
 	 * the end then looks at those only; and where the run made or
 	 * changed agent configuration, at any depth (agentcfg.c). */
-	s->watch = gitwatch_start(c->pol.workspace);
+	struct strv extra = { 0 };
+	int ok = 1;
+	for (size_t i = 0; ok && i < c->pol.nw; i++)
+		if (c->pol.w[i].kind == W_EXTRA && c->pol.w[i].is_dir)
+			ok = strv_push(&extra, c->pol.w[i].path) == 0;
+	s->watch = ok ? gitwatch_start(c->pol.workspace, &extra) : NULL;
+	strv_free(&extra);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -595,8 +601,11 @@ void gitnested_end(cordon *c, struct nested_start *s)
 		agentcfg_depth_links(c, gitwatch_dirs(n.told), s->since_ns);
 	} else if (s->watch != NULL)
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
-	else /* the workspace itself (pass leaves it) */
-		agentcfg_depth_dir(c, c->pol.workspace, s->since_ns);
+	else /* the workspace itself (pass leaves it), each --allow-write dir */
+		for (size_t i = 0; i < c->pol.nw; i++)
+			if (c->pol.w[i].kind == W_WORKSPACE ||
+			    (c->pol.w[i].kind == W_EXTRA && c->pol.w[i].is_dir))
+				agentcfg_depth_dir(c, c->pol.w[i].path, s->since_ns);
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	/* No repository held the workspace at the start: one made there in

@@ -108,7 +108,9 @@ struct gitwatch {
 		int fd;
 	} * fs;
 	size_t nfs;
-	char *root; /* the workspace: paths outside it are not kept */
+	char *root; /* the workspace: paths outside the roots are not kept */
+	struct strv roots; /* the workspace, then each --allow-write directory */
+	int partial; /* an --allow-write directory could not be watched */
 	int stop[2];
 	pthread_t thread;
 	int running;
@@ -199,6 +201,15 @@ static void handle_path(const struct gitwatch *w, const unsigned char *key, size
 	free(copy);
 }
 
+/* The root path lies in (the first that holds it), or NULL. */
+static const char *root_of(const struct gitwatch *w, const char *path)
+{
+	for (size_t i = 0; path[0] != '\0' && i < w->roots.n; i++)
+		if (path_within(w->roots.v[i], path))
+			return w->roots.v[i];
+	return NULL;
+}
+
 static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen)
 {
 	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
@@ -208,7 +219,8 @@ static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t
 		return e;
 	char path[CORDON_PATH_MAX];
 	handle_path(w, k, klen, path);
-	if (!path_within(w->root, path))
+	const char *r = root_of(w, path);
+	if (r == NULL)
 		path[0] = '\0';
 	e->key = malloc(klen);
 	e->path = strdup(path);
@@ -221,7 +233,7 @@ static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t
 	}
 	memcpy(e->key, k, klen);
 	e->klen = klen;
-	e->held = path[0] != '\0' ? agentcfg_topmost(w->root, path) : 0;
+	e->held = r != NULL ? agentcfg_topmost(r, path) : 0;
 	w->nmemo++;
 	return e;
 }
@@ -283,7 +295,8 @@ static void resolve_notes(struct gitwatch *w)
 		handle_path(w, n->key, n->klen, dir);
 		if (dir[0] == '\0')
 			continue; /* gone, with what was in it */
-		size_t t = agentcfg_topmost(w->root, dir);
+		const char *r = root_of(w, dir);
+		size_t t = r != NULL ? agentcfg_topmost(r, dir) : 0;
 		if (t == 0 && (n->name == NULL || path_join(p, sizeof(p), dir, n->name) != 0))
 			continue; /* moved out of every held name */
 		if (t > 0) {
@@ -463,7 +476,18 @@ static int add_fs(struct gitwatch *w, const char *dir)
 	return 0;
 }
 
-struct gitwatch *gitwatch_start(const char *workspace)
+/* Mark root's file system and those mounted below it. 0 or -1. */
+static int mark_tree(struct gitwatch *w, const char *root)
+{
+	struct strv below = { 0 };
+	int ok = mark(w->fd, root) == 0 && add_fs(w, root) == 0 && mounts_below(root, &below) == 0;
+	for (size_t i = 0; ok && i < below.n; i++)
+		ok = mark(w->fd, below.v[i]) == 0 && add_fs(w, below.v[i]) == 0;
+	strv_free(&below);
+	return ok && strv_push(&w->roots, root) == 0 ? 0 : -1;
+}
+
+struct gitwatch *gitwatch_start(const char *workspace, const struct strv *extra)
 {
 	if (geteuid() != 0)
 		return NULL; /* filesystem marks are root's (see above) */
@@ -472,17 +496,17 @@ struct gitwatch *gitwatch_start(const char *workspace)
 		return NULL;
 	w->fd = w->stop[0] = w->stop[1] = -1;
 	pthread_mutex_init(&w->lock, NULL);
-	struct strv below = { 0 };
 	int ok = (w->root = strdup(workspace)) != NULL &&
 		 (w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
 						FAN_UNLIMITED_QUEUE | FAN_REPORT_DIR_FID |
 						FAN_REPORT_NAME,
 					O_RDONLY | O_CLOEXEC)) >= 0 &&
-		 mark(w->fd, workspace) == 0 && mounts_below(workspace, &below) == 0;
-	ok = ok && add_fs(w, workspace) == 0;
-	for (size_t i = 0; ok && i < below.n; i++)
-		ok = mark(w->fd, below.v[i]) == 0 && add_fs(w, below.v[i]) == 0;
-	strv_free(&below);
+		 mark_tree(w, workspace) == 0;
+	/* An --allow-write directory whose file system refuses a mark is
+	 * not watched (gitwatch_partial); the workspace's still is. */
+	for (size_t i = 0; ok && extra != NULL && i < extra->n; i++)
+		if (mark_tree(w, extra->v[i]) != 0)
+			w->partial = 1;
 	if (ok && pipe_cloexec(w->stop) == 0) {
 		sigset_t all, old;
 		sigfillset(&all);
@@ -566,6 +590,11 @@ const struct strv *gitwatch_dirs(const struct gitwatch *w)
 	return &w->touched;
 }
 
+int gitwatch_partial(const struct gitwatch *w)
+{
+	return w->partial;
+}
+
 void gitwatch_free(struct gitwatch *w)
 {
 	if (w == NULL)
@@ -599,14 +628,16 @@ void gitwatch_free(struct gitwatch *w)
 	}
 	pthread_mutex_destroy(&w->lock);
 	free(w->root);
+	strv_free(&w->roots);
 	free(w);
 }
 
 #else
 
-struct gitwatch *gitwatch_start(const char *workspace)
+struct gitwatch *gitwatch_start(const char *workspace, const struct strv *extra)
 {
 	(void)workspace;
+	(void)extra;
 	return NULL;
 }
 int gitwatch_end(struct gitwatch *w)
@@ -635,6 +666,11 @@ const struct strv *gitwatch_dirs(const struct gitwatch *w)
 {
 	(void)w;
 	return NULL;
+}
+int gitwatch_partial(const struct gitwatch *w)
+{
+	(void)w;
+	return 1;
 }
 void gitwatch_free(struct gitwatch *w)
 {

@@ -9,9 +9,10 @@ struct gitwatch;
 struct strv;
 
 /* Watch the file systems of the workspace and of every mount below it,
+ * and the same for each directory of extra (--allow-write; NULL: none),
  * from now on: NULL when this process cannot (not root, no fanotify, a
  * mark refused), and the guard then looks at every tracked directory. */
-struct gitwatch *gitwatch_start(const char *workspace);
+struct gitwatch *gitwatch_start(const char *workspace, const struct strv *extra);
 /* After every process of the run is gone: read what is left. 0 when
  * the answers below can be trusted; -1 when they cannot (the queue
  * overflowed, an error): then nothing it says counts. */
@@ -28,6 +29,9 @@ int gitwatch_moved(const struct gitwatch *w, const char *dir);
 const struct strv *gitwatch_named(const struct gitwatch *w);
 /* The directories the run touched (sorted, each once). */
 const struct strv *gitwatch_dirs(const struct gitwatch *w);
+/* An --allow-write directory given to gitwatch_start is not watched (its
+ * file system refused a mark): 1. */
+int gitwatch_partial(const struct gitwatch *w);
 void gitwatch_free(struct gitwatch *w);
 
 #endif

@@ -306,11 +306,13 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "agent configuration a run makes below the held levels "
 				     "(the workspace, each --allow-write directory, each "
 				     "directory down to the working directory) is found only "
-				     "in directories git tracks, by their change time: one made "
-				     "in an untracked directory, or in a workspace in no "
-				     "repository, stays (as root on Linux the kernel tells every "
-				     "place; the macOS profile refuses them, but below a tree whose "
-				     "path it cannot write as a pattern)" },
+				     "where change times point (directories the workspace's "
+				     "repositories track, directories the run made): one made "
+				     "in an untracked directory that existed, or in an existing "
+				     "directory below an --allow-write one, stays (as root on "
+				     "Linux the kernel tells every place; the macOS profile "
+				     "refuses them, but below a tree whose path it cannot write "
+				     "as a pattern)" },
 	[GAP_REVIEW] = { "review_not_held",
 			 "--review was given, but the run's workspace changes cannot be held "
 			 "aside here (no mount layer: Landlock alone, confinement unavailable, or "
