@@ -90,6 +90,12 @@ int gitnested_begin(const cordon *c, struct nested_start *s)
 	clock_gettime(CLOCK_REALTIME, &now);
 	/* A step of the file system's coarse clock: 50 ms of slack. */
 	s->since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - 50000000LL;
+	/* The agent-config guard's: the coarse clock itself (what a change
+	 * time is read from, or later), so that a held name the user made
+	 * just before the run (an agent's edit, then a command) is not
+	 * taken for the run's but within one tick. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	s->cfg_since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 	s->repo = 0;
 	/* The lists' copies go beside the runs' dirs: STATE/runs/XXXXXX. */
 	if (runtmp_state_of_run(c, s->state, sizeof(s->state)) != 0)
@@ -520,12 +526,12 @@ static void pass(struct nested *n, const struct gitdirs *l)
 		/* A tracked file or symlink with a held name: changed in place,
 		 * or its target changed (neither changes the directory). */
 		if ((flags & GD_HELD) != 0)
-			agentcfg_depth_held(n->c, abs, n->s->since_ns);
+			agentcfg_depth_held(n->c, abs, n->s->cfg_since_ns);
 		/* (A tracked held tree, also with it: a file written through
 		 * a hard link elsewhere is told by its other name.) */
 		if (((n->told == NULL && changed) || agentcfg_topmost(ws, abs) > 0) &&
 		    strcmp(abs, ws) != 0)
-			agentcfg_depth_dir(n->c, abs, n->s->since_ns);
+			agentcfg_depth_dir(n->c, abs, n->s->cfg_since_ns);
 		/* A gitlink's git dir may have been changed in place. */
 		if ((changed || me->below || (flags & (GD_HEAD | GD_GITLINK)) != 0) &&
 		    candidate(n, abs, flags, changed || me->below) != 0) {
@@ -598,14 +604,14 @@ void gitnested_end(cordon *c, struct nested_start *s)
 	 * times tell (pass), and a watch that broke leaves it unchecked. */
 	if (n.told != NULL) {
 		agentcfg_depth(c, gitwatch_named(n.told));
-		agentcfg_depth_links(c, gitwatch_dirs(n.told), s->since_ns);
+		agentcfg_depth_links(c, gitwatch_dirs(n.told), s->cfg_since_ns);
 	} else if (s->watch != NULL)
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
 	else /* the workspace itself (pass leaves it), each --allow-write dir */
 		for (size_t i = 0; i < c->pol.nw; i++)
 			if (c->pol.w[i].kind == W_WORKSPACE ||
 			    (c->pol.w[i].kind == W_EXTRA && c->pol.w[i].is_dir))
-				agentcfg_depth_dir(c, c->pol.w[i].path, s->since_ns);
+				agentcfg_depth_dir(c, c->pol.w[i].path, s->cfg_since_ns);
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	/* No repository held the workspace at the start: one made there in

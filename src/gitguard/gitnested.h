@@ -31,6 +31,7 @@ struct nested_start {
 	struct nested_tree *trees; /* then its submodules' and worktrees' */
 	size_t ntrees;
 	long long since_ns; /* a ".git" changed after this was made in the run */
+	long long cfg_since_ns; /* agent configuration: the coarse clock at the start */
 	char state[CORDON_PATH_MAX]; /* where the lists are kept ("": nowhere) */
 	pthread_t loader;
 	int loading; /* the loader thread runs (joined at the end) */

@@ -171,32 +171,46 @@ static int memo_grow(struct gitwatch *w)
  * to 4 bytes only, and the metadata holds 8-byte fields. k: the fsid and
  * the file handle (klen bytes); fh: the handle, hsz bytes from its
  * header on. */
-/* The path a directory's key (the fsid, then the file handle from its
- * header on: klen bytes) leads to now, into path (CORDON_PATH_MAX bytes;
- * "" when it is gone, or on a file system not marked). */
-static void handle_path(const struct gitwatch *w, const unsigned char *key, size_t klen, char *path)
+static const char *root_of(const struct gitwatch *w, const char *path);
+
+/* The path the handle copy leads to through mount fd mfd, into path. */
+static void path_through(int mfd, struct file_handle *copy, char *path)
 {
 	path[0] = '\0';
-	size_t hsz = klen - sizeof(__kernel_fsid_t);
-	int mfd = -1;
-	for (size_t i = 0; i < w->nfs && mfd < 0; i++)
-		if (memcmp(&w->fs[i].fsid, key, sizeof(__kernel_fsid_t)) == 0)
-			mfd = w->fs[i].fd;
-	struct file_handle *copy = klen > sizeof(__kernel_fsid_t) ? malloc(hsz) : NULL;
-	if (copy == NULL || mfd < 0) {
-		free(copy);
-		return;
-	}
-	memcpy(copy, key + sizeof(__kernel_fsid_t), hsz);
 	int fd = open_by_handle_at(mfd, copy, O_PATH | O_CLOEXEC);
-	if (fd >= 0) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(link, path, CORDON_PATH_MAX - 1);
-		path[n > 0 ? n : 0] = '\0';
-		close(fd);
-		if (path[0] != '/')
-			path[0] = '\0';
+	if (fd < 0)
+		return;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, CORDON_PATH_MAX - 1);
+	path[n > 0 ? n : 0] = '\0';
+	close(fd);
+	if (path[0] != '/')
+		path[0] = '\0';
+}
+
+/* The path a directory's key (the fsid, then the file handle from its
+ * header on: klen bytes) leads to now, into path (CORDON_PATH_MAX bytes;
+ * "" when it is gone, or on a file system not marked). A file system
+ * mounted more than once (a bind mount below a root) is tried through
+ * each mount, and the path in a root is taken. */
+static void handle_path(const struct gitwatch *w, const unsigned char *key, size_t klen, char *path)
+{
+	char other[CORDON_PATH_MAX];
+	path[0] = '\0';
+	size_t hsz = klen - sizeof(__kernel_fsid_t);
+	struct file_handle *copy = klen > sizeof(__kernel_fsid_t) ? malloc(hsz) : NULL;
+	if (copy == NULL)
+		return;
+	memcpy(copy, key + sizeof(__kernel_fsid_t), hsz);
+	for (size_t i = 0; i < w->nfs; i++) {
+		if (memcmp(&w->fs[i].fsid, key, sizeof(__kernel_fsid_t)) != 0)
+			continue;
+		path_through(w->fs[i].fd, copy, other);
+		if (other[0] != '\0' && (path[0] == '\0' || root_of(w, other) != NULL))
+			memcpy(path, other, strlen(other) + 1);
+		if (path[0] != '\0' && root_of(w, path) != NULL)
+			break;
 	}
 	free(copy);
 }
