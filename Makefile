@@ -60,7 +60,7 @@ CORE_SRC    := $(addprefix src/core/,error.c env.c config.c options.c profiles.c
                  caches.c cachelayer.c secrets-list.c secrets.c runtmp.c workdir.c stdfds.c statusdest.c emit.c \
                  status.c explain.c netproxy.c spawn.c cordon.c spawnio.c backends.c backend-none.c \
                  passfile.c review.c reviewrec.c reviewapply.c reviewland.c reviewshow.c)
-MACOS_SRC   := src/macos/backend-seatbelt.c
+MACOS_SRC   := src/macos/backend-seatbelt.c src/macos/seatbelt-held.c
 LINUX_SRC   := $(addprefix src/linux/,backend-linux.c linux-probe.c landlock-sys.c landlock.c \
                  landlock-reads.c layer-mountns.c layer-caches.c layer-devpts.c layer-tmp.c layer-scratchhome.c \
                  overlay.c layer-review.c \
@@ -271,7 +271,7 @@ unit: $(UNIT_BIN) $(B)/cordon $(B)/cordon-sh $(HELPER_BIN)
 # fuzz corpus replay. The confinement itself is what check and
 # check-deb (the installed package) test.
 PURE_UNIT := $(addprefix $(B)/tests/test-,args caches capture env gitfmt ids json jsonparse netallow path \
-               scratchhome seatbelt-argv shargs)
+               scratchhome seatbelt-argv seatbelt-held shargs)
 check-pure: header-check symbols-check release-check $(PURE_UNIT) replay
 	prove --directives $(PURE_UNIT)
 

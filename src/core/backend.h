@@ -32,6 +32,11 @@ struct coverage {
 	uint64_t gaps; /* bit set of enum gap_id */
 	int protects; /* protected paths are enforced */
 	int refuses_absent; /* a protected path that does not exist cannot be made */
+	/* An agent-configuration name cannot be made or changed at any depth
+	 * of the workspace and the --allow-write directories (the policy's
+	 * held_names: Seatbelt's pattern), but where the run's prepare says
+	 * it could not write a tree's path as one. */
+	int holds_below;
 	enum deny_by denies_reads; /* how the deny-read paths are kept unreadable */
 	unsigned unsure; /* layers assumed to work: no child has applied
 			    them yet in this process (bit set of enum layer_id) */
@@ -174,6 +179,9 @@ struct run_result {
 	int reads_unbuilt; /* -1: not prepared; 1: the read layer was not built */
 	enum limit_by procs_by, memory_by, tmp_by; /* LIMIT_BY_NONE: not applied */
 	int tmp_shm; /* --max-tmp's budget holds the run's /dev/shm too */
+	/* coverage.holds_below, but a tree whose path the backend could not
+	 * write as a pattern: no rule holds the names below its levels */
+	int held_depth_unexpressed;
 	char error[512]; /* the message of a failure, or "" */
 };
 

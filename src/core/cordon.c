@@ -497,15 +497,14 @@ static enum reason_id policy_coverage(cordon *c)
 	const struct strv *unsearched = gitguard_unsearched(c);
 	if (unsearched != NULL && unsearched->n > 0)
 		d->cov.gaps |= 1ull << GAP_GIT_SEARCH;
-	/* A held run's changes are judged whole by apply (reviewjudge.c). */
-	if (!c->review && gitguard_depth_partial(c))
-		d->cov.gaps |= 1ull << GAP_AGENT_CONFIG_DEPTH;
 	u.network = network_coverage(c);
 	u.limit = limit_coverage(c);
 	u.scratch = scratch_coverage(c);
 	/* Again: a decision made again at the end (no command ran) may
 	 * have lost the mount layer. */
 	u.review = review_coverage(c) == REVIEW_REFUSED;
+	/* After it: a --review that holds nothing has nothing judged. */
+	d->cov.gaps |= gitguard_depth_gaps(c);
 	decision_finish(d);
 	return required_refusal(c, &u);
 }
@@ -587,6 +586,7 @@ static void run_result_take(cordon *c, struct run_result *res)
 	c->memory_by = res->memory_by;
 	c->tmp_by = res->tmp_by;
 	c->tmp_shm = res->tmp_shm;
+	c->pol.held_depth_unexpressed = res->held_depth_unexpressed;
 }
 
 /* The backend's prepare, for the run as it is now. 0, or its error with

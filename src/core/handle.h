@@ -305,6 +305,13 @@ const struct strv *gitguard_unsearched(const cordon *c);
  * (not root): agent configuration below the held levels is found in
  * tracked directories only (gap agent_config_depth_partial). */
 int gitguard_depth_partial(const cordon *c);
+/* The gaps of the run's decision for agent configuration below the held
+ * levels: agent_config_depth_partial as gitguard_depth_partial says, or,
+ * where the backend refuses the names at any depth (Seatbelt's profile
+ * holds every tree of the run), agent_config_moved_in_partial; none with
+ * a --review that holds the run's changes (c->rv, once review_coverage
+ * has said). */
+uint64_t gitguard_depth_gaps(const cordon *c);
 
 /* ---- agentcfg.c: paths held by name (see there) ---- */
 struct agentcfg;

@@ -239,6 +239,7 @@ void policy_free(struct policy *p)
 	strv_free(&p->blockdevs);
 	strv_free(&p->cache_env);
 	strv_free(&p->capturedevs);
+	strv_free(&p->agent_opted);
 	policy_clear_private_tmp(p);
 	memset(p, 0, sizeof(*p));
 }

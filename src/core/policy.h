@@ -100,6 +100,19 @@ struct policy {
 	 * Seatbelt, uses them). */
 	char **absent;
 	size_t nabsent;
+	/* The agent-config guard's names (agentcfg.c; a static table, NULL
+	 * when the guard is off), held below its levels too, at any depth of
+	 * the workspace and each --allow-write directory: a backend that
+	 * refuses a creation by a pattern of its path (Seatbelt) refuses them
+	 * there, but at the --allow-agent-config paths (agent_opted, as the
+	 * guard names them: the directory canonical, the name as given). */
+	const char *const *held_names;
+	size_t nheld_names;
+	struct strv agent_opted;
+	/* The backend could not write such a tree's path as a pattern (its
+	 * run_result): what is made below its levels is left to the end's
+	 * check (the gap agent_config_depth_partial). */
+	int held_depth_unexpressed;
 	/* The paths the command must not read (secrets.c): the default list
 	 * of what exists in the homes, and --deny-read. */
 	struct deny_entry *deny;

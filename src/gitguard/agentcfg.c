@@ -22,6 +22,12 @@
  * moved aside is listed with the git guard's (gitjudge.c: tampered_add,
  * gitguard_put_aside), and the run ends as --on-tamper says.
  *
+ * Below the levels, at any depth of the workspace and each --allow-write
+ * directory, a held name the run made or changed is moved aside at the
+ * end too (agentcfg_depth, agentcfg_depth_dir); the Seatbelt profile
+ * refuses them there as well (the policy's held_names and agent_opted:
+ * src/macos/seatbelt-held.c), all but a directory moved in whole.
+ *
  * The cost: a few lstat per directory held, at the start and at the end;
  * a walk only of a held tree that stays writable, within a bound.
  */
@@ -290,6 +296,18 @@ int agentcfg_begin(cordon *c)
 				"(an agent-configuration name in the workspace or an "
 				"--allow-write directory)",
 				c->allow_agent_config.v[i]);
+	/* The names below the levels, for a backend that refuses them by a
+	 * pattern (Seatbelt), and what it must leave writable. */
+	c->pol.held_names = NULL;
+	c->pol.nheld_names = 0;
+	strv_free(&c->pol.agent_opted);
+	if (r == 0 && c->default_protect) {
+		c->pol.held_names = agentcfg_names;
+		c->pol.nheld_names = agentcfg_nnames;
+		for (size_t i = 0; r == 0 && i < opted->n; i++)
+			if (strv_push(&c->pol.agent_opted, opted->v[i]) != 0)
+				r = CORDON_ENOMEM;
+	}
 	free(found);
 	if (r == CORDON_ENOMEM)
 		return cordon_fail(c, r, "out of memory");

@@ -374,6 +374,20 @@ int gitguard_depth_partial(const cordon *c)
 	       (g->nested.watch == NULL || gitwatch_partial(g->nested.watch));
 }
 
+uint64_t gitguard_depth_gaps(const cordon *c)
+{
+	/* A held run's changes are judged whole by apply (reviewjudge.c);
+	 * a --review that holds nothing (review_not_held) judges nothing. */
+	if ((c->review && c->rv != NULL) || !gitguard_depth_partial(c))
+		return 0;
+	/* The profile refuses the names at any depth (Seatbelt), but cannot
+	 * see inside a directory moved in whole. */
+	if (c->dec.applied && c->dec.cov.holds_below && c->pol.held_names != NULL &&
+	    !c->pol.held_depth_unexpressed)
+		return 1ull << GAP_AGENT_CONFIG_MOVED_IN;
+	return 1ull << GAP_AGENT_CONFIG_DEPTH;
+}
+
 size_t gitguard_ntampered(const cordon *c)
 {
 	return c->gitguard != NULL ? c->gitguard->judge.ntampered : 0;

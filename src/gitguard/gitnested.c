@@ -48,6 +48,16 @@
 
 #define WALK_MAX 100000L /* entries below a sparse index's directories */
 
+/* The clock a change time is read from: Linux's coarse one (a tick
+ * behind CLOCK_REALTIME). macOS has no such clock id: CLOCK_REALTIME
+ * there (unverified: if its file systems stamp from a coarser clock, a
+ * change in a run's first tick reads as before it). */
+#if defined(CLOCK_REALTIME_COARSE)
+#define CTIME_CLOCK CLOCK_REALTIME_COARSE
+#else
+#define CTIME_CLOCK CLOCK_REALTIME
+#endif
+
 /* The index of the repository whose ".git" (dotgit, lstat'ed as st) is a
  * dir or a file naming one, into index ("" when its name is too long).
  * 0, or -1 when dotgit is neither. */
@@ -94,7 +104,7 @@ int gitnested_begin(const cordon *c, struct nested_start *s)
 	 * time is read from, or later), so that a held name the user made
 	 * just before the run (an agent's edit, then a command) is not
 	 * taken for the run's but within one tick. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	clock_gettime(CTIME_CLOCK, &now);
 	s->cfg_since_ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 	s->repo = 0;
 	/* The lists' copies go beside the runs' dirs: STATE/runs/XXXXXX. */

@@ -12,7 +12,9 @@
  * entries shape it; every path reaches it as a -D parameter, never as
  * bytes in the text, so no path can change the rules however it is
  * spelled (quotes, parentheses, backslashes, newlines, "#\"", bytes that
- * are not UTF-8).
+ * are not UTF-8). The one parameter that is a regular expression made
+ * from a path (AGENT_BELOW_n) is escaped for the regex syntax where it
+ * is built (seatbelt-held.c), and unit-tested there.
  *
  * This file is compiled on every platform, so everything but the use of
  * the real sandbox-exec is unit-tested on Linux. Only macOS selects it
@@ -28,10 +30,12 @@
  *    operation not decided by a later rule.
  *  - When several rules match an operation the LAST one wins, so the
  *    order is: allow all, deny writes, allow the writable set, deny the
- *    protected paths, deny setuid/setgid bits; then, for operations no
- *    earlier rule names, deny signals and process information and allow
- *    them within the sandbox, deny connects to Unix sockets and allow
- *    those of the system, the writable set and --allow-socket.
+ *    agent configuration below the guard's levels and allow the
+ *    --allow-agent-config paths again, deny the protected paths, deny
+ *    setuid/setgid bits; then, for operations no earlier rule names,
+ *    deny signals and process information and allow them within the
+ *    sandbox, deny connects to Unix sockets and allow those of the
+ *    system, the writable set and --allow-socket.
  *  - "file-write*" covers every file write operation: data, create,
  *    unlink, mode, owner, flags, times, xattrs, ACLs. A rename is checked
  *    as file-write-unlink on the source and file-write-create on the
@@ -64,9 +68,11 @@
  *    pathname sockets (unverified).
  *  - (subpath P) matches P and everything beneath it; (literal P) only P;
  *    (regex #"...") a regular expression; (param "N") is the value given
- *    with -D N=VALUE. Paths are matched after the kernel resolves them,
- *    so parameters must be canonical (/tmp is /private/tmp, /var is
- *    /private/var).
+ *    with -D N=VALUE. (regex X) also takes a string computed when the
+ *    profile is evaluated, such as (param "N") (unverified: public
+ *    profiles build theirs with string-append and param). Paths are
+ *    matched after the kernel resolves them, so parameters must be
+ *    canonical (/tmp is /private/tmp, /var is /private/var).
  *  - sandbox-exec exits 71 (EX_OSERR) when it cannot apply a profile,
  *    which for a profile that compiles means it already runs in a sandbox
  *    (nesting is refused with "sandbox_apply: Operation not permitted").
@@ -178,6 +184,8 @@ struct clause {
 enum {
 	C_ROOT,
 	C_FILE,
+	C_BELOW,
+	C_AGENT_ALLOW,
 	C_PROTECT,
 	C_PARENT,
 	C_ABSENT,
@@ -191,6 +199,13 @@ enum {
 static const struct clause clauses[] = {
 	[C_ROOT] = { "ROOT", "(allow file-write* file-link (subpath ", NULL, "))\n" },
 	[C_FILE] = { "FILE", "(allow file-write* file-link (literal ", NULL, "))\n" },
+	/* An agent-configuration name at any depth of the workspace or an
+	 * --allow-write directory (the parameter is a regular expression:
+	 * seatbelt-held.c), then the --allow-agent-config paths allowed
+	 * again, before the protections, which still win inside them. */
+	[C_BELOW] = { SB_BELOW, "(deny file-write* file-link (regex ", NULL, "))\n" },
+	[C_AGENT_ALLOW] = { SB_AGENT_ALLOW, "(allow file-write* file-link (literal ", ") (subpath ",
+			    "))\n" },
 	[C_PROTECT] = { "PROTECT", "(deny file-write* file-link (literal ", ") (subpath ", "))\n" },
 	[C_PARENT] = { "PROTECT_PARENT", "(deny file-write-unlink (literal ", NULL, "))\n" },
 	/* A name that does not exist yet and must not be made (the git
@@ -243,6 +258,8 @@ char *seatbelt_profile(const struct sb_shape *s)
 	add_clauses(&b, &clauses[C_ROOT], s->roots);
 	add_clauses(&b, &clauses[C_FILE], s->files);
 	jb_raw(&b, profile_devices);
+	add_clauses(&b, &clauses[C_BELOW], s->below);
+	add_clauses(&b, &clauses[C_AGENT_ALLOW], s->agent_allows);
 	add_clauses(&b, &clauses[C_PROTECT], s->protects);
 	add_clauses(&b, &clauses[C_PARENT], s->parents);
 	add_clauses(&b, &clauses[C_ABSENT], s->absents);
@@ -280,6 +297,11 @@ static int push_param(struct strv *out, const char *name, size_t i, const char *
 		return r;
 	}
 	return strv_take(out, kv);
+}
+
+int seatbelt_push_param(struct strv *out, const char *name, size_t i, const char *value)
+{
+	return push_param(out, name, i, value);
 }
 
 static int in_writable_dir(const struct policy *p, const char *path)
@@ -350,6 +372,8 @@ int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *ou
 	int r = add_entries(p, 1, &params, &s.roots);
 	if (r == 0)
 		r = add_entries(p, 0, &params, &s.files);
+	if (r == 0)
+		r = seatbelt_held_params(p, &params, &s);
 	for (size_t i = 0; r == 0 && i < p->nprot; i++)
 		if (!p->prot[i].absent)
 			r = push_param(&params, clauses[C_PROTECT].name, s.protects++,
@@ -561,6 +585,11 @@ void seatbelt_coverage(struct coverage *out)
 		    1ull << GAP_IPC | 1ull << GAP_TMP_SHARED;
 	out->protects = 1;
 	out->refuses_absent = 1; /* the profile matches paths, existing or not */
+	/* ... and patterns of paths: the agent configuration at any depth of
+	 * the workspace and the --allow-write directories (seatbelt-held.c),
+	 * but a directory moved in whole with some inside (the gap
+	 * agent_config_moved_in_partial). */
+	out->holds_below = 1;
 	out->denies_reads = DENY_BY_SEATBELT;
 	/* The profile's network rule refuses every IP socket, loopback
 	 * included: the run has no loopback of its own. */
@@ -613,10 +642,12 @@ static void free_copy(struct policy *q)
 		free(q->sockets[i]);
 	for (size_t i = 0; i < q->nabsent; i++)
 		free(q->absent[i]);
+	free(q->workspace);
 	free(q->w);
 	free(q->prot);
 	free(q->sockets);
 	free(q->absent);
+	strv_free(&q->agent_opted);
 }
 
 static int sb_prepare(const struct run_spec *run, struct run_result *res)
@@ -658,8 +689,20 @@ static int sb_prepare(const struct run_spec *run, struct run_result *res)
 		q.nabsent++;
 		r = canonical_absent(res, p->absent[i], &q.absent[i]);
 	}
-	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, NULL) != 0)
+	if (r == 0 && p->workspace != NULL)
+		r = canonical(res, p->workspace, &q.workspace);
+	q.held_names = p->held_names;
+	q.nheld_names = p->nheld_names;
+	for (size_t i = 0; r == 0 && i < p->agent_opted.n; i++) {
+		char *path = NULL;
+		r = canonical_absent(res, p->agent_opted.v[i], &path);
+		if (r == 0 && strv_take(&q.agent_opted, path) != 0)
+			r = backend_fail(res, CORDON_ENOMEM, "out of memory");
+	}
+	struct sb_shape shape = { 0 };
+	if (r == 0 && seatbelt_argv(&q, exec_path, &argv, &shape) != 0)
 		r = backend_fail(res, CORDON_ENOMEM, "out of memory");
+	res->held_depth_unexpressed = shape.unexpressed > 0;
 	free_copy(&q);
 	if (r != 0) {
 		strv_free(&argv);

@@ -8,6 +8,7 @@
 #define CORDON_SEATBELT_H
 
 #include "backend.h"
+#include "json.h"
 
 /* The only sandbox-exec cordon runs: never looked up in PATH. */
 #define SEATBELT_EXEC "/usr/bin/sandbox-exec"
@@ -28,7 +29,18 @@ struct sb_shape {
 	/* --network allow: the proxy's port on loopback is allowed out
 	 * (PROXY_PORT_0), nothing else */
 	int proxy;
+	/* The agent configuration below the guard's levels (seatbelt-held.c):
+	 * a pattern per tree (AGENT_BELOW_n), the --allow-agent-config paths
+	 * allowed again (AGENT_ALLOW_n), and the trees whose path could not
+	 * be written as a pattern (no rule: the run says so). */
+	size_t below;
+	size_t agent_allows;
+	size_t unexpressed;
 };
+
+/* The parameters' names of seatbelt-held.c's clauses. */
+#define SB_BELOW "AGENT_BELOW"
+#define SB_AGENT_ALLOW "AGENT_ALLOW"
 
 /* The profile for a policy of this shape (caller frees), NULL without
  * memory. */
@@ -43,6 +55,26 @@ char *seatbelt_profile(const struct sb_shape *shape);
  * counts. */
 int seatbelt_argv(const struct policy *p, const char *exec_path, struct strv *out,
 		  struct sb_shape *shape);
+
+/* Appends -D NAME_i=VALUE to out. 0 or CORDON_ENOMEM. */
+int seatbelt_push_param(struct strv *out, const char *name, size_t i, const char *value);
+
+/* seatbelt-held.c. Appends to b a regular expression (Seatbelt's syntax,
+ * ASCII only) that matches the len bytes of s: each ASCII character as
+ * itself (with fold, a letter in either case, and 's', 'k' also as the
+ * Unicode characters that fold to them), each run of other characters as
+ * any run of characters but '/'. 0, or -1 when s holds a byte it does not
+ * write: a control character, or bytes that are not UTF-8. */
+int seatbelt_regex_quote(struct jbuf *b, const char *s, size_t len, int fold);
+/* The expression matching a path at or below one of the names, at any
+ * depth of tree (canonical, absolute): ^TREE/(.+/)?(NAMES)(/|$). 0 and
+ * *out (caller frees); 1 when tree (or a name) cannot be written so
+ * (seatbelt_regex_quote), *out NULL; or CORDON_ENOMEM. */
+int seatbelt_below_regex(const char *tree, const char *const *names, size_t n, char **out);
+/* The AGENT_BELOW_n and AGENT_ALLOW_n parameters for p (nothing when its
+ * held_names is NULL), appended to params, counted in s. 0 or
+ * CORDON_ENOMEM. */
+int seatbelt_held_params(const struct policy *p, struct strv *params, struct sb_shape *s);
 
 /* The probe's outcome: REASON_NONE when Seatbelt is usable, else a
  * reason, with what was seen written to detail. exec_err is the errno

@@ -309,13 +309,22 @@ const struct id_text cordon_gap_ids[GAP_COUNT] = {
 				     "where change times point (directories the workspace's "
 				     "repositories track, directories the run made): one made "
 				     "in an untracked directory that existed, or in an existing "
-				     "directory below an --allow-write one, stays (as root the "
-				     "kernel tells every place)" },
+				     "directory below an --allow-write one, stays (as root on "
+				     "Linux the kernel tells every place; the macOS profile "
+				     "refuses them, but below a tree whose path it cannot write "
+				     "as a pattern)" },
 	[GAP_REVIEW] = { "review_not_held",
 			 "--review was given, but the run's workspace changes cannot be held "
 			 "aside here (no mount layer: Landlock alone, confinement unavailable, or "
 			 "macOS): they land in the workspace at once, and cordon changes and "
 			 "apply have nothing of this run" },
+	[GAP_AGENT_CONFIG_MOVED_IN] = { "agent_config_moved_in_partial",
+					"the Seatbelt profile refuses to make or change agent "
+					"configuration at any depth of the workspace and each "
+					"--allow-write directory, but not to move in whole a "
+					"directory that holds some already (made in the run's "
+					"temp dir or a cache): that is found only where change "
+					"times point (directories git tracks)" },
 	[GAP_IPC] = { "ipc_not_isolated",
 		      "the user's SysV IPC objects and POSIX message queues (macOS: POSIX "
 		      "shared memory and semaphores) are reachable" },

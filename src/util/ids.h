@@ -127,6 +127,7 @@ enum gap_id {
 	GAP_USERNS,
 	GAP_AGENT_CONFIG_DEPTH,
 	GAP_REVIEW,
+	GAP_AGENT_CONFIG_MOVED_IN,
 	GAP_COUNT
 };
 _Static_assert(GAP_COUNT <= 64, "gaps are bits of a uint64_t");

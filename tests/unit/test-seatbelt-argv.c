@@ -3,10 +3,12 @@
  * paths only ever appear as -D values, the profile text depends on the
  * number and kind of entries and on nothing else, its rules come in the
  * order that makes the last match right, ancestors of protected paths
- * are found, the argv of docs/macos.md's example is exactly what the
- * builder makes, and the backend reports the layers and gaps the profile
- * gives.
+ * are found, the agent configuration below the guard's levels is denied
+ * where the last match needs it, the argv of docs/macos.md's example is
+ * exactly what the builder makes, and the backend reports the layers and
+ * gaps the profile gives.
  */
+#include "agentcfg.h"
 #include "backend.h"
 #include "seatbelt.h"
 #include "tap.h"
@@ -79,7 +81,7 @@ static size_t count(const char *hay, const char *needle)
 
 static void profile_text(void)
 {
-	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0 };
+	struct sb_shape s = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0 };
 	char *got = seatbelt_profile(&s);
 	static const char want[] =
 		"(version 1)\n"
@@ -91,6 +93,9 @@ static void profile_text(void)
 		"  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\")\n"
 		"  (literal \"/dev/ptmx\") (literal \"/dev/dtracehelper\")\n"
 		"  (regex #\"^/dev/ttys[0-9]+$\") (regex #\"^/dev/fd/[0-9]+$\"))\n"
+		"(deny file-write* file-link (regex (param \"AGENT_BELOW_0\")))\n"
+		"(allow file-write* file-link (literal (param \"AGENT_ALLOW_0\")) "
+		"(subpath (param \"AGENT_ALLOW_0\")))\n"
 		"(deny file-write* file-link (literal (param \"PROTECT_0\")) "
 		"(subpath (param \"PROTECT_0\")))\n"
 		"(deny file-write-unlink (literal (param \"PROTECT_PARENT_0\")))\n"
@@ -111,8 +116,8 @@ static void profile_text(void)
 	is_str(got, want, "the profile for one entry of each kind, rule by rule");
 	free(got);
 
-	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
-			many = { 12, 3, 2, 4, 5, 2, 0, 0, 0, 0, 0 };
+	struct sb_shape none = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+			many = { 12, 3, 2, 4, 5, 2, 0, 0, 0, 0, 0, 3, 2, 0 };
 	got = seatbelt_profile(&none);
 	ok(got != NULL && strstr(got, "param") == NULL &&
 		   strstr(got, "(deny file-write* file-link)") &&
@@ -128,7 +133,9 @@ static void profile_text(void)
 		   strstr(got, "(param \"PROTECT_1\")") && !strstr(got, "PROTECT_2") &&
 		   strstr(got, "(param \"PROTECT_PARENT_3\")") && !strstr(got, "PARENT_4") &&
 		   strstr(got, "(param \"SOCKET_4\")") && !strstr(got, "SOCKET_5") &&
-		   strstr(got, "(param \"ABSENT_1\")") && !strstr(got, "ABSENT_2"),
+		   strstr(got, "(param \"ABSENT_1\")") && !strstr(got, "ABSENT_2") &&
+		   strstr(got, "(param \"AGENT_BELOW_2\")") && !strstr(got, "AGENT_BELOW_3") &&
+		   strstr(got, "(param \"AGENT_ALLOW_1\")") && !strstr(got, "AGENT_ALLOW_2"),
 	   "one clause per entry, numbered from 0");
 	is_int(count(got, "(remote unix-socket (subpath (param \"ROOT_"), 12,
 	       "each writable directory opens its Unix sockets");
@@ -146,6 +153,30 @@ static void profile_text(void)
 	const char *first_deny = find_from(got, got, "(deny file-write* file-link (literal");
 	ok(first_deny != NULL && first_deny > last_file_allow,
 	   "protections follow every allow of a file write");
+	/* The agent configuration below the levels: denied after the
+	 * writable set and the devices, the opt-outs allowed after every such
+	 * deny, and both before the protections (which win inside an
+	 * opted-out path too). */
+	const char *devices = find_from(got, got, "(allow file-write*\n  (literal \"/dev/null\")");
+	const char *below0 = find_from(got, got,
+				       "(deny file-write* file-link (regex (param "
+				       "\"AGENT_BELOW_0\")))\n");
+	const char *below2 = find_from(got, got, "(param \"AGENT_BELOW_2\")");
+	const char *allow0 =
+		find_from(got, got,
+			  "(allow file-write* file-link (literal (param "
+			  "\"AGENT_ALLOW_0\")) (subpath (param \"AGENT_ALLOW_0\")))\n");
+	const char *allow1 = find_from(got, got, "(param \"AGENT_ALLOW_1\")");
+	const char *last_root = find_from(got, got,
+					  "(allow file-write* file-link (literal (param "
+					  "\"FILE_2\")))");
+	ok(last_root != NULL && devices > last_root && below0 > devices,
+	   "held names below the levels: denied after every writable entry and the devices");
+	ok(below2 != NULL && allow0 > below2 && allow1 > allow0 && first_deny > allow1,
+	   "the --allow-agent-config paths allowed after every such deny, before the protections");
+	ok(count(got, "(regex (param") == 3 &&
+		   count(got, "(deny file-write* file-link (regex") == 3,
+	   "one pattern rule per tree, each a deny");
 	const char *setugid = find_from(got, got, "(deny file-write-setugid)\n");
 	const char *last_parent = find_from(got, got, "(param \"PROTECT_PARENT_3\")");
 	ok(setugid != NULL && last_parent != NULL && setugid > last_file_allow &&
@@ -403,6 +434,13 @@ static void docs_example(void)
 	struct strv argv, doc_argv, doc_profile;
 	make_policy(&p, w, sizeof(w) / sizeof(w[0]), prot, 3);
 	add_sockets(&p, sock, 1);
+	/* The agent-config guard's names, and --allow-agent-config
+	 * /Users/u/proj/tools/.vscode. */
+	p.workspace = strdup("/Users/u/proj");
+	p.held_names = agentcfg_names;
+	p.nheld_names = agentcfg_nnames;
+	if (p.workspace == NULL || strv_push(&p.agent_opted, "/Users/u/proj/tools/.vscode") != 0)
+		abort();
 	build(&p, &argv, NULL);
 	strv_push(&argv, "cargo");
 	strv_push(&argv, "test");
@@ -449,6 +487,8 @@ static void coverage(void)
 		   cov.protects,
 	   "metadata outside and protected paths are enforced");
 	ok(cov.denies_reads, "denied reads are enforced (the profile's DENY_READ_ clauses)");
+	ok(cov.holds_below == 1,
+	   "agent configuration below the guard's levels is held (the AGENT_BELOW_ patterns)");
 	uint64_t want = 1ull << GAP_DEVICE_IOCTL | 1ull << GAP_TERMINAL | 1ull << GAP_READS |
 			1ull << GAP_NETWORK | 1ull << GAP_PROCESSES | 1ull << GAP_SURVIVORS |
 			1ull << GAP_IPC | 1ull << GAP_TMP_SHARED;

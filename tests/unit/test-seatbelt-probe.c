@@ -4,6 +4,7 @@
  * its own object of backend-seatbelt.c: only that object can be pointed at
  * a fake; the library's path is a constant.
  */
+#include "agentcfg.h"
 #include "handle.h"
 #include "review.h"
 #include "seatbelt.h"
@@ -180,6 +181,67 @@ static void make_socket(const char *path)
 	close(fd);
 }
 
+/* The value of -D NAME=... among the launcher's words, or NULL. */
+static const char *word_param(const char **words, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (strcmp(words[i], "-D") == 0 && strncmp(words[i + 1], name, k) == 0 &&
+		    words[i + 1][k] == '=')
+			return words[i + 1] + k + 1;
+	return NULL;
+}
+
+/* Agent configuration below the guard's levels, in a run prepared for
+ * Seatbelt: the workspace's pattern and the --allow-agent-config path are
+ * parameters, and the run's gap is the narrow one while the profile holds
+ * every tree, agent_config_depth_partial when it does not. */
+static void below_levels(cordon *c, const char **words, size_t n, const char *opted)
+{
+	char *re = NULL;
+	if (seatbelt_below_regex(ws, agentcfg_names, agentcfg_nnames, &re) != 0)
+		exit(2);
+	is_str(word_param(words, n, "AGENT_BELOW_0"), re,
+	       "AGENT_BELOW_0: the workspace's pattern, whatever entry its symlink gave");
+	ok(word_param(words, n, "AGENT_BELOW_1") == NULL, "... the only tree");
+	free(re);
+	is_str(word_param(words, n, "AGENT_ALLOW_0"), opted,
+	       "AGENT_ALLOW_0: the --allow-agent-config path, allowed again");
+	ok(c->dec.cov.holds_below && c->pol.held_names != NULL && !c->pol.held_depth_unexpressed,
+	   "the coverage says the names are held below the levels, for every tree");
+	if (!gitguard_depth_partial(c)) {
+		skip("the kernel's account (fanotify, as root) holds them here: no gap to decide");
+		return;
+	}
+	uint64_t depth = 1ull << GAP_AGENT_CONFIG_DEPTH, moved = 1ull << GAP_AGENT_CONFIG_MOVED_IN;
+	ok(gitguard_depth_gaps(c) == moved,
+	   "held by the profile: the gap agent_config_moved_in_partial, not "
+	   "agent_config_depth_partial");
+	c->pol.held_depth_unexpressed = 1;
+	ok(gitguard_depth_gaps(c) == depth,
+	   "a tree the profile could not hold: agent_config_depth_partial");
+	c->pol.held_depth_unexpressed = 0;
+	c->dec.cov.holds_below = 0;
+	ok(gitguard_depth_gaps(c) == depth,
+	   "a backend that does not hold them (Landlock): as before");
+	c->dec.cov.holds_below = 1;
+	c->dec.applied = 0;
+	ok(gitguard_depth_gaps(c) == depth, "not applied: as before");
+	c->dec.applied = 1;
+	/* --review: no gap where apply judges the held changes; where
+	 * nothing holds them (macOS: review_not_held, no review dir), the
+	 * same gap as without it. */
+	struct review *rv = c->rv;
+	int review = c->review;
+	c->review = 1;
+	c->rv = NULL;
+	ok(gitguard_depth_gaps(c) == moved, "--review not held (no review dir): the gap stays");
+	c->rv = (struct review *)&review; /* only compared with NULL */
+	ok(gitguard_depth_gaps(c) == 0, "--review held: no gap, apply judges every depth");
+	c->rv = rv;
+	c->review = review;
+}
+
 static void run_through_launcher(void)
 {
 	char log[400], link[400], frozen[400], sock[400], sock_link[400], buf[65536], out[8192];
@@ -210,6 +272,12 @@ static void run_through_launcher(void)
 	snprintf(cwd_log, sizeof(cwd_log), "%s.cwd", log);
 	if (mkdir(cwd, 0755) != 0)
 		exit(2);
+	/* A held name below the levels the command may write after all. */
+	char deep[400], opted[450];
+	snprintf(deep, sizeof(deep), "%s/deep", ws);
+	snprintf(opted, sizeof(opted), "%s/.claude", deep);
+	if (mkdir(deep, 0755) != 0)
+		exit(2);
 
 	cordon *c = cordon_new();
 	cordon_set_workspace(c, ws);
@@ -219,6 +287,7 @@ static void run_through_launcher(void)
 	cordon_add_protect(c, frozen);
 	cordon_add_protect(c, later); /* does not exist: refused by name */
 	cordon_add_allow_socket(c, sock);
+	is_int(cordon_add_allow_agent_config(c, opted), 0, "--allow-agent-config below the levels");
 	is_int(cordon_begin(c), 0, "begin: %s", cordon_last_error(c));
 	/* The workspace entry and the socket as symlinks: prepare must
 	 * resolve them. */
@@ -305,6 +374,7 @@ static void run_through_launcher(void)
 		}
 	ok(absent_later && absent_claude,
 	   "the missing --protect path and .claude are ABSENT_ parameters");
+	below_levels(c, words, n, opted);
 	snprintf(out, sizeof(out), "%s/out", cwd);
 	ok(file_has(out, cordon_tmpdir(c)),
 	   "TMPDIR is the run's temp dir (written where the command started)");
