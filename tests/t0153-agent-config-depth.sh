@@ -124,12 +124,10 @@ for how in mount nons; do
 	# unsearchable, and a symlink into cordon's state dir (its caches
 	# outlive the run).
 	fresh
-	srun "$how" -- sh -c "mkdir -p lib.cordon-tampered-x q/r && $plant && mkdir -p \"\$npm_config_cache/p\" && ln -s \"\$npm_config_cache/p\" sub/deep/pkg && chmod 0111 q" sh lib.cordon-tampered-x "$OUT" 2>/dev/null
-	chmod 0755 "$WS/q" 2>/dev/null
-	q=" $R/q" # as a user the end cannot look into it (root can: not listed)
-	is_root && q=
-	is "$(tampered)" "$R/lib.cordon-tampered-x/.claude$q $R/sub/deep/pkg" \
-		"$name: in a dir named *.cordon-tampered-*: moved aside; an unsearchable new dir: listed; a link into the state dir: moved aside"
+	srun "$how" -- sh -c "mkdir -p lib.cordon-tampered-x q/r/.claude && echo '{}' > q/r/.claude/settings.json && $plant && mkdir -p \"\$npm_config_cache/p\" && ln -s \"\$npm_config_cache/p\" sub/deep/pkg && chmod 0 q/r && chmod 0111 q" sh lib.cordon-tampered-x "$OUT" 2>/dev/null
+	chmod -R u+rwx "$WS/q" 2>/dev/null
+	is "$(tampered)" "$R/lib.cordon-tampered-x/.claude $R/q/r/.claude $R/sub/deep/pkg" \
+		"$name: in a dir named *.cordon-tampered-*, in dirs made unreadable (given back to look into), a link into the state dir: each moved aside"
 
 	# What the run only reads or writes beside it is left alone.
 	fresh

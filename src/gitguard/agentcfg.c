@@ -471,6 +471,23 @@ static int into_state(const cordon *c, const char *path)
 	return state != NULL && realpath(path, real) != NULL && path_within(state, real);
 }
 
+/* A directory the run made or changed, opened; one the run made
+ * unreadable or unsearchable for its owner (the caller) has those bits
+ * given back first, as the guard does for a held name's directory. */
+static DIR *open_usable(const char *path)
+{
+	struct stat st;
+	DIR *d = gitguard_open_dir(path);
+	if (d != NULL || errno != EACCES)
+		return d;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    chmod(path, (st.st_mode & 07777) | 0700) != 0) {
+		errno = EACCES;
+		return NULL;
+	}
+	return gitguard_open_dir(path);
+}
+
 /* dir (made or changed in the run) cannot be looked into: what it holds
  * is listed as unchecked (not clean), unless it is gone. */
 static void unseen_dir(cordon *c, const char *dir)
@@ -501,7 +518,7 @@ static void look_at(cordon *c, DIR *d, const char *dir, const char *name, long l
 		(void)tampered_add(c, p, ""); /* deeper than the end looks */
 		return;
 	}
-	DIR *sub = gitguard_open_dir(p);
+	DIR *sub = open_usable(p);
 	if (sub == NULL) {
 		unseen_dir(c, p);
 		return;
@@ -537,7 +554,7 @@ void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns)
 		}
 		return;
 	}
-	DIR *d = gitguard_open_dir(dir);
+	DIR *d = open_usable(dir);
 	if (d == NULL) {
 		unseen_dir(c, dir);
 		return;
