@@ -259,12 +259,17 @@ else
 	fresh
 	repo "$WS"
 	(cd "$WS" && srun -- sh -c 'git init -q src && git -C src config core.fsmonitor "touch $1/pwned; false" && chmod 000 src' sh "$OUT") >/dev/null 2>&1
-	is "$?" 125 "a tracked directory made unreadable after a plant: the run fails (exit 125)"
-	case " $(moved_names) " in
-	*" $WS/src "*) ok 0 "... the exit event lists it, not moved" ;;
-	*) ok 1 "... the exit event lists it, not moved"; diag "$(tampered)" ;;
+	# The end gives the run's dir its owner's bits back (the agent-config
+	# guard looks into what the run changed), so the plant is seen and
+	# moved aside rather than listed unseen.
+	is "$?:$(moved_names)" "0:" "a tracked directory made unreadable after a plant: given back, nothing left unseen (exit 0)"
+	case " $(tampered) " in
+	*" $WS/src/.git "*) ok 0 "... the plant is moved aside" ;;
+	*) ok 1 "... the plant is moved aside"; diag "$(tampered)" ;;
 	esac
 	unlock
+	(cd "$WS/src" && git status >/dev/null 2>&1)
+	ok "$([ ! -e "$OUT/pwned" ] && echo 0 || echo 1)" "... git started there runs nothing"
 fi
 
 # ---- the index's directories: a copy kept in the state dir, the index's changes -------------
