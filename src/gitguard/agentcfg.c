@@ -93,11 +93,9 @@ int agentcfg_levels(const struct policy *pol, struct strv *out)
 {
 	size_t first = out->n;
 	char buf[CORDON_PATH_MAX];
-	if (pol->workspace != NULL && push_once(out, pol->workspace) != 0)
-		return CORDON_ENOMEM;
-	for (size_t i = 0; i < pol->nw; i++)
-		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
-		    push_once(out, pol->w[i].path) != 0)
+	const char *t;
+	for (size_t k = 0; (t = policy_project_tree(pol, k)) != NULL; k++)
+		if (push_once(out, t) != 0)
 			return CORDON_ENOMEM;
 	const char *cwd = pol->cwd;
 	size_t roots = out->n, len = cwd != NULL ? strlen(cwd) : 0;
@@ -213,16 +211,12 @@ size_t agentcfg_topmost(const char *root, const char *path)
 	}
 }
 
-/* path lies in a tree whose names the guard holds: the workspace or an
- * --allow-write directory (not the run's temp dir, a cache: what agents
- * and editors never open as a project). */
+/* path lies in a tree whose names the guard holds (a project tree). */
 static int in_project(const struct policy *pol, const char *path)
 {
-	if (pol->workspace != NULL && path_within(pol->workspace, path))
-		return 1;
-	for (size_t i = 0; i < pol->nw; i++)
-		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
-		    path_within(pol->w[i].path, path))
+	const char *t;
+	for (size_t k = 0; (t = policy_project_tree(pol, k)) != NULL; k++)
+		if (path_within(t, path))
 			return 1;
 	return 0;
 }
