@@ -434,7 +434,7 @@ shellcheck:
 	shellcheck -x $(SHELL_SCRIPTS)
 
 FORMAT_FILES := $(LIB_SRC) $(CLI_SRC) cli/cordon-sh.c $(wildcard cli/*.h) include/cordon.h $(wildcard src/*/*.h) \
-                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
+                $(UNIT_SRC) tests/unit/tap.h tests/unit/fixture.h tests/unit/sbargv.h $(HELPER_SRC) $(FUZZ_SRC) fuzz/standalone.c \
                 $(wildcard bench/*.c)
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -464,6 +464,16 @@ static int add_protect(struct policy *p, const char *path, int explicit_, int ab
 	return 0;
 }
 
+const char *policy_project_tree(const struct policy *p, size_t k)
+{
+	if (p->workspace != NULL && k-- == 0)
+		return p->workspace;
+	for (size_t i = 0; i < p->nw; i++)
+		if (p->w[i].kind == W_EXTRA && p->w[i].is_dir && k-- == 0)
+			return p->w[i].path;
+	return NULL;
+}
+
 int policy_inside_writable(const struct policy *p, const char *path)
 {
 	for (size_t i = 0; i < p->nw; i++)

@@ -218,6 +218,11 @@ void policy_clear_private_tmp(struct policy *p);
 
 /* 1 when path (canonical) lies in the writable set. */
 int policy_inside_writable(const struct policy *p, const char *path);
+/* Tree k (from 0) of the project trees: the workspace, then each
+ * --allow-write directory, whatever writable entry covers them (not the
+ * run's temp dir, a cache, a file: no agent or editor opens those as a
+ * project); NULL past them. The agent-config guard holds its names there. */
+const char *policy_project_tree(const struct policy *p, size_t k);
 /* A protected path that is not the user's own (the git guard's). */
 int policy_add_protect(struct policy *p, const char *path);
 /* A path a guard holds (agentcfg.c), checked at the end of the run: when

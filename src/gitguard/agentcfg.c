@@ -76,7 +76,8 @@ struct agentcfg {
 	size_t n, cap;
 	struct strv opted; /* --allow-agent-config paths, as the guard names them */
 	long steps; /* entries the end may still look at below the levels */
-	char *state; /* the state dir, canonical (NULL: unknown) */
+	int state_known; /* state looked up (into_state, at the end) */
+	char state[CORDON_PATH_MAX]; /* the state dir, canonical ("": unknown) */
 	struct held_budget budget; /* what records may still keep */
 	int begun; /* the end has something to compare against */
 };
@@ -93,11 +94,9 @@ int agentcfg_levels(const struct policy *pol, struct strv *out)
 {
 	size_t first = out->n;
 	char buf[CORDON_PATH_MAX];
-	if (pol->workspace != NULL && push_once(out, pol->workspace) != 0)
-		return CORDON_ENOMEM;
-	for (size_t i = 0; i < pol->nw; i++)
-		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
-		    push_once(out, pol->w[i].path) != 0)
+	const char *t;
+	for (size_t k = 0; (t = policy_project_tree(pol, k)) != NULL; k++)
+		if (push_once(out, t) != 0)
 			return CORDON_ENOMEM;
 	const char *cwd = pol->cwd;
 	size_t roots = out->n, len = cwd != NULL ? strlen(cwd) : 0;
@@ -213,16 +212,12 @@ size_t agentcfg_topmost(const char *root, const char *path)
 	}
 }
 
-/* path lies in a tree whose names the guard holds: the workspace or an
- * --allow-write directory (not the run's temp dir, a cache: what agents
- * and editors never open as a project). */
+/* path lies in a tree whose names the guard holds (a project tree). */
 static int in_project(const struct policy *pol, const char *path)
 {
-	if (pol->workspace != NULL && path_within(pol->workspace, path))
-		return 1;
-	for (size_t i = 0; i < pol->nw; i++)
-		if (pol->w[i].kind == W_EXTRA && pol->w[i].is_dir &&
-		    path_within(pol->w[i].path, path))
+	const char *t;
+	for (size_t k = 0; (t = policy_project_tree(pol, k)) != NULL; k++)
+		if (path_within(t, path))
 			return 1;
 	return 0;
 }
@@ -268,10 +263,6 @@ int agentcfg_begin(cordon *c)
 	if (r == 0) {
 		a->budget = (struct held_budget){ HT_ENTRIES_MAX, HT_BYTES_MAX };
 		a->steps = DEPTH_STEPS_MAX;
-		char sd[CORDON_PATH_MAX], real[PATH_MAX];
-		if (runtmp_state_dir(c, sd, sizeof(sd)) == 0 && realpath(sd, real) != NULL &&
-		    (a->state = strdup(real)) == NULL)
-			r = CORDON_ENOMEM;
 		c->agentcfg = a;
 	} else {
 		free(a);
@@ -428,20 +419,29 @@ void agentcfg_depth(cordon *c, const struct strv *paths)
 }
 
 /* dir, or an entry of it, made or changed since since_ns (a file's
- * content written changes its change time, not its directory's); one
- * that cannot be read counts as changed. */
-static int tree_changed(const char *dir, long long since_ns)
+ * content written changes its change time, not its directory's); deep:
+ * or anything below it, within the run's budget and DEPTH_MAX. What
+ * cannot be read, or lies past those bounds, counts as changed. */
+static int changed_in(cordon *c, const char *dir, long long since_ns, int deep, int depth)
 {
+	struct agentcfg *a = c->agentcfg;
+	char p[CORDON_PATH_MAX];
 	struct stat st;
-	DIR *d = gitguard_open_dir(dir);
+	DIR *d = depth < DEPTH_MAX ? gitguard_open_dir(dir) : NULL;
 	if (d == NULL)
 		return 1;
 	int changed = fstat(dirfd(d), &st) != 0 || gg_since(&st, since_ns);
 	struct dirent *e;
-	while (!changed && (e = readdir(d)) != NULL)
-		changed = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-			  (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-			   gg_since(&st, since_ns));
+	while (!changed && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		changed = (deep && --a->steps < 0) ||
+			  fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			  gg_since(&st, since_ns) ||
+			  (deep && S_ISDIR(st.st_mode) &&
+			   (path_join(p, sizeof(p), dir, e->d_name) != 0 ||
+			    changed_in(c, p, since_ns, 1, depth + 1)));
+	}
 	closedir(d);
 	return changed;
 }
@@ -466,9 +466,14 @@ static int aside_now(const cordon *c, const char *name)
  * writes there an unconfined program would read through the link). */
 static int into_state(const cordon *c, const char *path)
 {
+	struct agentcfg *a = c->agentcfg;
 	char real[PATH_MAX];
-	const char *state = c->agentcfg->state;
-	return state != NULL && realpath(path, real) != NULL && path_within(state, real);
+	if (!a->state_known) { /* once, and only for a link the run made */
+		a->state_known = 1;
+		if (runtmp_state_of_run(c, a->state, sizeof(a->state)) != 0)
+			a->state[0] = '\0';
+	}
+	return a->state[0] != '\0' && realpath(path, real) != NULL && path_within(a->state, real);
 }
 
 /* A directory the run made or changed, opened; one the run made
@@ -506,7 +511,7 @@ static void look_at(cordon *c, DIR *d, const char *dir, const char *name, long l
 		return;
 	int made = gg_since(&st, since_ns);
 	if (agentcfg_is_name(name, strlen(name))) {
-		if (made || (S_ISDIR(st.st_mode) && tree_changed(p, since_ns)))
+		if (made || (S_ISDIR(st.st_mode) && changed_in(c, p, since_ns, 0, 0)))
 			judge_below(c, p);
 		return;
 	}
@@ -549,7 +554,7 @@ void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns)
 		if (top < sizeof(p)) {
 			memcpy(p, dir, top);
 			p[top] = '\0';
-			if (tree_changed(dir, since_ns))
+			if (changed_in(c, dir, since_ns, 0, 0))
 				judge_below(c, p);
 		}
 		return;
@@ -561,32 +566,6 @@ void agentcfg_depth_dir(cordon *c, const char *dir, long long since_ns)
 	}
 	look_in(c, d, dir, since_ns, 0, 0);
 	closedir(d);
-}
-
-/* path (a directory, followed from a symlink) or anything below it made
- * or changed since since_ns; past the run's budget or DEPTH_MAX, or what
- * cannot be read, counts as changed. */
-static int deep_changed(cordon *c, const char *path, long long since_ns, int depth)
-{
-	struct agentcfg *a = c->agentcfg;
-	char p[CORDON_PATH_MAX];
-	struct stat st;
-	DIR *d = depth < DEPTH_MAX ? gitguard_open_dir(path) : NULL;
-	if (d == NULL)
-		return 1;
-	int changed = fstat(dirfd(d), &st) != 0 || gg_since(&st, since_ns);
-	struct dirent *e;
-	while (!changed && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		changed = --a->steps < 0 ||
-			  fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-			  gg_since(&st, since_ns) ||
-			  (S_ISDIR(st.st_mode) && (path_join(p, sizeof(p), path, e->d_name) != 0 ||
-						   deep_changed(c, p, since_ns, depth + 1)));
-	}
-	closedir(d);
-	return changed;
 }
 
 void agentcfg_depth_held(cordon *c, const char *dir, long long since_ns)
@@ -601,7 +580,7 @@ void agentcfg_depth_held(cordon *c, const char *dir, long long since_ns)
 		if (gg_since(&st, since_ns) ||
 		    (S_ISLNK(st.st_mode) && realpath(p, real) != NULL && stat(real, &ts) == 0 &&
 		     (gg_since(&ts, since_ns) ||
-		      (S_ISDIR(ts.st_mode) && deep_changed(c, real, since_ns, 0)))))
+		      (S_ISDIR(ts.st_mode) && changed_in(c, real, since_ns, 1, 0)))))
 			judge_below(c, p);
 	}
 }
@@ -639,7 +618,6 @@ void agentcfg_free(cordon *c)
 	}
 	free(a->v);
 	strv_free(&a->opted);
-	free(a->state);
 	free(a);
 	c->agentcfg = NULL;
 }

@@ -215,10 +215,10 @@ void gitnested_load(const cordon *c, struct nested_start *s)
 	 * the end then looks at those only; and where the run made or
 	 * changed agent configuration, at any depth (agentcfg.c). */
 	struct strv extra = { 0 };
+	const char *t;
 	int ok = 1;
-	for (size_t i = 0; ok && i < c->pol.nw; i++)
-		if (c->pol.w[i].kind == W_EXTRA && c->pol.w[i].is_dir)
-			ok = strv_push(&extra, c->pol.w[i].path) == 0;
+	for (size_t k = 1; ok && (t = policy_project_tree(&c->pol, k)) != NULL; k++)
+		ok = strv_push(&extra, t) == 0; /* the --allow-write dirs (0: the workspace) */
 	s->watch = ok ? gitwatch_start(c->pol.workspace, &extra) : NULL;
 	strv_free(&extra);
 	sigset_t all, old;
@@ -604,6 +604,7 @@ void gitnested_end_new(cordon *c, struct nested_start *s, const char *top)
 void gitnested_end(cordon *c, struct nested_start *s)
 {
 	struct nested n = { c, s, c->pol.workspace, WALK_MAX, NULL };
+	const char *tree;
 	load_wait(s);
 	/* Every process of the run is gone: the kernel's account is whole,
 	 * unless it overflowed. */
@@ -618,10 +619,8 @@ void gitnested_end(cordon *c, struct nested_start *s)
 	} else if (s->watch != NULL)
 		(void)tampered_add(c, c->pol.workspace, ""); /* unchecked: not clean */
 	else /* the workspace itself (pass leaves it), each --allow-write dir */
-		for (size_t i = 0; i < c->pol.nw; i++)
-			if (c->pol.w[i].kind == W_WORKSPACE ||
-			    (c->pol.w[i].kind == W_EXTRA && c->pol.w[i].is_dir))
-				agentcfg_depth_dir(c, c->pol.w[i].path, s->cfg_since_ns);
+		for (size_t k = 0; (tree = policy_project_tree(&c->pol, k)) != NULL; k++)
+			agentcfg_depth_dir(c, tree, s->cfg_since_ns);
 	/* The workspace itself made a git dir (its ".git" is the guard's). */
 	check(&n, c->pol.workspace, 0);
 	/* No repository held the workspace at the start: one made there in

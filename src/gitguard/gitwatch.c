@@ -19,9 +19,10 @@
  * while the thread lags; an overflow all the same, FAN_Q_OVERFLOW, and
  * the end trusts nothing it said), and turns each directory's handle into its path
  * once (open_by_handle_at, as root, then the fd's link in /proc). An
- * entry with an agent-configuration name (agentcfg.c), or anything in
- * one, at any depth of the workspace, is noted by its path: the
- * agent-config guard moves it aside at the end (agentcfg_depth). The
+ * event on an agent-configuration name (agentcfg.c), or inside one, at
+ * any depth, is noted by its directory's handle, looked up again at the
+ * end (where it is then): the agent-config guard moves it aside
+ * (agentcfg_depth). The
  * events are queued by the system call that made the change, before it
  * returns: once every process of the run is gone, reading the queue dry
  * gives every change the run made.
@@ -108,8 +109,9 @@ struct gitwatch {
 		int fd;
 	} * fs;
 	size_t nfs;
-	char *root; /* the workspace: paths outside the roots are not kept */
-	struct strv roots; /* the workspace, then each --allow-write directory */
+	/* The workspace, then each --allow-write directory watched: paths
+	 * outside them are not kept. */
+	struct strv roots;
 	int partial; /* an --allow-write directory could not be watched */
 	int stop[2];
 	pthread_t thread;
@@ -165,12 +167,6 @@ static int memo_grow(struct gitwatch *w)
 	return 0;
 }
 
-/* The path of a directory's handle (fsid, then the file handle), once;
- * "" when it is outside the workspace or gone. NULL out of memory. */
-/* The event's bytes are read with memcpy: the kernel aligns its records
- * to 4 bytes only, and the metadata holds 8-byte fields. k: the fsid and
- * the file handle (klen bytes); fh: the handle, hsz bytes from its
- * header on. */
 static const char *root_of(const struct gitwatch *w, const char *path);
 
 /* The path the handle copy leads to through mount fd mfd, into path. */
@@ -224,6 +220,10 @@ static const char *root_of(const struct gitwatch *w, const char *path)
 	return NULL;
 }
 
+/* A directory's entry, by its key k (the fsid, then the file handle:
+ * klen bytes; the event's bytes are read with memcpy, the kernel aligning
+ * its records to 4 bytes only), its path looked up once ("" when it lies
+ * in no root, or is gone). NULL out of memory. */
 static struct known *dir_path(struct gitwatch *w, const unsigned char *k, size_t klen)
 {
 	if ((w->nmemo + 1) * 2 > w->capmemo && memo_grow(w) != 0)
@@ -510,8 +510,7 @@ struct gitwatch *gitwatch_start(const char *workspace, const struct strv *extra)
 		return NULL;
 	w->fd = w->stop[0] = w->stop[1] = -1;
 	pthread_mutex_init(&w->lock, NULL);
-	int ok = (w->root = strdup(workspace)) != NULL &&
-		 (w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
+	int ok = (w->fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK |
 						FAN_UNLIMITED_QUEUE | FAN_REPORT_DIR_FID |
 						FAN_REPORT_NAME,
 					O_RDONLY | O_CLOEXEC)) >= 0 &&
@@ -571,7 +570,8 @@ int gitwatch_end(struct gitwatch *w)
 		;
 	if (r < 0)
 		w->broken = 1;
-	(void)fanotify_mark(w->fd, FAN_MARK_FLUSH | FAN_MARK_FILESYSTEM, 0, AT_FDCWD, w->root);
+	(void)fanotify_mark(w->fd, FAN_MARK_FLUSH | FAN_MARK_FILESYSTEM, 0, AT_FDCWD,
+			    w->roots.v[0]);
 	tidy(&w->touched);
 	tidy(&w->moved);
 	resolve_notes(w);
@@ -641,7 +641,6 @@ void gitwatch_free(struct gitwatch *w)
 		close(w->stop[1]);
 	}
 	pthread_mutex_destroy(&w->lock);
-	free(w->root);
 	strv_free(&w->roots);
 	free(w);
 }

@@ -133,26 +133,12 @@ int seatbelt_below_regex(const char *tree, const char *const *names, size_t n, c
 	return 0;
 }
 
-/* Tree k of p whose names the guard holds below its levels, or NULL past
- * them: as agentcfg.c's in_project, the workspace and each --allow-write
- * directory (not the run's temp dir, a cache: no agent or editor opens
- * them as a project), whatever writable entry covers them. */
-static const char *tree(const struct policy *p, size_t k)
-{
-	if (p->workspace != NULL && k-- == 0)
-		return p->workspace;
-	for (size_t i = 0; i < p->nw; i++)
-		if (p->w[i].kind == W_EXTRA && p->w[i].is_dir && k-- == 0)
-			return p->w[i].path;
-	return NULL;
-}
-
 /* Tree k lies in no other one (the first of equal ones): its rule covers
  * those inside it. */
 static int outermost(const struct policy *p, size_t k)
 {
-	const char *t = tree(p, k), *o;
-	for (size_t j = 0; (o = tree(p, j)) != NULL; j++)
+	const char *t = policy_project_tree(p, k), *o;
+	for (size_t j = 0; (o = policy_project_tree(p, j)) != NULL; j++)
 		if (j != k && path_within(o, t) && (j < k || strcmp(o, t) != 0))
 			return 0;
 	return 1;
@@ -161,7 +147,7 @@ static int outermost(const struct policy *p, size_t k)
 static int in_project(const struct policy *p, const char *path)
 {
 	const char *t;
-	for (size_t k = 0; (t = tree(p, k)) != NULL; k++)
+	for (size_t k = 0; (t = policy_project_tree(p, k)) != NULL; k++)
 		if (path_within(t, path))
 			return 1;
 	return 0;
@@ -172,7 +158,7 @@ int seatbelt_held_params(const struct policy *p, struct strv *params, struct sb_
 	if (p->held_names == NULL || p->nheld_names == 0)
 		return 0;
 	const char *t;
-	for (size_t k = 0; (t = tree(p, k)) != NULL; k++) {
+	for (size_t k = 0; (t = policy_project_tree(p, k)) != NULL; k++) {
 		char *re;
 		if (!outermost(p, k))
 			continue;

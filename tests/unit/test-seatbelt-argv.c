@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "seatbelt.h"
 #include "tap.h"
+#include "sbargv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,23 +47,6 @@ static void add_sockets(struct policy *p, const char *const *sock, size_t n)
 	for (size_t i = 0; p->sockets != NULL && i < n; i++)
 		p->sockets[i] = strdup(sock[i]);
 	p->nsockets = p->sockets != NULL ? n : 0;
-}
-
-static int build(const struct policy *p, struct strv *out, struct sb_shape *shape)
-{
-	memset(out, 0, sizeof(*out));
-	return seatbelt_argv(p, SEATBELT_EXEC, out, shape);
-}
-
-/* The -D value named key, or NULL. */
-static const char *param_value(const struct strv *argv, const char *key)
-{
-	size_t k = strlen(key);
-	for (size_t i = 3; i + 1 < argv->n; i += 2)
-		if (strcmp(argv->v[i], "-D") == 0 && strncmp(argv->v[i + 1], key, k) == 0 &&
-		    argv->v[i + 1][k] == '=')
-			return argv->v[i + 1] + k + 1;
-	return NULL;
 }
 
 /* Where needle first occurs in hay at or after from, or NULL. */

@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "seatbelt.h"
 #include "tap.h"
+#include "sbargv.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -211,23 +212,6 @@ static void random_trees(void)
 		free(re);
 	}
 	is_int(bad, 0, "2000 random trees: each holds its own names, none of a tree one byte off");
-}
-
-/* The -D value named key in argv, or NULL. */
-static const char *param_value(const struct strv *argv, const char *key)
-{
-	size_t k = strlen(key);
-	for (size_t i = 3; i + 1 < argv->n; i += 2)
-		if (strcmp(argv->v[i], "-D") == 0 && strncmp(argv->v[i + 1], key, k) == 0 &&
-		    argv->v[i + 1][k] == '=')
-			return argv->v[i + 1] + k + 1;
-	return NULL;
-}
-
-static int build(const struct policy *p, struct strv *argv, struct sb_shape *shape)
-{
-	memset(argv, 0, sizeof(*argv));
-	return seatbelt_argv(p, SEATBELT_EXEC, argv, shape);
 }
 
 static void add(struct policy *p, const char *path, int is_dir, enum wkind kind)
