@@ -464,7 +464,25 @@ struct level {
 	int below; /* what is below it is a candidate: it, or one above it,
 		      was changed (moved in, when the kernel tells) */
 	int gone; /* it is not a directory any more: nothing below it */
+	int held; /* it lies in an agent-configuration name's entry (it, or
+		     one above it, has such a name: every ancestor is listed) */
 };
+
+/* The agent-config guard's share of the listed directory abs (held: it
+ * lies in a held name's entry). A tracked file or symlink with a held
+ * name there: changed in place, or its target changed (neither changes
+ * the directory). A held tree (also with the kernel's account: a file
+ * written through a hard link elsewhere is told by its other name), or,
+ * without that account, a directory the run changed: what it holds. */
+static void held_here(const struct nested *n, const char *abs, unsigned flags, int changed,
+		      int held)
+{
+	cordon *c = n->c;
+	if ((flags & GD_HELD) != 0)
+		agentcfg_depth_held(c, abs, n->s->cfg_since_ns);
+	if (((n->told == NULL && changed) || held) && strcmp(abs, c->pol.workspace) != 0)
+		agentcfg_depth_dir(c, abs, n->s->cfg_since_ns);
+}
 
 /* Each directory of the list l (below n->top), once. Without the
  * kernel's account its change time says whether the run changed it (an
@@ -477,6 +495,7 @@ static void pass(struct nested *n, const struct gitdirs *l)
 {
 	const char *ws = n->c->pol.workspace;
 	int all_inside = path_within(ws, n->top);
+	int top_held = agentcfg_topmost(ws, n->top) > 0; /* a tree inside one */
 	struct level *st = NULL;
 	size_t depth = 0, cap = 0;
 	char abs[CORDON_PATH_MAX];
@@ -506,6 +525,10 @@ static void pass(struct nested *n, const struct gitdirs *l)
 		me->len = len;
 		me->below = above_below;
 		me->gone = above_gone;
+		const char *base = strrchr(rel, '/');
+		base = base != NULL ? base + 1 : rel;
+		me->held = (depth > 1 ? st[depth - 2].held : top_held) ||
+			   agentcfg_is_name(base, strlen(base));
 		if (above_gone || gg_join(abs, n->top, rel) != 0)
 			continue;
 		if (!all_inside && !path_within(ws, abs))
@@ -530,18 +553,7 @@ static void pass(struct nested *n, const struct gitdirs *l)
 				(void)tampered_add(n->c, abs, "");
 			continue;
 		}
-		/* Without the kernel's account: agent configuration made in a
-		 * directory the run changed, or changed in a held name's
-		 * tracked tree. */
-		/* A tracked file or symlink with a held name: changed in place,
-		 * or its target changed (neither changes the directory). */
-		if ((flags & GD_HELD) != 0)
-			agentcfg_depth_held(n->c, abs, n->s->cfg_since_ns);
-		/* (A tracked held tree, also with it: a file written through
-		 * a hard link elsewhere is told by its other name.) */
-		if (((n->told == NULL && changed) || agentcfg_topmost(ws, abs) > 0) &&
-		    strcmp(abs, ws) != 0)
-			agentcfg_depth_dir(n->c, abs, n->s->cfg_since_ns);
+		held_here(n, abs, flags, changed, me->held);
 		/* A gitlink's git dir may have been changed in place. */
 		if ((changed || me->below || (flags & (GD_HEAD | GD_GITLINK)) != 0) &&
 		    candidate(n, abs, flags, changed || me->below) != 0) {
